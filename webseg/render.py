@@ -1,0 +1,530 @@
+"""Render pages in Chromium (through Playwright) into :class:`~webseg.page.Page` objects.
+
+Policy (DESIGN.md "Rendering policy"), and why:
+
+* **Local input renders offline.** Bytes and files are served to the browser by a request
+  route; every request that is not ``file:``, ``data:``, ``about:`` or ``blob:`` is aborted, so
+  a page can neither hang on a dead host nor leak that it was opened.
+* **We decode bytes, not the browser**, with :func:`webseg.decode.decode_html` (BOM, HTTP
+  header block, ``<meta charset>``, detection; gzip handled), and hand Chromium UTF-8 with an
+  explicit ``charset=utf-8`` header, which takes precedence over the page's own meta tag. A
+  local file is served at its real ``file://`` URL so relative CSS, fonts and images resolve.
+* **JavaScript is off by default for local input** (the page is what the bytes say, and an
+  infinite loop cannot run), on for URLs; :class:`RenderOptions` changes both.
+* Viewport 1280 px wide, a per-page time limit, a maximum node count and a maximum input size.
+* One walk inside the page (``js/walk.js``) returns everything as a single JSON string.
+
+:class:`Renderer` owns one browser. Playwright's asyncio API runs on a private event-loop thread,
+so the renderer is usable from plain synchronous code, from threads and from notebooks alike,
+and :meth:`Renderer.render_many` can keep several pages in flight. When the browser dies it is
+started again and the affected input is retried once; every input yields a page or an error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import threading
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from webseg.decode import DecodeError, decode_html
+from webseg.page import Page
+
+#: Chromium flags that keep a headless browser quiet on a machine with no network.
+CHROMIUM_ARGS = (
+    "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+    "--disable-extensions", "--mute-audio", "--hide-scrollbars",
+)
+LOCAL_SCHEMES = ("file:", "data:", "about:", "blob:")
+#: Origin under which byte input without a URL is served (``.invalid`` never resolves).
+SYNTHETIC_ORIGIN = "http://webseg.invalid"
+WALK_JS = (Path(__file__).parent / "js" / "walk.js").read_text(encoding="utf-8")
+
+
+class RenderError(RuntimeError):
+    """A page could not be rendered. ``stage`` says where: read, decode, navigate, walk, ..."""
+
+    def __init__(self, message: str, *, source: str = "", stage: str = "render") -> None:
+        super().__init__(f"{source}: {message}" if source else message)
+        self.source = source
+        self.stage = stage
+        self.reason = message
+
+
+class RenderTimeout(RenderError):
+    """The page did not finish within the per-page time limit."""
+
+
+class PageTooLarge(RenderError):
+    """The input or its DOM exceeds the configured limits."""
+
+
+class BrowserCrashed(RenderError):
+    """The browser or the page's renderer process died while rendering."""
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """Knobs of the rendering policy. ``None`` for ``javascript``/``offline`` means automatic:
+    off/on for local input (bytes, files), on/off for URLs."""
+
+    viewport_width: int = 1280
+    viewport_height: int = 1024
+    timeout: float = 30.0
+    javascript: bool | None = None
+    offline: bool | None = None
+    max_nodes: int = 200_000
+    max_bytes: int = 50 * 1024 * 1024
+    wait_until: str = "load"
+    settle_ms: int = 0
+    executable_path: str | None = None
+    sandbox: bool | None = None
+    extra_args: tuple[str, ...] = ()
+    user_agent: str | None = None
+
+
+@dataclass
+class RenderResult:
+    """Outcome for one input of a batch: ``page`` or ``error`` is set, never both."""
+
+    index: int
+    source: str
+    page: Page | None = None
+    error: RenderError | None = None
+    seconds: float = 0.0
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.page is not None
+
+
+@dataclass
+class _Job:
+    """An input resolved into what to load and under which policy."""
+
+    label: str
+    url: str
+    body: bytes | None  # UTF-8 document to serve at ``url``; None = let the browser fetch
+    javascript: bool
+    offline: bool
+    encoding: str | None = None
+    encoding_source: str | None = None
+
+
+def find_chromium() -> str:
+    """Path of a Chromium/Chrome executable: $WEBSEG_CHROMIUM, then the usual names on PATH."""
+    env = os.environ.get("WEBSEG_CHROMIUM")
+    if env:
+        return env
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        found = shutil.which(name)
+        if found:
+            return found
+    raise RenderError("no Chromium found: install Debian's package (`apt-get install chromium`, "
+                      "or run `make setup`) or set WEBSEG_CHROMIUM", stage="launch")
+
+
+def source_label(source: Any) -> str:
+    """Short printable name of an input for messages and reports."""
+    if isinstance(source, bytes | bytearray | memoryview):
+        return f"<{len(source)} bytes>"
+    return str(source)
+
+
+def is_url(source: Any) -> bool:
+    return isinstance(source, str) and source.split(":", 1)[0].lower() in ("http", "https")
+
+
+class Renderer:
+    """A Chromium instance that turns HTML bytes, files or URLs into :class:`Page` objects.
+
+    >>> with Renderer() as r:                                       # doctest: +SKIP
+    ...     page = r.render(Path("page.html"))
+    ...     for res in r.render_many(paths, concurrency=3):
+    ...         print(res.source, res.page or res.error)
+    """
+
+    def __init__(self, options: RenderOptions | None = None, **overrides: Any) -> None:
+        self.options = replace(options or RenderOptions(), **overrides)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._pw: Any = None
+        self._browser: Any = None
+        self._contexts: dict[tuple[bool, bool], Any] = {}
+        self._idle_pages: dict[tuple[bool, bool], list[Any]] = {}
+        self._documents: dict[str, bytes] = {}
+        self._counter = 0
+        self._launch_lock: asyncio.Lock | None = None
+        self.restarts = 0
+
+    # ------------------------------------------------------------------ lifecycle
+    def __enter__(self) -> Renderer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start(self) -> None:
+        if self._loop is not None:
+            return
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="webseg-render",
+                                        daemon=True)
+        self._thread.start()
+        try:
+            self._call(self._launch(), timeout=60)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        if self._loop is None:
+            return
+        with contextlib.suppress(Exception):
+            self._call(self._shutdown(), timeout=30)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self._loop.close()
+        self._loop = None
+        self._thread = None
+
+    def _call(self, coro: Any, timeout: float | None = None) -> Any:
+        if self._loop is None:
+            raise RuntimeError("Renderer is not started: use `with Renderer() as r:`")
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
+
+    def _submit(self, coro: Any) -> Future:
+        assert self._loop is not None
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    async def _launch(self) -> None:
+        from playwright.async_api import async_playwright
+
+        if self._launch_lock is None:
+            self._launch_lock = asyncio.Lock()
+        if self._pw is None:
+            self._pw = await async_playwright().start()
+        opts = self.options
+        sandbox = opts.sandbox if opts.sandbox is not None else os.geteuid() != 0
+        args = list(CHROMIUM_ARGS) + list(opts.extra_args)
+        if not sandbox:
+            args.append("--no-sandbox")
+        try:
+            self._browser = await self._pw.chromium.launch(
+                executable_path=opts.executable_path or find_chromium(), args=args,
+                headless=True, chromium_sandbox=sandbox, timeout=60_000)
+        except RenderError:
+            raise
+        except Exception as e:  # noqa: BLE001 - report any launch failure the same way
+            raise RenderError(f"could not start Chromium: {e}", stage="launch") from e
+        self._contexts = {}
+        self._idle_pages = {}
+
+    async def _shutdown(self) -> None:
+        with contextlib.suppress(Exception):
+            if self._browser is not None:
+                await asyncio.wait_for(self._browser.close(), 10)
+        self._browser = None
+        with contextlib.suppress(Exception):
+            if self._pw is not None:
+                await self._pw.stop()
+        self._pw = None
+
+    async def _restart(self, seen_browser: Any) -> None:
+        """Start a new browser unless another task already replaced ``seen_browser``."""
+        assert self._launch_lock is not None
+        async with self._launch_lock:
+            if self._browser is not seen_browser and self._browser is not None \
+                    and self._browser.is_connected():
+                return
+            with contextlib.suppress(Exception):
+                if self._browser is not None:
+                    await asyncio.wait_for(self._browser.close(), 5)
+            self.restarts += 1
+            await self._launch()
+
+    # ------------------------------------------------------------------ inputs
+    def _resolve(self, source: Any, url: str | None, encoding: str | None) -> _Job:
+        """Turn bytes / path / URL into a job; reads and decodes local input here."""
+        opts = self.options
+        label = source_label(source)
+        if is_url(source):
+            return _Job(label, source, None,
+                        javascript=opts.javascript if opts.javascript is not None else True,
+                        offline=opts.offline if opts.offline is not None else False)
+        if isinstance(source, str) and source.startswith("file://"):
+            from urllib.parse import unquote, urlparse
+            source = Path(unquote(urlparse(source).path))
+        if isinstance(source, str | os.PathLike):
+            path = Path(source)
+            if not path.is_file():
+                raise RenderError("no such file", source=label, stage="read")
+            size = path.stat().st_size
+            if size > opts.max_bytes:
+                raise PageTooLarge(f"file is {size} bytes, limit is {opts.max_bytes}",
+                                   source=label, stage="read")
+            data = path.read_bytes()
+            doc_url = url or path.resolve().as_uri()
+            if doc_url.endswith(".gz"):  # serve foo.html.gz as foo.html so relative links work
+                doc_url = doc_url[:-3]
+        elif isinstance(source, bytes | bytearray | memoryview):
+            data = bytes(source)
+            if len(data) > opts.max_bytes:
+                raise PageTooLarge(f"input is {len(data)} bytes, limit is {opts.max_bytes}",
+                                   source=label, stage="read")
+            self._counter += 1
+            doc_url = url or f"{SYNTHETIC_ORIGIN}/{self._counter}/page.html"
+        else:
+            raise TypeError(f"cannot render a {type(source).__name__}: give bytes, a path or "
+                            "an http(s) URL")
+        try:
+            dec = decode_html(data, encoding, max_bytes=opts.max_bytes)
+        except DecodeError as e:
+            raise RenderError(str(e), source=label, stage="decode") from e
+        return _Job(label, doc_url, dec.text.encode("utf-8"),
+                    javascript=bool(opts.javascript),
+                    offline=opts.offline if opts.offline is not None else True,
+                    encoding=dec.encoding, encoding_source=dec.source)
+
+    async def _context(self, javascript: bool, offline: bool) -> Any:
+        key = (javascript, offline)
+        ctx = self._contexts.get(key)
+        if ctx is not None:
+            return ctx
+        opts = self.options
+        ctx = await self._browser.new_context(
+            java_script_enabled=javascript, bypass_csp=False, service_workers="block",
+            viewport={"width": opts.viewport_width, "height": opts.viewport_height},
+            user_agent=opts.user_agent)
+        documents = self._documents
+
+        async def route(r: Any) -> None:
+            req_url = r.request.url
+            body = documents.get(req_url.split("#", 1)[0])
+            try:
+                if body is not None and r.request.resource_type == "document":
+                    await r.fulfill(status=200, body=body,
+                                    headers={"content-type": "text/html; charset=utf-8"})
+                elif not offline or req_url.startswith(LOCAL_SCHEMES):
+                    await r.continue_()
+                else:
+                    await r.abort("blockedbyclient")
+            except Exception:  # noqa: BLE001 - the page may have gone away meanwhile
+                pass
+
+        await ctx.route("**/*", route)
+        self._contexts[key] = ctx
+        return ctx
+
+    # ------------------------------------------------------------------ rendering
+    async def _render_job(self, job: _Job, screenshot: str | None) -> tuple[Page, dict]:
+        opts = self.options
+        browser = self._browser
+        if browser is None or not browser.is_connected():
+            await self._restart(browser)
+            browser = self._browser
+        timings: dict[str, float] = {}
+        t0 = time.perf_counter()
+        key = (job.javascript, job.offline)
+        ctx = await self._context(*key)
+        if job.body is not None:
+            self._documents[job.url] = job.body
+        # Opening a tab costs ~0.2 s, a navigation in an open one far less: keep idle tabs.
+        idle = self._idle_pages.setdefault(key, [])
+        page = idle.pop() if idle else await ctx.new_page()
+        crashed = asyncio.Event()
+        on_crash = lambda *_: crashed.set()  # noqa: E731
+        page.on("crash", on_crash)
+        reusable = False
+        try:
+            async with asyncio.timeout(opts.timeout):
+                try:
+                    await page.goto(job.url, wait_until=opts.wait_until,
+                                    timeout=opts.timeout * 1000)
+                except Exception as e:  # noqa: BLE001
+                    raise self._classify(e, job, "navigate", crashed) from e
+                if opts.settle_ms:
+                    await page.wait_for_timeout(opts.settle_ms)
+                t1 = time.perf_counter()
+                timings["browser"] = t1 - t0
+                try:
+                    raw = await page.evaluate(WALK_JS, {"maxNodes": opts.max_nodes})
+                except Exception as e:  # noqa: BLE001
+                    raise self._classify(e, job, "walk", crashed) from e
+                t2 = time.perf_counter()
+                timings["walk"] = t2 - t1
+                if screenshot:
+                    await page.screenshot(path=screenshot, full_page=True, timeout=opts.timeout
+                                          * 1000, animations="disabled")
+                reusable = not crashed.is_set()
+        except TimeoutError as e:
+            raise RenderTimeout(f"page did not render within {opts.timeout:g} s",
+                                source=job.label, stage="timeout") from e
+        finally:
+            self._documents.pop(job.url, None)
+            page.remove_listener("crash", on_crash)
+            if reusable and self._browser is browser:
+                idle.append(page)
+            else:
+                try:
+                    await asyncio.wait_for(page.close(run_before_unload=False), 10)
+                except Exception:  # noqa: BLE001 - a hung renderer: replace the browser
+                    await self._restart(browser)
+        t3 = time.perf_counter()
+        page_model = page_from_walk(raw, job, viewport_width=opts.viewport_width)
+        timings["model"] = time.perf_counter() - t3
+        return page_model, timings
+
+    def _classify(self, e: Exception, job: _Job, stage: str, crashed: asyncio.Event
+                  ) -> RenderError:
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        if crashed.is_set() or "crash" in msg.lower() or "closed" in msg.lower():
+            return BrowserCrashed(msg, source=job.label, stage=stage)
+        if "Timeout" in type(e).__name__ or "timeout" in msg.lower():
+            return RenderTimeout(msg, source=job.label, stage=stage)
+        return RenderError(msg, source=job.label, stage=stage)
+
+    async def _render_one(self, index: int, source: Any, url: str | None,
+                          encoding: str | None, screenshot: str | None) -> RenderResult:
+        t0 = time.perf_counter()
+        label = source_label(source)
+        try:
+            job = self._resolve(source, url, encoding)
+        except RenderError as e:
+            return RenderResult(index, label, error=e, seconds=time.perf_counter() - t0)
+        for attempt in (0, 1):
+            browser = self._browser
+            try:
+                page, timings = await self._render_job(job, screenshot)
+                return RenderResult(index, label, page=page, timings=timings,
+                                    seconds=time.perf_counter() - t0)
+            except RenderError as e:
+                dead = browser is None or not browser.is_connected()
+                if isinstance(e, BrowserCrashed) or dead:
+                    try:
+                        await self._restart(browser)
+                    except RenderError as launch_error:
+                        return RenderResult(index, label, error=launch_error,
+                                            seconds=time.perf_counter() - t0)
+                    if dead and attempt == 0:
+                        continue  # the browser died under this page: try it once more
+                return RenderResult(index, label, error=e, seconds=time.perf_counter() - t0)
+            except Exception as e:  # noqa: BLE001 - never let one input end a batch
+                err = RenderError(f"{type(e).__name__}: {e}", source=label, stage="render")
+                return RenderResult(index, label, error=err, seconds=time.perf_counter() - t0)
+        raise AssertionError("unreachable")
+
+    # ------------------------------------------------------------------ public API
+    def render(self, source: bytes | str | os.PathLike, *, url: str | None = None,
+               encoding: str | None = None, screenshot: str | os.PathLike | None = None
+               ) -> Page:
+        """Render one input and return its :class:`Page`; raises :class:`RenderError`.
+
+        ``url`` sets the document URL for byte input (relative links resolve against it);
+        ``encoding`` overrides detection; ``screenshot`` also writes a full-page PNG.
+        """
+        res = self.render_result(source, url=url, encoding=encoding, screenshot=screenshot)
+        if res.error is not None:
+            raise res.error
+        assert res.page is not None
+        return res.page
+
+    def render_result(self, source: Any, *, url: str | None = None,
+                      encoding: str | None = None,
+                      screenshot: str | os.PathLike | None = None) -> RenderResult:
+        """Like :meth:`render` but returns a :class:`RenderResult` instead of raising."""
+        shot = str(screenshot) if screenshot else None
+        return self._call(self._render_one(0, source, url, encoding, shot),
+                          timeout=self.options.timeout * 3 + 60)
+
+    def render_many(self, sources: Iterable[Any], concurrency: int = 3) -> Iterator[RenderResult]:
+        """Render many inputs with up to ``concurrency`` pages in flight.
+
+        Yields one :class:`RenderResult` per input, in input order, whatever happened to it.
+        Inputs are consumed lazily (a bounded window ahead), so an endless iterator is fine.
+        """
+        if concurrency < 1:
+            raise ValueError("concurrency must be >= 1")
+        sem_holder: dict[str, asyncio.Semaphore] = {}
+
+        async def limited(i: int, s: Any) -> RenderResult:
+            sem = sem_holder.get("sem")
+            if sem is None:
+                sem = sem_holder["sem"] = asyncio.Semaphore(concurrency)
+            async with sem:
+                return await self._render_one(i, s, None, None, None)
+
+        window: deque[Future] = deque()
+        it = iter(enumerate(sources))
+        exhausted = False
+        while True:
+            while not exhausted and len(window) < 2 * concurrency:
+                try:
+                    i, s = next(it)
+                except StopIteration:
+                    exhausted = True
+                    break
+                window.append(self._submit(limited(i, s)))
+            if not window:
+                return
+            yield window.popleft().result()
+
+
+def page_from_walk(raw: str, job: _Job | None = None, viewport_width: int = 1280) -> Page:
+    """Build a :class:`Page` from the JSON string returned by ``walk.js``."""
+    d = json.loads(raw)
+    label = job.label if job else ""
+    if not d.get("ok"):
+        if d.get("error") == "too_many_nodes":
+            raise PageTooLarge(f"DOM has more than {d['limit']} nodes (at least {d['count']})",
+                               source=label, stage="walk")
+        raise RenderError(f"page walk failed: {d.get('error')}", source=label, stage="walk")
+    meta = {"renderer": "chromium"}
+    if job is not None:
+        meta.update(javascript=job.javascript, offline=job.offline,
+                    encoding_source=job.encoding_source)
+    url = d["url"]
+    if url.startswith(SYNTHETIC_ORIGIN):
+        url = None
+    import numpy as np
+
+    n = len(d["parent"])
+    return Page(
+        parent=np.asarray(d["parent"], dtype=np.int32),
+        kind=np.asarray(d["kind"], dtype=np.int8),
+        tag=d["tag"], text=d["text"], attrs=[a or {} for a in d["attrs"]],
+        box=np.asarray(d["box"], dtype=np.float32).reshape(n, 4),
+        bg=np.asarray(d["bg"], dtype=np.uint8).reshape(n, 3),
+        color=np.asarray(d["color"], dtype=np.uint8).reshape(n, 4),
+        font_size=np.asarray(d["font_size"], dtype=np.float32),
+        font_weight=np.asarray(d["font_weight"], dtype=np.int16),
+        italic=np.asarray(d["italic"], dtype=bool),
+        font_family=np.asarray(d["font_family"], dtype=np.int32),
+        font_families=d["font_families"],
+        display=np.asarray(d["display"], dtype=np.int32), displays=d["displays"],
+        position=np.asarray(d["position"], dtype=np.int32), positions=d["positions"],
+        visible=np.asarray(d["visible"], dtype=bool),
+        url=url, title=d.get("title", ""),
+        encoding=(job.encoding if job and job.encoding else d.get("encoding")),
+        width=float(d["width"]), height=float(d["height"]),
+        viewport_width=viewport_width, has_layout=True, meta=meta,
+    )
+
+
+def render(source: bytes | str | os.PathLike, **options: Any) -> Page:
+    """Render one input with a throw-away browser (convenient, slow: use :class:`Renderer`)."""
+    with Renderer(**options) as r:
+        return r.render(source)

@@ -1,0 +1,66 @@
+"""The Segmenter protocol and the registry that maps names to segmenters.
+
+Every algorithm is a class with a ``name`` and ``segment(page) -> Segmentation``. Learnable
+ones follow scikit-learn: hyper-parameters in ``__init__``, ``fit(pages, golds)`` returns self,
+``save(path)`` / ``load(path)``, and a model shipped in the package so ``segment`` works out of
+the box. The CLI and the harnesses only ever go through :func:`get_segmenter`, so an algorithm
+becomes available everywhere by registering it once with :func:`register`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+from webseg.page import Page
+from webseg.segmentation import Segmentation
+
+
+@runtime_checkable
+class Segmenter(Protocol):
+    """What the CLI, the harnesses and the application layers rely on."""
+
+    name: str
+    #: True when the algorithm needs rendered geometry (False: it runs on ``webseg.parse``).
+    needs_layout: bool
+
+    def segment(self, page: Page) -> Segmentation: ...
+
+
+_REGISTRY: dict[str, tuple[Callable[..., Segmenter], str]] = {}
+
+
+def register(name: str, description: str = "") -> Callable[[Callable[..., Segmenter]],
+                                                           Callable[..., Segmenter]]:
+    """Class decorator (or factory decorator) that makes a segmenter available by ``name``."""
+
+    def deco(factory: Callable[..., Segmenter]) -> Callable[..., Segmenter]:
+        if name in _REGISTRY and _REGISTRY[name][0] is not factory:
+            raise ValueError(f"segmenter {name!r} is already registered")
+        doc = description or (factory.__doc__ or "").strip().splitlines()[0:1]
+        _REGISTRY[name] = (factory, doc if isinstance(doc, str) else (doc[0] if doc else ""))
+        return factory
+
+    return deco
+
+
+def available() -> dict[str, str]:
+    """Registered segmenter names and their one-line descriptions, sorted by name."""
+    _load_builtin()
+    return {k: _REGISTRY[k][1] for k in sorted(_REGISTRY)}
+
+
+def get_segmenter(name: str, **params: Any) -> Segmenter:
+    """Instantiate the segmenter registered as ``name`` with hyper-parameters ``params``."""
+    _load_builtin()
+    try:
+        factory = _REGISTRY[name][0]
+    except KeyError:
+        raise KeyError(f"unknown segmenter {name!r}; available: {', '.join(sorted(_REGISTRY))}"
+                       ) from None
+    return factory(**params)
+
+
+def _load_builtin() -> None:
+    """Import the modules that register the built-in segmenters (lazily, to keep imports fast)."""
+    from webseg.segmenters import simple  # noqa: F401
