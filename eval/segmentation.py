@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from eval.splits import select
 from webseg import __version__
 from webseg.metrics import segmentation_scores
 from webseg.page import SCHEMA_VERSION, Page
@@ -313,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="rendered-page cache (default: .cache/webseg/pages)")
     ap.add_argument("--pages", default=None, help="comma-separated page ids to run")
     ap.add_argument("--limit", type=int, default=None, help="first N pages only")
+    ap.add_argument("--split", default="all", choices=["all", "train", "val", "dev", "test"],
+                    help="fixed page split of eval.splits (dev = train + val); default all")
     ap.add_argument("--unassigned", choices=["background", "singleton"], default="background")
     ap.add_argument("--pred-level", choices=["match", "finest"], default="match")
     ap.add_argument("--param", action="append", default=[], metavar="ALGO:KEY=VALUE")
@@ -324,7 +327,11 @@ def main(argv: list[str] | None = None) -> int:
     algos = [a.strip() for a in args.algos.split(",") if a.strip()]
     levels = [int(x) for x in args.levels.split(",")]
     only = set(args.pages.split(",")) if args.pages else None
-    pages = read_dataset(args.data, only, args.limit)
+    pages = read_dataset(args.data, only, None)
+    if args.split != "all":
+        keep = set(select([p.id for p in pages], args.split))
+        pages = [p for p in pages if p.id in keep]
+    pages = pages[: args.limit] if args.limit else pages
     if not pages:
         raise SystemExit("eval.segmentation: no pages with gold to score")
     cache = args.cache or Path(".cache/webseg/pages")
@@ -336,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = summarise(rows, algos, levels)
     run = {"command": "python -m eval.segmentation " + " ".join(
                sys.argv[1:] if argv is None else argv),
-           "dataset": args.data.name, "pages": len(pages),
+           "dataset": args.data.name, "split": args.split, "pages": len(pages),
            "pages_scored": len({r["page"] for r in rows}), "algos": algos, "levels": levels,
            "unassigned": args.unassigned, "pred_level": args.pred_level,
            "webseg": __version__, "python": platform.python_version(),

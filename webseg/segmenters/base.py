@@ -62,5 +62,23 @@ def get_segmenter(name: str, **params: Any) -> Segmenter:
 
 
 def _load_builtin() -> None:
-    """Import the modules that register the built-in segmenters (lazily, to keep imports fast)."""
-    from webseg.segmenters import simple  # noqa: F401
+    """Import every module of :mod:`webseg.segmenters` once, so their ``@register`` runs.
+
+    Lazy, to keep ``import webseg`` fast; automatic, so a new algorithm module registers itself
+    by existing.
+    """
+    global _LOADED
+    if _LOADED:
+        return
+    import importlib
+    import pkgutil
+
+    import webseg.segmenters as pkg
+
+    for mod in pkgutil.iter_modules(pkg.__path__):
+        if mod.name != "base":
+            importlib.import_module(f"webseg.segmenters.{mod.name}")
+    _LOADED = True
+
+
+_LOADED = False
