@@ -414,8 +414,12 @@ class Page:
         disp_codes, disps = _codes(display if display is not None else ["block"] * n)
         pos_codes, poss = _codes(position if position is not None else ["static"] * n)
         kind_arr = np.asarray(kind, dtype=np.int8)
-        if visible is None:
-            visible = np.fromiter((t not in NON_RENDERED_TAGS for t in tag), bool, count=n)
+        if visible is None:  # without layout: everything outside head/script/style... shows
+            vis = [True] * n
+            for i in range(n):
+                p = parent[i]
+                vis[i] = tag[i] not in NON_RENDERED_TAGS and (p < 0 or vis[p])
+            visible = vis
         return cls(
             parent=np.asarray(parent, dtype=np.int32),
             kind=kind_arr,

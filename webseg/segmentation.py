@@ -90,6 +90,11 @@ class Segmentation:
                 if not 0 <= v < page.n:
                     raise ValueError(f"segment {s.id} refers to node {v} outside the page")
         self._fill_levels()
+        for s in self.segments:  # segments built by hand may leave box and text to us
+            if not s.text:
+                s.text = nodes_text(page, s.nodes)
+            if s.box == (0.0, 0.0, 0.0, 0.0) and page.has_layout:
+                s.box = node_union_box(page, s.nodes)
 
     # ------------------------------------------------------------------ construction
     @classmethod

@@ -1,0 +1,359 @@
+"""Block fusion: densitometric segmentation (Kohlschütter & Nejdl, CIKM 2008).
+
+The page's text is cut into *atomic text blocks*, each block gets a *text density* (tokens per
+wrapped line), and neighbouring blocks whose densities are similar are fused until nothing
+changes. The page is treated as a one-dimensional sequence of text; no geometry is used, so the
+segmenter runs on rendered pages and on :func:`webseg.parse.parse` pages alike.
+
+**Atomic blocks.** A block is a maximal run of text leaves (``Page.text_leaves``) that is not
+separated by a *gap-enforcing* boundary: the opening or closing of a block-level element
+(:data:`BLOCK_TAGS`: ``p``, ``div``, ``h1``-``h6``, ``li``, ``td``, ``table`` ...) or a run of
+two or more ``<br>``. Inline ("gap-avoiding") elements - ``a``, ``b``, ``span``, ``font``,
+``img``, a single ``br`` ... - do not split. A leaf-less element counts only when it is
+visible (a hidden ``<div>`` between two words does not break a line in a browser either).
+With ``boundaries="display"`` a rendered page's computed ``display`` decides instead of the tag
+(pages without layout fall back to tags).
+
+**Text density** of a block (the paper's rho): wrap the block's text greedily at
+``wrap_width`` = 80 characters; with ``L`` lines and ``T`` tokens,
+``rho = T`` when ``L == 1``, otherwise ``rho = (T - tokens on the last line) / (L - 1)``: the
+last line is left out because it is usually only partly filled. Tokens are whitespace-separated
+words of the whitespace-normalised text.
+
+**Fusion.** The density ratio of two blocks is ``|rho1 - rho2| / max(rho1, rho2)``.
+
+* ``plain`` (BF-plain): scan left to right and fuse each block into its predecessor when the
+  ratio is <= ``theta_max``; the fused block's density is recomputed from its whole text (its
+  re-wrapped lines); repeat the scan until no block is fused.
+* ``smoothed`` (BF-smoothed): as ``plain``, but each scan first fuses triples
+  ``b[i-1], b[i], b[i+1]`` whose middle block is sparser than both neighbours while the
+  neighbours agree (ratio <= ``theta_max``): a short link or caption inside a run of similar
+  text is absorbed instead of cutting it in three. (Our reading of the paper's smoothing step.)
+* ``rulebased`` (BF-rulebased, the default, the variant Bing et al. 2014 compare against):
+  ``plain`` fusion that never fuses across a boundary where one of the paper's gap-enforcing
+  tags (:data:`GAP_ENFORCING_TAGS`: ``h1``-``h6``, ``ul``, ``dl``, ``ol``, ``hr``, ``table``,
+  ``address``, ``img``, ``script``) opens or closes, so e.g. a heading always starts a new
+  segment. The paper's gap-avoiding tags (:data:`GAP_AVOIDING_TAGS`) never separate blocks in
+  the first place (they are inline, so they lie inside atomic blocks).
+
+Deviation from the paper: BF-plain there starts from atomic blocks cut at *every* tag except
+``<a>``; here all modes share the block-level atomic blocks above (inline markup such as ``<b>``
+never cuts a block), so the modes differ only in how they fuse.
+
+The output is flat: one :class:`~webseg.segmentation.Segment` per fused block, with the
+smallest set of DOM subtrees that hold exactly the block's text leaves as its nodes and
+``attrs = {"density": rho}``. Every text leaf ends up in exactly one segment.
+
+Cost: one vectorised pass over the nodes for the boundaries, one pass over the tokens, and the
+wrapping is done line by line with binary search over token prefix sums, incrementally when
+blocks fuse, so a fusion costs O(lines of the appended block).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+from itertools import accumulate
+
+import numpy as np
+
+from webseg.page import ELEMENT, Page, normalize_text
+from webseg.segmentation import Segment, Segmentation, node_union_box
+from webseg.segmenters.base import register
+
+#: Block-level elements: their start and end cut atomic text blocks (HTML default display
+#: block / list-item / table parts, plus form widgets whose text is not running text).
+BLOCK_TAGS = frozenset({
+    "address", "article", "aside", "blockquote", "body", "caption", "center", "col",
+    "colgroup", "dd", "details", "dialog", "dir", "div", "dl", "dt", "fieldset", "figcaption",
+    "figure", "footer", "form", "frame", "frameset", "h1", "h2", "h3", "h4", "h5", "h6", "head",
+    "header", "hgroup", "hr", "html", "iframe", "legend", "li", "listing", "main", "menu", "nav",
+    "noframes", "ol", "optgroup", "option", "p", "plaintext", "pre", "section", "select",
+    "summary", "table", "tbody", "td", "textarea", "tfoot", "th", "thead", "tr", "ul", "xmp",
+})
+
+#: Kohlschütter & Nejdl's gap-enforcing tags: BF-rulebased never fuses across them.
+GAP_ENFORCING_TAGS = frozenset({
+    "h1", "h2", "h3", "h4", "h5", "h6", "ul", "dl", "ol", "hr", "table", "address", "img",
+    "script",
+})
+
+#: Kohlschütter & Nejdl's gap-avoiding tags (inline: they never cut an atomic block here).
+GAP_AVOIDING_TAGS = frozenset({
+    "a", "b", "br", "em", "font", "i", "s", "span", "strong", "sub", "sup", "u", "tt",
+})
+
+#: Computed ``display`` values that start a new line box (``boundaries="display"``).
+BLOCK_DISPLAYS = frozenset({
+    "block", "flex", "grid", "table", "list-item", "table-row", "table-cell",
+    "table-row-group", "table-header-group", "table-footer-group", "table-caption",
+    "table-column", "table-column-group", "flow-root", "inline-block", "inline-flex",
+    "inline-grid", "inline-table", "ruby-base-container",
+})
+
+#: Leaf-less elements that count as a boundary even when not visible (markup-level rule).
+_ALWAYS_COUNT = frozenset({"script"})
+
+_GAP, _ENFORCE, _BR = 1, 2, 4
+_TAG_FLAGS: dict[str, int] = {}
+for _t in BLOCK_TAGS | GAP_ENFORCING_TAGS | {"br"}:
+    _TAG_FLAGS[_t] = ((_GAP if _t in BLOCK_TAGS else 0)
+                      | (_ENFORCE if _t in GAP_ENFORCING_TAGS else 0)
+                      | (_BR if _t == "br" else 0))
+
+MODES = ("plain", "smoothed", "rulebased")
+
+#: Default fusion threshold, tuned on the kreuzer-random dev split (train + val) only:
+#:   python -m eval.tune_blockfusion --data ../shared/data/segmentation/kreuzer-random \
+#:       --out eval/results/tune_blockfusion
+#: (see that script's docstring for the resulting table).
+DEFAULT_THETA_MAX = 0.38
+
+
+# ----------------------------------------------------------------------------- text density
+def _wrap(cum: list[int], start: int, end: int, width: int) -> tuple[int, int]:
+    """Greedy word wrap of tokens ``start:end`` at ``width`` characters.
+
+    ``cum[i]`` is the sum of ``len(token) + 1`` over the tokens before ``i``, so tokens
+    ``s:t`` fit on one line when ``cum[t] - cum[s] - 1 <= width``. Returns (number of lines,
+    index of the first token of the last line); a token longer than ``width`` gets a line of
+    its own. One binary search per line.
+    """
+    lines = 1
+    s = start
+    while True:
+        t = bisect_right(cum, cum[s] + width + 1, s + 1, end + 1) - 1
+        if t <= s:
+            t = s + 1
+        if t >= end:
+            return lines, s
+        s = t
+        lines += 1
+
+
+def _density(start: int, end: int, lines: int, last: int) -> float:
+    """rho for tokens ``start:end`` wrapped into ``lines`` lines, the last one from ``last``."""
+    if lines <= 1:
+        return float(end - start)
+    return (last - start) / (lines - 1)
+
+
+def wrap_stats(text: str, wrap_width: int = 80) -> tuple[int, int, int]:
+    """(tokens, lines, tokens on the last line) of ``text`` wrapped at ``wrap_width`` chars."""
+    toks = normalize_text(text).split()
+    if not toks:
+        return 0, 0, 0
+    cum = list(accumulate((len(w) + 1 for w in toks), initial=0))
+    lines, last = _wrap(cum, 0, len(toks), wrap_width)
+    return len(toks), lines, len(toks) - last
+
+
+def text_density(text: str, wrap_width: int = 80) -> float:
+    """Kohlschütter & Nejdl's text density: tokens per wrapped line, last line excluded.
+
+    >>> text_density("word " * 5)          # one line: its token count
+    5.0
+    >>> text_density("abcde " * 40)        # 13 words per 80-char line, 4 lines
+    13.0
+    """
+    tokens, lines, on_last = wrap_stats(text, wrap_width)
+    if lines == 0:
+        return 0.0
+    return _density(0, tokens, lines, tokens - on_last)
+
+
+def density_ratio(d1: float, d2: float) -> float:
+    """``|d1 - d2| / max(d1, d2)`` (0 when both are 0)."""
+    m = max(d1, d2)
+    return abs(d1 - d2) / m if m > 0 else 0.0
+
+
+# ----------------------------------------------------------------------------- atomic blocks
+def _boundaries(page: Page, boundaries: str = "tags"
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Gap structure between consecutive text leaves.
+
+    Returns ``(gap, enforce, lo, hi)``: boolean arrays over the ``L + 1`` positions between
+    text leaves (position ``k`` lies between leaf ``k - 1`` and leaf ``k``) telling whether an
+    atomic-block gap / a gap-enforcing tag is there, and for every node the range
+    ``lo[v]:hi[v]`` of text-leaf positions in its subtree.
+    """
+    leaves = page.text_leaves
+    n, nl = page.n, len(leaves)
+    lo = np.searchsorted(leaves, np.arange(n))
+    hi = np.searchsorted(leaves, page.subtree_end)
+    flags = np.fromiter((_TAG_FLAGS.get(t, 0) for t in page.tag), dtype=np.int8, count=n)
+    if boundaries == "display" and page.has_layout:
+        disp = np.array([d in BLOCK_DISPLAYS for d in page.displays], dtype=bool)
+        is_block = disp[page.display] if len(disp) else np.zeros(n, bool)
+        flags = (flags & ~_GAP) | np.where(is_block, _GAP, 0).astype(np.int8)
+    elem = page.kind == ELEMENT
+    has_leaves = hi > lo
+    always = np.fromiter((t in _ALWAYS_COUNT for t in page.tag), dtype=bool, count=n)
+    counts = elem & (has_leaves | page.visible | always)
+
+    def mark(sel: np.ndarray) -> np.ndarray:
+        out = np.zeros(nl + 1, dtype=bool)
+        out[lo[sel]] = True
+        out[hi[sel]] = True
+        return out
+
+    gap = mark(counts & ((flags & _GAP) != 0))
+    enforce = mark(counts & ((flags & _ENFORCE) != 0))
+    br = counts & ((flags & _BR) != 0) & ~has_leaves
+    if br.any():
+        gap |= np.bincount(lo[br], minlength=nl + 1)[: nl + 1] >= 2
+    return gap, enforce, lo, hi
+
+
+def atomic_blocks(page: Page, boundaries: str = "tags") -> list[tuple[int, int]]:
+    """Atomic text blocks as ranges ``(first, last + 1)`` of positions in ``page.text_leaves``."""
+    nl = len(page.text_leaves)
+    if nl == 0:
+        return []
+    gap = _boundaries(page, boundaries)[0]
+    cuts = [0, *(np.flatnonzero(gap[1:nl]) + 1).tolist(), nl]
+    return list(zip(cuts[:-1], cuts[1:], strict=True))
+
+
+def block_roots(page: Page, lo: np.ndarray | list[int], hi: np.ndarray | list[int],
+                first: int, stop: int) -> list[int]:
+    """Fewest DOM subtrees holding exactly the text leaves at positions ``first:stop``.
+
+    From each not yet covered leaf, climb while the parent's leaves stay inside the range and
+    keep the lowest node with the largest leaf range (so wrappers are not taken needlessly).
+    """
+    leaves = page.text_leaves
+    parent = page.parent
+    roots: list[int] = []
+    k = first
+    while k < stop:
+        v = best = int(leaves[k])
+        best_range = (lo[v], hi[v])
+        p = int(parent[v])
+        while p >= 0 and lo[p] >= first and hi[p] <= stop:
+            if (lo[p], hi[p]) != best_range:
+                best, best_range = p, (lo[p], hi[p])
+            p = int(parent[p])
+        roots.append(best)
+        k = best_range[1]
+    return roots
+
+
+# ----------------------------------------------------------------------------- segmenter
+@register("blockfusion", "block fusion by text density (Kohlschütter & Nejdl 2008), "
+          "BF-rulebased by default")
+@dataclass
+class BlockFusion:
+    """Densitometric block fusion.
+
+    ``theta_max``: largest density ratio ``|d1 - d2| / max(d1, d2)`` that still fuses two
+    neighbouring blocks (0 fuses only equal densities, 1 fuses everything not separated by a
+    rule). ``mode``: ``"rulebased"`` (default), ``"plain"`` or ``"smoothed"`` (see the module
+    docstring). ``wrap_width``: characters per line for the density. ``boundaries``:
+    ``"tags"`` (default; block-level tags cut atomic blocks) or ``"display"`` (computed CSS
+    display of a rendered page; tags when the page has no layout).
+
+    >>> from webseg.parse import parse
+    >>> page = parse(b"<h1>Title</h1><p>Some text here.</p><p>More text there.</p>")
+    >>> [s.text for s in BlockFusion().segment(page)]
+    ['Title', 'Some text here. More text there.']
+    """
+
+    theta_max: float = DEFAULT_THETA_MAX
+    mode: str = "rulebased"
+    wrap_width: int = 80
+    boundaries: str = "tags"
+    name: str = "blockfusion"
+    needs_layout: bool = False
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"blockfusion: mode must be one of {', '.join(MODES)}, "
+                             f"got {self.mode!r}")
+        if self.boundaries not in ("tags", "display"):
+            raise ValueError(f"blockfusion: boundaries must be 'tags' or 'display', "
+                             f"got {self.boundaries!r}")
+        if not self.wrap_width >= 1:
+            raise ValueError(f"blockfusion: wrap_width must be >= 1, got {self.wrap_width!r}")
+        self.theta_max = float(self.theta_max)
+
+    @property
+    def params(self) -> dict[str, object]:
+        return {"theta_max": self.theta_max, "mode": self.mode, "wrap_width": self.wrap_width,
+                "boundaries": self.boundaries}
+
+    def fuse(self, page: Page) -> tuple[list[tuple[int, int, float]], np.ndarray, np.ndarray]:
+        """Fused blocks as ``(first leaf position, stop position, density)`` plus ``lo, hi``."""
+        leaves = page.text_leaves
+        nl = len(leaves)
+        if nl == 0:
+            return [], np.zeros(page.n, np.int64), np.zeros(page.n, np.int64)
+        gap, enforce, lo, hi = _boundaries(page, self.boundaries)
+        barrier = enforce if self.mode == "rulebased" else np.zeros(nl + 1, bool)
+
+        # tokens of every leaf, in document order; cum: prefix sums of len(token) + 1
+        texts = page.text
+        toks_per_leaf = [normalize_text(texts[j]).split() for j in leaves.tolist()]
+        tok_start = list(accumulate((len(t) for t in toks_per_leaf), initial=0))
+        cum = list(accumulate((len(w) + 1 for ws in toks_per_leaf for w in ws), initial=0))
+        width = self.wrap_width
+
+        # a block: [leaf_first, leaf_stop, tok_start, tok_end, lines, last_line_start, rho]
+        cuts = [0, *(np.flatnonzero(gap[1:nl]) + 1).tolist(), nl]
+        blocks: list[list] = []
+        for a, b in zip(cuts[:-1], cuts[1:], strict=True):
+            s, e = tok_start[a], tok_start[b]
+            lines, last = _wrap(cum, s, e, width)
+            blocks.append([a, b, s, e, lines, last, _density(s, e, lines, last)])
+
+        def merge(x: list, y: list) -> list:
+            lines2, last2 = _wrap(cum, x[5], y[3], width)
+            lines = x[4] - 1 + lines2
+            return [x[0], y[1], x[2], y[3], lines, last2, _density(x[2], y[3], lines, last2)]
+
+        theta = self.theta_max
+        bar = barrier.tolist()
+        changed = True
+        while changed and len(blocks) > 1:
+            changed = False
+            if self.mode == "smoothed":
+                out: list[list] = []
+                i, m = 0, len(blocks)
+                while i < m:
+                    if i + 2 < m:
+                        x, y, z = blocks[i], blocks[i + 1], blocks[i + 2]
+                        if (y[6] < x[6] and y[6] < z[6]
+                                and density_ratio(x[6], z[6]) <= theta):
+                            out.append(merge(merge(x, y), z))
+                            i += 3
+                            changed = True
+                            continue
+                    out.append(blocks[i])
+                    i += 1
+                blocks = out
+            out = [blocks[0]]
+            for y in blocks[1:]:
+                x = out[-1]
+                if not bar[y[0]] and density_ratio(x[6], y[6]) <= theta:
+                    out[-1] = merge(x, y)
+                    changed = True
+                else:
+                    out.append(y)
+            blocks = out
+        return [(b[0], b[1], b[6]) for b in blocks], lo, hi
+
+    def segment(self, page: Page) -> Segmentation:
+        fused, lo, hi = self.fuse(page)
+        if not fused:
+            return Segmentation(page, [], algorithm=self.name, params=self.params)
+        lo_l, hi_l = lo.tolist(), hi.tolist()
+        leaf_text = [normalize_text(page.text[j]) for j in page.text_leaves.tolist()]
+        segs = []
+        for k, (a, b, rho) in enumerate(fused):
+            roots = tuple(sorted(block_roots(page, lo_l, hi_l, a, b)))
+            box = node_union_box(page, roots) if page.has_layout else (0.0, 0.0, 0.0, 0.0)
+            segs.append(Segment(id=k, nodes=roots, box=box,
+                                text=" ".join(t for t in leaf_text[a:b] if t),
+                                attrs={"density": float(rho)}))
+        return Segmentation(page, segs, algorithm=self.name, params=self.params)
