@@ -22,15 +22,15 @@ What is measured, and why:
   ``webseg.render.page_from_walk`` is timed on them in a loop with the browser idle. The clean
   number is the cost of the Python code itself; the under-load number also shows CPU contention.
 * **peak memory of the whole process tree**: this Python process, Playwright's node driver and
-  every Chromium process, sampled every ~50 ms in a thread from ``/proc/<pid>/status`` (VmRSS).
+  every Chromium process, sampled every ~50 ms in a thread (RSS from ``/proc/<pid>/statm``).
   The peak of the *sum* of RSS over-counts, because pages shared between processes (Chromium's
   binary and shared memory, zygote-forked renderers) are counted once per process. PSS from
   ``/proc/<pid>/smaps_rollup`` splits each shared page between its users, so its sum does not
-  double-count; it is reported when readable (sampled every ~200 ms: reading it walks the
+  double-count; it is reported when readable (sampled every ~1 s: reading it walks the
   page tables and costs CPU itself).
 * **CPU seconds per page by process type** (python, node driver, chromium browser, renderer,
-  gpu, utility ...) from ``/proc/<pid>/stat`` utime+stime, sampled with the memory: shows
-  where the CPU goes. A process that exits between two samples loses at most ~50 ms.
+  gpu, utility ...) from ``/proc/<pid>/stat`` utime+stime, read every ~500 ms: shows where the
+  CPU goes. A process that exits between two reads loses at most that much of its CPU time.
 * number of pages rendered, failures (with their stage and reason).
 
 ``--sweep-concurrency 1,2,3,4`` renders the set once per concurrency with the same browser and
@@ -134,15 +134,26 @@ def descendants(root: int) -> list[int]:
 
 
 class TreeSampler(threading.Thread):
-    """Samples RSS (every ``interval``), PSS (every ``pss_every`` samples) and CPU ticks of
-    this process and all its descendants; keeps peaks and per-process CPU."""
+    """Samples the memory and CPU of this process and all its descendants.
 
-    def __init__(self, interval: float = 0.05, pss_every: int = 4) -> None:
+    RSS (``/proc/<pid>/statm``, cheap) of the known processes every ``interval`` seconds; every
+    ``rescan_every`` samples the process tree is re-read from /proc and CPU ticks are taken, and
+    every ``pss_every`` rescans PSS is summed (``smaps_rollup`` walks the page tables of
+    Chromium's huge address spaces: ~25 ms of CPU per pass). Reading all of that every 50 ms
+    would cost ~20 % of a core, which on a 2-core machine distorts the benchmark.
+    """
+
+    def __init__(self, interval: float = 0.05, rescan_every: int = 10, pss_every: int = 2
+                 ) -> None:
         super().__init__(name="tree-sampler", daemon=True)
         self.interval = interval
+        self.rescan_every = rescan_every
         self.pss_every = pss_every
+        self.rescans = 0
         self.me = os.getpid()
+        self.page_kb = os.sysconf("SC_PAGE_SIZE") // 1024
         self._halt = threading.Event()
+        self.pids: list[int] = []
         self.peak_rss_kb = 0
         self.peak_rss_by_kind: dict[str, int] = {}
         self.peak_rss_nproc = 0
@@ -153,28 +164,21 @@ class TreeSampler(threading.Thread):
         self.ticks0: dict[int, int] = {}
         self.ticks: dict[int, int] = {}
 
-    def _sample(self) -> None:
-        pids = descendants(self.me)
-        total = 0
-        by_kind: dict[str, int] = {}
-        for pid in pids:
+    def _rescan(self) -> None:
+        self.pids = descendants(self.me)
+        first = not self.ticks0
+        for pid in self.pids:
             st = _stat(pid)
             if st is None:
                 continue
-            kind = self.kinds.get(pid)
-            if kind is None:
-                kind = self.kinds[pid] = process_kind(pid, self.me)
-            self.ticks0.setdefault(pid, st[1] if self.samples == 0 else 0)
+            if pid not in self.kinds:
+                self.kinds[pid] = process_kind(pid, self.me)
+            self.ticks0.setdefault(pid, st[1] if first else 0)  # born later: count it all
             self.ticks[pid] = st[1]
-            rss = _kb(_read(f"/proc/{pid}/status"), "VmRSS:")
-            total += rss
-            by_kind[kind] = by_kind.get(kind, 0) + rss
-        if total > self.peak_rss_kb:
-            self.peak_rss_kb, self.peak_rss_by_kind = total, by_kind
-            self.peak_rss_nproc = len(pids)
-        if self.pss_readable and self.samples % self.pss_every == 0:
+        self.rescans += 1
+        if self.pss_readable and (self.rescans - 1) % self.pss_every == 0:
             pss = 0
-            for pid in pids:
+            for pid in self.pids:
                 text = _read(f"/proc/{pid}/smaps_rollup")
                 if text is None:
                     if pid == self.me:
@@ -182,7 +186,24 @@ class TreeSampler(threading.Thread):
                     continue
                 pss += _kb(text, "Pss:")
             self.peak_pss_kb = max(self.peak_pss_kb, pss)
+
+    def _sample(self) -> None:
+        if self.samples % self.rescan_every == 0:
+            self._rescan()
         self.samples += 1
+        total = 0
+        by_kind: dict[str, int] = {}
+        for pid in self.pids:
+            statm = _read(f"/proc/{pid}/statm")
+            if not statm:
+                continue
+            rss = int(statm.split()[1]) * self.page_kb
+            total += rss
+            kind = self.kinds.get(pid, "?")
+            by_kind[kind] = by_kind.get(kind, 0) + rss
+        if total > self.peak_rss_kb:
+            self.peak_rss_kb, self.peak_rss_by_kind = total, by_kind
+            self.peak_rss_nproc = len(self.pids)
 
     def run(self) -> None:
         while not self._halt.is_set():
@@ -193,7 +214,7 @@ class TreeSampler(threading.Thread):
     def stop(self) -> None:
         self._halt.set()
         self.join()
-        self._sample()  # final CPU ticks
+        self._rescan()  # final CPU ticks
 
     def cpu_by_kind(self) -> dict[str, float]:
         """CPU seconds spent while sampling, per process kind."""

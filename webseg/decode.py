@@ -407,12 +407,38 @@ def _detect(data: bytes) -> tuple[str, str]:
         return "utf-8", "detected"
     from charset_normalizer import from_bytes  # imported lazily: only undeclared pages
 
-    best = from_bytes(data).best()
+    matches = from_bytes(data)
+    best = matches.best()
     if best is not None and best.encoding:
         codec = _any_codec(best.encoding)
         if codec is not None and not _is_wide(codec):
+            if codec != "cp1252" and _prefer_cp1252(data, codec, best, matches):
+                return "cp1252", "detected"
             return codec, "detected"
     return "cp1252", "fallback"
+
+
+#: How much worse (charset_normalizer's chaos / coherence) windows-1252 may score than the
+#: best guess and still be chosen.
+CP1252_MARGIN = 0.05
+
+
+def _prefer_cp1252(data: bytes, codec: str, best: object, matches: object) -> bool:
+    """Prefer windows-1252 among near-ties, as browsers do for undeclared Western pages.
+
+    On short text charset_normalizer cannot tell the single-byte code pages apart and picks,
+    e.g., cp1250 or cp1257 for French ("naïve" becomes "naďve") while Chromium's detector says
+    windows-1252. So when windows-1252 scores about as well as the best guess, or decodes the
+    bytes to exactly the same text, it wins; a real Cyrillic or Greek page scores clearly
+    better in its own code page and keeps it.
+    """
+    if _decode(data, "cp1252") == data.decode(codec, "replace"):
+        return True
+    for m in matches:  # type: ignore[attr-defined]
+        if _any_codec(m.encoding) == "cp1252":
+            return (m.chaos <= best.chaos + CP1252_MARGIN  # type: ignore[attr-defined]
+                    and m.coherence >= best.coherence - CP1252_MARGIN)  # type: ignore[attr-defined]
+    return False
 
 
 def _decode(data: bytes, codec: str) -> str:

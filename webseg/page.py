@@ -37,9 +37,11 @@ TEXT = 3
 #: Attributes kept from the DOM (everything else is dropped to keep pages small).
 KEPT_ATTRIBUTES = ("id", "class", "role", "href", "src", "alt", "title", "name", "type")
 
-#: Elements whose text is never shown, even when the walk records them.
+#: Elements whose text is never shown, even when the walk records them. ``noscript`` is not
+#: here: with JavaScript off (webseg's default for local pages, and what ``webseg.parse``
+#: emulates) browsers show its content.
 NON_RENDERED_TAGS = frozenset(
-    {"head", "script", "style", "noscript", "template", "title", "meta", "link", "base"}
+    {"head", "script", "style", "template", "title", "meta", "link", "base"}
 )
 
 _WS = re.compile(r"\s+")

@@ -74,7 +74,10 @@ def parse(source: bytes | str, url: str | None = None, encoding: str | None = No
         items: list[tuple[str, Any, int, bool]] = []
         if obj.text and obj.text.strip() and tag not in _SKIP_TEXT:
             items.append(("text", obj.text, idx, vis))
-        for child in obj:
+        # html5lib puts a <template>'s content under it as children, but in the DOM it is a
+        # separate DocumentFragment (template.childNodes is empty), so Chromium's walk never
+        # sees it; skip it too, or every node after it would get different ids than rendered.
+        for child in (obj if tag != "template" else ()):
             items.append(("el", child, idx, vis))
             if child.tail and child.tail.strip():
                 items.append(("text", child.tail, idx, vis))

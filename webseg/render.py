@@ -4,7 +4,9 @@ Policy (DESIGN.md "Rendering policy"), and why:
 
 * **Local input renders offline.** Bytes and files are served to the browser by a request
   route; every request that is not ``file:``, ``data:``, ``about:`` or ``blob:`` is aborted, so
-  a page can neither hang on a dead host nor leak that it was opened.
+  a page can neither hang on a dead host nor leak that it was opened. What routes cannot see
+  (preconnects, WebSockets) goes to a dead proxy, and the page cannot navigate away from
+  itself (meta refresh, scripts): those navigations are answered "204 No Content".
 * **We decode bytes, not the browser**, with :func:`webseg.decode.decode_html` (BOM, HTTP
   header block, ``<meta charset>``, detection; gzip handled), and hand Chromium UTF-8 with an
   explicit ``charset=utf-8`` header, which takes precedence over the page's own meta tag. A
@@ -29,6 +31,7 @@ import os
 import shutil
 import threading
 import time
+import weakref
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future
@@ -46,8 +49,18 @@ CHROMIUM_ARGS = (
     "--disable-extensions", "--mute-audio", "--hide-scrollbars",
 )
 LOCAL_SCHEMES = ("file:", "data:", "about:", "blob:")
+#: Seconds to get a context and a tab (~0.2 s normally) before the browser counts as wedged.
+OPEN_TIMEOUT = 15.0
+#: How a navigation fails in a tab whose renderer died before or while it started.
+STALE_TAB_ERRORS = ("net::ERR_ABORTED", "frame was detached")
 #: Origin under which byte input without a URL is served (``.invalid`` never resolves).
 SYNTHETIC_ORIGIN = "http://webseg.invalid"
+#: Proxy of offline contexts. Request interception cannot see everything a page can make
+#: Chromium open: ``<link rel=preconnect>`` and media preloads open TCP connections, and
+#: WebSockets bypass routes. Sending all of an offline context's traffic to a proxy on port 0
+#: (nothing can listen there, the connect fails at once; Playwright also proxies loopback)
+#: makes "offline" hold at the network level too.
+OFFLINE_PROXY = {"server": "http://127.0.0.1:0"}
 WALK_JS = (Path(__file__).parent / "js" / "walk.js").read_text(encoding="utf-8")
 
 
@@ -71,6 +84,15 @@ class PageTooLarge(RenderError):
 
 class BrowserCrashed(RenderError):
     """The browser or the page's renderer process died while rendering."""
+
+
+class UnsupportedInput(RenderError, TypeError):
+    """The input is neither bytes, a path nor an http(s) URL.
+
+    Also a :class:`TypeError` (what :meth:`Renderer.render` raised before), and a
+    :class:`RenderError` so that :meth:`Renderer.render_many` reports it as one bad input
+    instead of letting it end the whole batch.
+    """
 
 
 @dataclass(frozen=True)
@@ -163,7 +185,16 @@ class Renderer:
         self._browser: Any = None
         self._contexts: dict[tuple[bool, bool], Any] = {}
         self._idle_pages: dict[tuple[bool, bool], list[Any]] = {}
-        self._documents: dict[str, bytes] = {}
+        # document URL -> bodies to serve, each once (see _context)
+        self._documents: dict[str, deque[bytes]] = {}
+        self._context_lock: asyncio.Lock | None = None
+        # tabs whose current document is one we served (see _new_context)
+        self._served: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._crashed: weakref.WeakSet[Any] = weakref.WeakSet()  # tabs whose renderer died
+        self._retired: weakref.WeakSet[Any] = weakref.WeakSet()  # browsers being replaced
+        # tab -> set when the route suppressed a navigation away from it (see _navigate)
+        self._nav_blocked: weakref.WeakKeyDictionary[Any, asyncio.Event] = \
+            weakref.WeakKeyDictionary()
         self._counter = 0
         self._launch_lock: asyncio.Lock | None = None
         self.restarts = 0
@@ -250,6 +281,10 @@ class Renderer:
             if self._browser is not seen_browser and self._browser is not None \
                     and self._browser.is_connected():
                 return
+            if self._browser is not None:
+                # Pages still rendering in it fail while it closes: mark it so that they
+                # know the failure was not theirs and retry (see _render_one).
+                self._retired.add(self._browser)
             with contextlib.suppress(Exception):
                 if self._browser is not None:
                     await asyncio.wait_for(self._browser.close(), 5)
@@ -276,7 +311,11 @@ class Renderer:
             if size > opts.max_bytes:
                 raise PageTooLarge(f"file is {size} bytes, limit is {opts.max_bytes}",
                                    source=label, stage="read")
-            data = path.read_bytes()
+            try:
+                data = path.read_bytes()
+            except OSError as e:  # permissions, I/O errors: one bad input, not a crashed batch
+                raise RenderError(f"cannot read file: {e.strerror or e}", source=label,
+                                  stage="read") from e
             doc_url = url or path.resolve().as_uri()
             if doc_url.endswith(".gz"):  # serve foo.html.gz as foo.html so relative links work
                 doc_url = doc_url[:-3]
@@ -288,8 +327,8 @@ class Renderer:
             self._counter += 1
             doc_url = url or f"{SYNTHETIC_ORIGIN}/{self._counter}/page.html"
         else:
-            raise TypeError(f"cannot render a {type(source).__name__}: give bytes, a path or "
-                            "an http(s) URL")
+            raise UnsupportedInput(f"cannot render a {type(source).__name__}: give bytes, a "
+                                   "path or an http(s) URL", source=label, stage="read")
         try:
             dec = decode_html(data, encoding, max_bytes=opts.max_bytes)
         except DecodeError as e:
@@ -304,21 +343,61 @@ class Renderer:
         ctx = self._contexts.get(key)
         if ctx is not None:
             return ctx
+        if self._context_lock is None:
+            self._context_lock = asyncio.Lock()
+        async with self._context_lock:  # concurrent first renders must not make two contexts
+            ctx = self._contexts.get(key)
+            if ctx is not None:
+                return ctx
+            ctx = await self._new_context(javascript, offline)
+            self._contexts[key] = ctx
+            return ctx
+
+    async def _new_context(self, javascript: bool, offline: bool) -> Any:
         opts = self.options
         ctx = await self._browser.new_context(
             java_script_enabled=javascript, bypass_csp=False, service_workers="block",
             viewport={"width": opts.viewport_width, "height": opts.viewport_height},
-            user_agent=opts.user_agent)
+            user_agent=opts.user_agent, proxy=OFFLINE_PROXY if offline else None)
         documents = self._documents
+        served = self._served
+        nav_blocked = self._nav_blocked
+
+        def main_frame_page(req: Any) -> Any:
+            """The tab when ``req`` is a navigation of its main frame, else None."""
+            try:
+                frame = req.frame
+                return frame.page if frame.parent_frame is None else None
+            except Exception:  # noqa: BLE001 - e.g. service-worker requests have no frame
+                return None
 
         async def route(r: Any) -> None:
-            req_url = r.request.url
-            body = documents.get(req_url.split("#", 1)[0])
+            req = r.request
+            req_url = req.url.split("#", 1)[0]
             try:
-                if body is not None and r.request.resource_type == "document":
-                    await r.fulfill(status=200, body=body,
-                                    headers={"content-type": "text/html; charset=utf-8"})
-                elif not offline or req_url.startswith(LOCAL_SCHEMES):
+                if req.resource_type == "document":
+                    queue = documents.get(req_url)
+                    tab = main_frame_page(req)
+                    if queue:
+                        # Each job's document is served once: a reload or a second render of
+                        # the same file (render_many) gets its own copy from the queue.
+                        if tab is not None:
+                            served.add(tab)
+                        await r.fulfill(status=200, body=queue.popleft(),
+                                        headers={"content-type": "text/html; charset=utf-8"})
+                        return
+                    if offline and tab is not None and tab in served:
+                        # The page we render must not navigate away: aborting the navigation
+                        # shows an error page instead (a <meta http-equiv=refresh> or a script
+                        # setting location made the walk fail with "Execution context was
+                        # destroyed"), and a local target would replace the page we were given.
+                        # 204 No Content means "no navigation": the current document stays.
+                        await r.fulfill(status=204, body=b"")
+                        blocked = nav_blocked.get(tab)
+                        if blocked is not None:
+                            blocked.set()
+                        return
+                if not offline or req_url.startswith(LOCAL_SCHEMES):
                     await r.continue_()
                 else:
                     await r.abort("blockedbyclient")
@@ -326,7 +405,6 @@ class Renderer:
                 pass
 
         await ctx.route("**/*", route)
-        self._contexts[key] = ctx
         return ctx
 
     # ------------------------------------------------------------------ rendering
@@ -339,42 +417,67 @@ class Renderer:
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
         key = (job.javascript, job.offline)
-        ctx = await self._context(*key)
-        if job.body is not None:
-            self._documents[job.url] = job.body
-        # Opening a tab costs ~0.2 s, a navigation in an open one far less: keep idle tabs.
-        idle = self._idle_pages.setdefault(key, [])
-        page = idle.pop() if idle else await ctx.new_page()
         crashed = asyncio.Event()
+        idle = self._idle_pages.setdefault(key, [])
+        try:
+            # Bounded: when a renderer process dies while its tab is being created, Playwright's
+            # new_page() never returns (seen when renderers were killed mid-batch) and the
+            # batch hung for good. A browser that cannot open a tab in time is replaced.
+            async with asyncio.timeout(min(opts.timeout, OPEN_TIMEOUT)):
+                page = await self._open_tab(key, idle, job, crashed)
+        except TimeoutError as e:
+            await self._restart(browser)
+            raise BrowserCrashed(f"could not open a browser tab within "
+                                 f"{min(opts.timeout, OPEN_TIMEOUT):g} s", source=job.label,
+                                 stage="open") from e
         on_crash = lambda *_: crashed.set()  # noqa: E731
         page.on("crash", on_crash)
+        self._served.discard(page)
+        if job.body is not None:
+            self._documents.setdefault(job.url, deque()).append(job.body)
         reusable = False
+        stage = "navigate"
         try:
             async with asyncio.timeout(opts.timeout):
                 try:
-                    await page.goto(job.url, wait_until=opts.wait_until,
-                                    timeout=opts.timeout * 1000)
+                    await self._navigate(page, job)
                 except Exception as e:  # noqa: BLE001
-                    raise self._classify(e, job, "navigate", crashed) from e
+                    err = self._classify(e, job, "navigate", crashed)
+                    # A tab whose renderer was killed (while idle, or while it was starting)
+                    # fails its navigation with ERR_ABORTED, often before Playwright reports
+                    # the crash: retry it once in a new tab (see _render_one).
+                    if any(m in str(e) for m in STALE_TAB_ERRORS):
+                        err.stale_tab = True
+                    raise err from e
                 if opts.settle_ms:
                     await page.wait_for_timeout(opts.settle_ms)
                 t1 = time.perf_counter()
                 timings["browser"] = t1 - t0
-                try:
-                    raw = await page.evaluate(WALK_JS, {"maxNodes": opts.max_nodes})
-                except Exception as e:  # noqa: BLE001
-                    raise self._classify(e, job, "walk", crashed) from e
+                stage = "walk"
+                raw = await self._walk(page, job, crashed)
                 t2 = time.perf_counter()
                 timings["walk"] = t2 - t1
                 if screenshot:
-                    await page.screenshot(path=screenshot, full_page=True, timeout=opts.timeout
-                                          * 1000, animations="disabled")
-                reusable = not crashed.is_set()
+                    stage = "screenshot"
+                    try:
+                        await page.screenshot(path=screenshot, full_page=True,
+                                              timeout=opts.timeout * 1000, animations="disabled")
+                    except Exception as e:  # noqa: BLE001
+                        raise self._classify(e, job, "screenshot", crashed) from e
+                # Only a tab without JavaScript is idle once walked: with scripts on, a timer
+                # may start an endless loop after the walk, and the next job's navigation in
+                # that tab (same renderer) would hang until *its* time limit.
+                reusable = not crashed.is_set() and not job.javascript
         except TimeoutError as e:
-            raise RenderTimeout(f"page did not render within {opts.timeout:g} s",
+            raise RenderTimeout(f"page did not render within {opts.timeout:g} s ({stage})",
                                 source=job.label, stage="timeout") from e
         finally:
-            self._documents.pop(job.url, None)
+            queue = self._documents.get(job.url)
+            if queue is not None and job.body is not None:
+                with contextlib.suppress(ValueError):  # not served (the job failed early)
+                    queue.remove(job.body)
+                if not queue:
+                    del self._documents[job.url]
             page.remove_listener("crash", on_crash)
             if reusable and self._browser is browser:
                 idle.append(page)
@@ -388,10 +491,82 @@ class Renderer:
         timings["model"] = time.perf_counter() - t3
         return page_model, timings
 
+    async def _open_tab(self, key: tuple[bool, bool], idle: list[Any], job: _Job,
+                        crashed: asyncio.Event) -> Any:
+        ctx = await self._context(*key)
+        # Opening a tab costs ~0.2 s, a navigation in an open one far less: keep idle tabs.
+        # A tab whose renderer died while idle is dropped (it would fail the next job).
+        while idle and idle[-1] in self._crashed:
+            stale = idle.pop()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(stale.close(run_before_unload=False), 5)
+        if idle:
+            return idle.pop()
+        try:
+            page = await ctx.new_page()
+        except Exception as e:  # noqa: BLE001 - "Target crashed", "... has been closed"
+            raise self._classify(e, job, "open", crashed) from e
+        page.on("crash", self._crashed.add)  # the handler gets the page
+        return page
+
+    async def _navigate(self, page: Any, job: _Job) -> None:
+        """``page.goto`` that survives a navigation away being suppressed (see the route).
+
+        When our route answers a navigation away from the page with 204 before "load" (a
+        script or a meta refresh redirecting while the page loads), Chromium keeps and finishes
+        the document, but Playwright never reports its "load" any more, so a plain goto would
+        wait for the full timeout and the page would fail. Then we wait for the document's
+        ``readyState`` ourselves.
+        """
+        opts = self.options
+        blocked = asyncio.Event()
+        self._nav_blocked[page] = blocked
+        goto = asyncio.ensure_future(page.goto(job.url, wait_until=opts.wait_until,
+                                               timeout=opts.timeout * 1000))
+        goto.add_done_callback(lambda t: t.cancelled() or t.exception())  # never "unretrieved"
+        waiter = asyncio.ensure_future(blocked.wait())
+        ready = ("interactive", "complete") if opts.wait_until == "domcontentloaded" \
+            else ("complete",)
+        try:
+            await asyncio.wait({goto, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            while not goto.done():
+                try:
+                    if await page.evaluate("document.readyState") in ready:
+                        return
+                except Exception as e:  # noqa: BLE001 - between two documents
+                    if "context was destroyed" not in str(e):
+                        raise
+                await asyncio.wait({goto}, timeout=0.05)
+            await goto
+        finally:
+            waiter.cancel()
+            goto.cancel()
+            self._nav_blocked.pop(page, None)
+
+    async def _walk(self, page: Any, job: _Job, crashed: asyncio.Event) -> str:
+        """Run walk.js; when a navigation replaces the document meanwhile (a URL's script or
+        meta refresh redirecting after "load"), wait for the new one and walk that instead."""
+        for attempt in range(3):
+            try:
+                return await page.evaluate(WALK_JS, {"maxNodes": self.options.max_nodes})
+            except Exception as e:  # noqa: BLE001
+                if "context was destroyed" not in str(e) or attempt == 2 or crashed.is_set():
+                    raise self._classify(e, job, "walk", crashed) from e
+                with contextlib.suppress(Exception):
+                    await page.wait_for_load_state(self.options.wait_until
+                                                   if self.options.wait_until != "commit"
+                                                   else "load")
+        raise AssertionError("unreachable")
+
     def _classify(self, e: Exception, job: _Job, stage: str, crashed: asyncio.Event
                   ) -> RenderError:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-        if crashed.is_set() or "crash" in msg.lower() or "closed" in msg.lower():
+        low = msg.lower()
+        # Playwright: "Target crashed", "Navigation failed because page crashed!", "Target
+        # page, context or browser has been closed", "Browser closed."; but a network error
+        # such as net::ERR_CONNECTION_CLOSED is the page's own failure, not a crash.
+        gone = "net::err_" not in low and ("crash" in low or "closed" in low)
+        if crashed.is_set() or gone:
             return BrowserCrashed(msg, source=job.label, stage=stage)
         if "Timeout" in type(e).__name__ or "timeout" in msg.lower():
             return RenderTimeout(msg, source=job.label, stage=stage)
@@ -411,19 +586,24 @@ class Renderer:
                 page, timings = await self._render_job(job, screenshot)
                 return RenderResult(index, label, page=page, timings=timings,
                                     seconds=time.perf_counter() - t0)
-            except RenderError as e:
-                dead = browser is None or not browser.is_connected()
-                if isinstance(e, BrowserCrashed) or dead:
+            except Exception as e:  # noqa: BLE001 - never let one input end a batch
+                err = e if isinstance(e, RenderError) else RenderError(
+                    f"{type(e).__name__}: {e}", source=label, stage="render")
+                # The browser died, or another task is replacing it: any error then (a closed
+                # target, an aborted navigation, ...) is not this input's fault.
+                dead = browser is None or not browser.is_connected() or browser in self._retired
+                if dead:
                     try:
                         await self._restart(browser)
                     except RenderError as launch_error:
                         return RenderResult(index, label, error=launch_error,
                                             seconds=time.perf_counter() - t0)
-                    if dead and attempt == 0:
-                        continue  # the browser died under this page: try it once more
-                return RenderResult(index, label, error=e, seconds=time.perf_counter() - t0)
-            except Exception as e:  # noqa: BLE001 - never let one input end a batch
-                err = RenderError(f"{type(e).__name__}: {e}", source=label, stage="render")
+                # Retry once. A crashed tab (renderer process killed, out of memory) needs no
+                # new browser - Chromium starts a new renderer - and restarting it would kill
+                # every other page in flight.
+                if attempt == 0 and (dead or isinstance(err, BrowserCrashed)
+                                     or getattr(err, "stale_tab", False)):
+                    continue
                 return RenderResult(index, label, error=err, seconds=time.perf_counter() - t0)
         raise AssertionError("unreachable")
 

@@ -7,9 +7,20 @@
   const KEEP = ["id", "class", "role", "href", "src", "alt", "title", "name", "type"];
   const SKIP_TEXT = new Set(["script", "style", "template"]);
   const maxNodes = opts.maxNodes;
-  const nElements = document.getElementsByTagName("*").length;
-  if (nElements > maxNodes) {
-    return JSON.stringify({ok: false, error: "too_many_nodes", count: nElements, limit: maxNodes});
+  // Count what the walk will record (elements + non-blank text outside script/style/template)
+  // before any style or layout work: counting elements alone let a page of 150k paragraphs
+  // (150k elements, 300k nodes) through, and the walk spent most of the time limit on
+  // layout before giving up at maxNodes.
+  let nNodes = document.getElementsByTagName("*").length;
+  if (nNodes <= maxNodes) {
+    const tw = document.createTreeWalker(document, NodeFilter.SHOW_TEXT);
+    for (let t = tw.nextNode(); t !== null && nNodes <= maxNodes; t = tw.nextNode()) {
+      const pn = t.parentNode;
+      if (pn && pn.nodeType === 1 && !SKIP_TEXT.has(pn.localName) && /\S/.test(t.data)) nNodes++;
+    }
+  }
+  if (nNodes > maxNodes) {
+    return JSON.stringify({ok: false, error: "too_many_nodes", count: nNodes, limit: maxNodes});
   }
   const sx = window.scrollX, sy = window.scrollY;
   const parent = [], kind = [], tag = [], text = [], attrs = [], box = [], bg = [], color = [];

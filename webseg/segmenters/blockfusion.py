@@ -40,9 +40,10 @@ Deviation from the paper: BF-plain there starts from atomic blocks cut at *every
 ``<a>``; here all modes share the block-level atomic blocks above (inline markup such as ``<b>``
 never cuts a block), so the modes differ only in how they fuse.
 
-The output is flat: one :class:`~webseg.segmentation.Segment` per fused block, with the
-smallest set of DOM subtrees that hold exactly the block's text leaves as its nodes and
-``attrs = {"density": rho}``. Every text leaf ends up in exactly one segment.
+The output is flat: one :class:`~webseg.segmentation.Segment` per fused block, in document
+order, with ``attrs = {"density": rho}``. Its nodes are the fewest DOM subtrees that hold
+exactly the block's text leaves (each the largest such subtree, never above ``<body>``), so
+every text leaf ends up in exactly one segment.
 
 Cost: one vectorised pass over the nodes for the boundaries, one pass over the tokens, and the
 wrapping is done line by line with binary search over token prefix sums, incrementally when
@@ -53,12 +54,12 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, chain
 
 import numpy as np
 
-from webseg.page import ELEMENT, Page, normalize_text
-from webseg.segmentation import Segment, Segmentation, node_union_box
+from webseg.page import ELEMENT, Page
+from webseg.segmentation import Segment, Segmentation
 from webseg.segmenters.base import register
 
 #: Block-level elements: their start and end cut atomic text blocks (HTML default display
@@ -95,19 +96,30 @@ BLOCK_DISPLAYS = frozenset({
 _ALWAYS_COUNT = frozenset({"script"})
 
 _GAP, _ENFORCE, _BR = 1, 2, 4
-_TAG_FLAGS: dict[str, int] = {}
-for _t in BLOCK_TAGS | GAP_ENFORCING_TAGS | {"br"}:
-    _TAG_FLAGS[_t] = ((_GAP if _t in BLOCK_TAGS else 0)
-                      | (_ENFORCE if _t in GAP_ENFORCING_TAGS else 0)
-                      | (_BR if _t == "br" else 0))
+
+
+def _tag_flags(enforcing: frozenset[str]) -> dict[str, int]:
+    """Tag -> bit set of _GAP (cuts atomic blocks), _ENFORCE (fusion barrier), _BR."""
+    return {t: ((_GAP if t in BLOCK_TAGS else 0) | (_ENFORCE if t in enforcing else 0)
+                | (_BR if t == "br" else 0))
+            for t in BLOCK_TAGS | enforcing | {"br"}}
+
+
+_TAG_FLAGS = _tag_flags(GAP_ENFORCING_TAGS)
 
 MODES = ("plain", "smoothed", "rulebased")
 
-#: Default fusion threshold, tuned on the kreuzer-random dev split (train + val) only:
+#: Default ``theta_max`` per mode, tuned on the kreuzer-random dev split (train + val, 41
+#: pages) only, by mean ARI averaged over gold levels 1 and 2 (grid 0..1 step 0.02):
 #:   python -m eval.tune_blockfusion --data ../shared/data/segmentation/kreuzer-random \
 #:       --out eval/results/tune_blockfusion
-#: (see that script's docstring for the resulting table).
-DEFAULT_THETA_MAX = 0.38
+#: dev results at the chosen values (ARI L1 / L2 / avg, NMI avg, segments per page):
+#:   rulebased 0.92: 0.305 / 0.580 / 0.442, NMI 0.679, 20.8 segments (flat from 0.92 to 1.0:
+#:     at its best, BF-rulebased here is the gap-enforcing tags alone; theta 0.38 gives 0.314,
+#:     0.65 gives 0.392)
+#:   plain     0.32: 0.185 / 0.340 / 0.263, NMI 0.538, 24.3 segments
+#:   smoothed  0.10: 0.179 / 0.349 / 0.264, NMI 0.558, 25.0 segments
+DEFAULT_THETA_MAX: dict[str, float] = {"rulebased": 0.92, "plain": 0.32, "smoothed": 0.10}
 
 
 # ----------------------------------------------------------------------------- text density
@@ -140,7 +152,7 @@ def _density(start: int, end: int, lines: int, last: int) -> float:
 
 def wrap_stats(text: str, wrap_width: int = 80) -> tuple[int, int, int]:
     """(tokens, lines, tokens on the last line) of ``text`` wrapped at ``wrap_width`` chars."""
-    toks = normalize_text(text).split()
+    toks = text.split()
     if not toks:
         return 0, 0, 0
     cum = list(accumulate((len(w) + 1 for w in toks), initial=0))
@@ -169,7 +181,8 @@ def density_ratio(d1: float, d2: float) -> float:
 
 
 # ----------------------------------------------------------------------------- atomic blocks
-def _boundaries(page: Page, boundaries: str = "tags"
+def _boundaries(page: Page, boundaries: str = "tags",
+                enforcing: frozenset[str] = GAP_ENFORCING_TAGS
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Gap structure between consecutive text leaves.
 
@@ -182,7 +195,8 @@ def _boundaries(page: Page, boundaries: str = "tags"
     n, nl = page.n, len(leaves)
     lo = np.searchsorted(leaves, np.arange(n))
     hi = np.searchsorted(leaves, page.subtree_end)
-    flags = np.fromiter((_TAG_FLAGS.get(t, 0) for t in page.tag), dtype=np.int8, count=n)
+    table = _TAG_FLAGS if enforcing == GAP_ENFORCING_TAGS else _tag_flags(enforcing)
+    flags = np.fromiter((table.get(t, 0) for t in page.tag), dtype=np.int8, count=n)
     if boundaries == "display" and page.has_layout:
         disp = np.array([d in BLOCK_DISPLAYS for d in page.displays], dtype=bool)
         is_block = disp[page.display] if len(disp) else np.zeros(n, bool)
@@ -220,23 +234,23 @@ def block_roots(page: Page, lo: np.ndarray | list[int], hi: np.ndarray | list[in
                 first: int, stop: int) -> list[int]:
     """Fewest DOM subtrees holding exactly the text leaves at positions ``first:stop``.
 
-    From each not yet covered leaf, climb while the parent's leaves stay inside the range and
-    keep the lowest node with the largest leaf range (so wrappers are not taken needlessly).
+    From each leaf not yet covered, climb while the parent's text leaves all lie in the range
+    (never above ``<body>``), so each root is the largest subtree made of the block's text
+    only; leaf-less content inside it (images, empty wrappers) comes along.
     """
     leaves = page.text_leaves
     parent = page.parent
+    body = page.body
     roots: list[int] = []
     k = first
     while k < stop:
-        v = best = int(leaves[k])
-        best_range = (lo[v], hi[v])
+        v = int(leaves[k])
         p = int(parent[v])
-        while p >= 0 and lo[p] >= first and hi[p] <= stop:
-            if (lo[p], hi[p]) != best_range:
-                best, best_range = p, (lo[p], hi[p])
-            p = int(parent[p])
-        roots.append(best)
-        k = best_range[1]
+        while p >= 0 and v != body and lo[p] >= first and hi[p] <= stop:
+            v = p
+            p = int(parent[v])
+        roots.append(v)
+        k = hi[v]
     return roots
 
 
@@ -249,7 +263,8 @@ class BlockFusion:
 
     ``theta_max``: largest density ratio ``|d1 - d2| / max(d1, d2)`` that still fuses two
     neighbouring blocks (0 fuses only equal densities, 1 fuses everything not separated by a
-    rule). ``mode``: ``"rulebased"`` (default), ``"plain"`` or ``"smoothed"`` (see the module
+    rule); ``None`` takes the per-mode default :data:`DEFAULT_THETA_MAX` tuned on the dev
+    split. ``mode``: ``"rulebased"`` (default), ``"plain"`` or ``"smoothed"`` (see the module
     docstring). ``wrap_width``: characters per line for the density. ``boundaries``:
     ``"tags"`` (default; block-level tags cut atomic blocks) or ``"display"`` (computed CSS
     display of a rendered page; tags when the page has no layout).
@@ -260,10 +275,11 @@ class BlockFusion:
     ['Title', 'Some text here. More text there.']
     """
 
-    theta_max: float = DEFAULT_THETA_MAX
+    theta_max: float | None = None
     mode: str = "rulebased"
     wrap_width: int = 80
     boundaries: str = "tags"
+    enforcing_tags: frozenset[str] = GAP_ENFORCING_TAGS
     name: str = "blockfusion"
     needs_layout: bool = False
 
@@ -276,27 +292,41 @@ class BlockFusion:
                              f"got {self.boundaries!r}")
         if not self.wrap_width >= 1:
             raise ValueError(f"blockfusion: wrap_width must be >= 1, got {self.wrap_width!r}")
+        if self.theta_max is None:
+            self.theta_max = DEFAULT_THETA_MAX[self.mode]
         self.theta_max = float(self.theta_max)
+        if not self.theta_max == self.theta_max:  # NaN would silently never fuse
+            raise ValueError("blockfusion: theta_max must be a number, got NaN")
+        if isinstance(self.enforcing_tags, str):
+            raise ValueError("blockfusion: enforcing_tags must be a collection of tag names")
+        self.enforcing_tags = frozenset(t.lower() for t in self.enforcing_tags)
 
     @property
     def params(self) -> dict[str, object]:
         return {"theta_max": self.theta_max, "mode": self.mode, "wrap_width": self.wrap_width,
-                "boundaries": self.boundaries}
+                "boundaries": self.boundaries, "enforcing_tags": sorted(self.enforcing_tags)}
 
-    def fuse(self, page: Page) -> tuple[list[tuple[int, int, float]], np.ndarray, np.ndarray]:
-        """Fused blocks as ``(first leaf position, stop position, density)`` plus ``lo, hi``."""
+    def fuse(self, page: Page) -> list[tuple[int, int, float]]:
+        """Fused blocks as ``(first, stop, density)``: ranges of ``page.text_leaves`` positions."""
+        return self._fuse(page)[0]
+
+    def _fuse(self, page: Page) -> tuple[list[tuple[int, int, float]], np.ndarray, np.ndarray,
+                                         list[list[str]]]:
+        """Fused blocks, the ``lo, hi`` leaf ranges of every node and the tokens of each leaf."""
         leaves = page.text_leaves
         nl = len(leaves)
         if nl == 0:
-            return [], np.zeros(page.n, np.int64), np.zeros(page.n, np.int64)
-        gap, enforce, lo, hi = _boundaries(page, self.boundaries)
+            return [], np.zeros(page.n, np.int64), np.zeros(page.n, np.int64), []
+        gap, enforce, lo, hi = _boundaries(page, self.boundaries, self.enforcing_tags)
         barrier = enforce if self.mode == "rulebased" else np.zeros(nl + 1, bool)
 
-        # tokens of every leaf, in document order; cum: prefix sums of len(token) + 1
+        # tokens of every leaf in document order (str.split() also normalises whitespace);
+        # cum: prefix sums of len(token) + 1 over the page's tokens
         texts = page.text
-        toks_per_leaf = [normalize_text(texts[j]).split() for j in leaves.tolist()]
-        tok_start = list(accumulate((len(t) for t in toks_per_leaf), initial=0))
-        cum = list(accumulate((len(w) + 1 for ws in toks_per_leaf for w in ws), initial=0))
+        toks_per_leaf = [texts[j].split() for j in leaves.tolist()]
+        tok_start = list(accumulate(map(len, toks_per_leaf), initial=0))
+        cum = list(accumulate(map((1).__add__, map(len, chain.from_iterable(toks_per_leaf))),
+                              initial=0))
         width = self.wrap_width
 
         # a block: [leaf_first, leaf_stop, tok_start, tok_end, lines, last_line_start, rho]
@@ -341,19 +371,56 @@ class BlockFusion:
                 else:
                     out.append(y)
             blocks = out
-        return [(b[0], b[1], b[6]) for b in blocks], lo, hi
+        return [(b[0], b[1], b[6]) for b in blocks], lo, hi, toks_per_leaf
 
     def segment(self, page: Page) -> Segmentation:
-        fused, lo, hi = self.fuse(page)
+        fused, lo, hi, toks = self._fuse(page)
         if not fused:
             return Segmentation(page, [], algorithm=self.name, params=self.params)
         lo_l, hi_l = lo.tolist(), hi.tolist()
-        leaf_text = [normalize_text(page.text[j]) for j in page.text_leaves.tolist()]
-        segs = []
-        for k, (a, b, rho) in enumerate(fused):
-            roots = tuple(sorted(block_roots(page, lo_l, hi_l, a, b)))
-            box = node_union_box(page, roots) if page.has_layout else (0.0, 0.0, 0.0, 0.0)
-            segs.append(Segment(id=k, nodes=roots, box=box,
-                                text=" ".join(t for t in leaf_text[a:b] if t),
-                                attrs={"density": float(rho)}))
+        roots = [tuple(sorted(block_roots(page, lo_l, hi_l, a, b))) for a, b, _ in fused]
+        boxes = (_union_boxes(page, roots) if page.has_layout
+                 else [(0.0, 0.0, 0.0, 0.0)] * len(roots))
+        segs = [Segment(id=k, nodes=r, box=box,
+                        text=" ".join(chain.from_iterable(toks[a:b])),
+                        attrs={"density": float(rho)})
+                for k, ((a, b, rho), r, box) in enumerate(zip(fused, roots, boxes, strict=True))]
         return Segmentation(page, segs, algorithm=self.name, params=self.params)
+
+
+def _union_boxes(page: Page, roots: list[tuple[int, ...]]
+                 ) -> list[tuple[float, float, float, float]]:
+    """:func:`~webseg.segmentation.node_union_box` of every root set, in one vectorised pass.
+
+    The root sets' subtrees are disjoint pre-order ranges, so per-range minima and maxima come
+    from one ``reduceat`` each.
+    """
+    n = page.n
+    b = page.box
+    ok = page.visible & (b[:, 2] > 0) & (b[:, 3] > 0)
+    inf = np.float32(np.inf)
+    cols = np.empty((4, n + 1), dtype=np.float32)
+    cols[0, :n] = np.where(ok, b[:, 0], inf)
+    cols[1, :n] = np.where(ok, b[:, 1], inf)
+    cols[2, :n] = np.where(ok, b[:, 0] + b[:, 2], -inf)
+    cols[3, :n] = np.where(ok, b[:, 1] + b[:, 3], -inf)
+    cols[:2, n], cols[2:, n] = inf, -inf
+    flat = sorted((r, k) for k, rs in enumerate(roots) for r in rs)
+    starts = np.array([r for r, _ in flat], dtype=np.int64)
+    seg = np.array([k for _, k in flat], dtype=np.int64)
+    idx = np.empty(2 * len(flat), dtype=np.int64)
+    idx[0::2] = starts
+    idx[1::2] = page.subtree_end[starts]
+    lo = np.minimum.reduceat(cols[:2], idx, axis=1)[:, 0::2]
+    hi = np.maximum.reduceat(cols[2:], idx, axis=1)[:, 0::2]
+    m = len(roots)
+    out = np.empty((4, m), dtype=np.float32)
+    out[:2], out[2:] = inf, -inf
+    np.minimum.at(out[0], seg, lo[0])
+    np.minimum.at(out[1], seg, lo[1])
+    np.maximum.at(out[2], seg, hi[0])
+    np.maximum.at(out[3], seg, hi[1])
+    empty = ~np.isfinite(out[0])
+    out[2:] -= out[:2]  # float32 widths and heights, as node_union_box computes them
+    out[:, empty] = 0.0
+    return [(x, y, w, h) for x, y, w, h in out.T.tolist()]

@@ -1,0 +1,92 @@
+"""CClus: the objective, the pivot algorithm and the shipped model."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.helpers import sample_page
+from webseg.graphseg.correlation import cclus, cclus_objective, pivot_once
+from webseg.graphseg.model import CClusModel
+from webseg.segmentation import UNASSIGNED
+from webseg.segmenters import get_segmenter
+
+
+def objective_by_loops(labels, V, lam):
+    total = 0.0
+    for i, j in itertools.combinations(range(len(labels)), 2):
+        total += (1 - V[i, j]) if labels[i] == labels[j] else lam * V[i, j]
+    return total
+
+
+@st.composite
+def instances(draw):
+    m = draw(st.integers(1, 7))
+    vals = draw(st.lists(st.floats(0, 1), min_size=m * m, max_size=m * m))
+    V = np.asarray(vals).reshape(m, m)
+    V = np.triu(V, 1)
+    V = V + V.T
+    labels = np.asarray(draw(st.lists(st.integers(0, 3), min_size=m, max_size=m)))
+    return V, labels, draw(st.floats(0.1, 3.0))
+
+
+@settings(max_examples=200, deadline=None)
+@given(instances())
+def test_objective_matches_the_definition(inst):
+    V, labels, lam = inst
+    assert cclus_objective(labels, V, lam) == pytest.approx(objective_by_loops(labels, V, lam))
+
+
+@settings(max_examples=100, deadline=None)
+@given(instances())
+def test_pivot_returns_a_partition_and_its_objective(inst):
+    V, _, lam = inst
+    labels, obj = cclus(V, lam, trials=5, seed=1)
+    assert len(labels) == len(V) and (labels >= 0).all()
+    assert obj == pytest.approx(objective_by_loops(labels, V, lam))
+    # seeded: the same call gives the same answer
+    again, obj2 = cclus(V, lam, trials=5, seed=1)
+    assert again.tolist() == labels.tolist() and obj2 == obj
+
+
+def test_pivot_takes_positive_neighbours_of_the_pivot_only():
+    # 0-1 positive, 1-2 positive, 0-2 negative: pivot 0 takes 1, then 2 is alone
+    V = np.array([[0, 0.9, 0.1], [0.9, 0, 0.9], [0.1, 0.9, 0]])
+    positive = V >= 1 - V
+    assert pivot_once(positive, np.array([0, 1, 2])).tolist() == [0, 0, 1]
+    assert pivot_once(positive, np.array([1, 0, 2])).tolist() == [0, 0, 0]
+
+
+def test_more_trials_never_worse():
+    rng = np.random.default_rng(0)
+    V = rng.random((30, 30))
+    V = np.triu(V, 1) + np.triu(V, 1).T
+    _, one = cclus(V, 1.0, trials=1, seed=3)
+    _, many = cclus(V, 1.0, trials=30, seed=3)
+    assert many <= one
+
+
+def test_shipped_model_loads_and_segments():
+    model = CClusModel.load()
+    assert set(model.lam) >= {"cclus", "cclus-nl"}
+    page = sample_page()
+    seg = get_segmenter("cclus").segment(page)
+    labels = seg.leaf_labels()
+    assert len(labels) == len(page.text_leaves) and UNASSIGNED not in labels.tolist()
+    assert seg.params["lambda"] == model.lam["cclus"]
+    for s in seg:  # segment roots hold exactly the segment's leaves
+        assert all(labels[k] == s.id for k, leaf in enumerate(page.text_leaves)
+                   if any(r <= leaf < page.subtree_end[r] for r in s.nodes))
+
+
+def test_fit_save_load_round_trip(tmp_path):
+    page = sample_page()
+    gold = np.array([0, 0, 1, 1])
+    seg = get_segmenter("cclus", lam=1.0).fit([page], [gold])
+    seg.save(tmp_path / "c.json")
+    again = get_segmenter("cclus", lam=1.0, model=str(tmp_path / "c.json"))
+    assert np.allclose(seg.prepare(page).V, again.prepare(page).V)

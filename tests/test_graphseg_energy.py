@@ -1,0 +1,147 @@
+"""Alpha-expansion for the GCuts energy against brute force on tiny trees (hypothesis)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from webseg.graphseg.energy import XI, NotGraphRepresentableError, Problem
+from webseg.graphseg.expansion import Expander, minimize
+
+FLOATS = st.floats(0.0, 3.0, allow_nan=False, allow_infinity=False)
+
+
+@st.composite
+def problems(draw: st.DrawFn, max_nodes: int = 7, max_labels: int = 3) -> Problem:
+    """A random tree (<= 7 nodes) with random costs satisfying constraints (3)-(8)."""
+    n = draw(st.integers(2, max_nodes))
+    parent = [-1] + [draw(st.integers(0, i - 1)) for i in range(1, n)]
+    par = np.asarray(parent)
+    leaf = np.bincount(par[1:], minlength=n) == 0
+    k = draw(st.integers(1, max_labels))
+    D = np.asarray(draw(st.lists(FLOATS, min_size=n * k, max_size=n * k))).reshape(n, k)
+    dxi = np.where(leaf, np.inf, np.asarray(draw(st.lists(FLOATS, min_size=n, max_size=n))))
+    v = np.asarray(draw(st.lists(FLOATS, min_size=n, max_size=n)))
+    leaves = np.flatnonzero(leaf)
+    pairs = [p for p in itertools.combinations(leaves.tolist(), 2) if draw(st.booleans())]
+    w = np.asarray(draw(st.lists(FLOATS, min_size=len(pairs), max_size=len(pairs))))
+    lam = draw(st.floats(0.0, 3.0))
+    return Problem(par, D, dxi, v, np.asarray(pairs, dtype=np.int64).reshape(-1, 2), w, lam)
+
+
+def feasible_labellings(p: Problem):
+    opts = [range(p.K) if p.is_leaf[i] else [*range(p.K), XI] for i in range(p.n)]
+    for S in itertools.product(*opts):
+        arr = np.asarray(S)
+        if p.feasible(arr):
+            yield arr
+
+
+def in_move_space(p: Problem, cur: np.ndarray, new: np.ndarray, alpha: int) -> bool:
+    """``new`` is one move from ``cur``: keep, take alpha, or (internal) turn invisible."""
+    ok = (new == cur) | (new == alpha) | ((new == XI) & ~p.is_leaf)
+    return bool(ok.all())
+
+
+@st.composite
+def problem_and_labelling(draw: st.DrawFn):
+    p = draw(problems())
+    labs = list(feasible_labellings(p))
+    S = labs[draw(st.integers(0, len(labs) - 1))]
+    alpha = draw(st.integers(0, p.K - 1))
+    return p, S, alpha
+
+
+@settings(max_examples=150, deadline=None)
+@given(problem_and_labelling())
+def test_one_expansion_never_increases_energy(case):
+    p, S, alpha = case
+    T = Expander(p).move(S, alpha)
+    assert p.feasible(T)
+    assert in_move_space(p, S, T, alpha)
+    assert p.energy(T) <= p.energy(S) + 1e-9
+
+
+@settings(max_examples=100, deadline=None)
+@given(problem_and_labelling())
+def test_one_expansion_is_the_exact_minimum_over_its_move_space(case):
+    """The three-stage graph represents the move exactly: min cut = brute-force minimum."""
+    p, S, alpha = case
+    T = Expander(p).move(S, alpha)
+    best = min(p.energy(X) for X in feasible_labellings(p) if in_move_space(p, S, X, alpha))
+    assert p.energy(T) == pytest.approx(best, abs=1e-9)
+
+
+@settings(max_examples=100, deadline=None)
+@given(problems(max_labels=2))
+def test_gcuts_finds_the_global_minimum_with_two_visible_labels(p):
+    """With <= 2 visible labels the first expansion from the trivial start already spans every
+    feasible labelling (keep / alpha / xi), so GCuts must return the brute-force optimum."""
+    res = minimize(p)
+    assert res.converged
+    best = min(p.energy(X) for X in feasible_labellings(p))
+    assert res.energy == pytest.approx(best, abs=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(problems(max_labels=3))
+def test_gcuts_result_is_a_local_minimum_for_every_expansion(p):
+    """With 3 labels alpha-expansion is not exact; its result is a fixpoint of all moves."""
+    res = minimize(p)
+    labs = list(feasible_labellings(p))
+    best = min(p.energy(X) for X in labs)
+    assert res.energy >= best - 1e-9
+    for alpha in range(p.K):
+        local = min(p.energy(X) for X in labs if in_move_space(p, res.labels, X, alpha))
+        assert res.energy <= local + 1e-9
+
+
+def test_energy_terms_by_hand():
+    #      0
+    #    1   4        leaves 2, 3, 5
+    #   2 3   5
+    parent = np.array([-1, 0, 1, 1, 0, 4])
+    D = np.array([[0, 1], [1, 0], [2, 0], [0, 3], [5, 5], [0, 1]], dtype=float)
+    dxi = np.array([0.5, 0.25, np.inf, np.inf, 0.0, np.inf])
+    v = np.array([9, 1, 2, 3, 4, 5], dtype=float)
+    p = Problem(parent, D, dxi, v, np.array([[2, 3], [3, 5]]), np.array([10.0, 20.0]), lam=0.5)
+    assert p.v[0] == 0  # the root has no parent edge
+    # node 1 visible label 1 with its leaves; 0 and 4 invisible; leaf 5 label 0
+    S = np.array([XI, 1, 1, 1, XI, 0])
+    unary = 0.5 + 0 + 0 + 3 + 0.0 + 0
+    pc = 1 + 5  # roots 1 (parent 0 invisible) and 5 (parent 4 invisible)
+    potts = 20  # (3, 5) differ
+    assert p.energy(S) == pytest.approx(unary + 0.5 * (pc + potts))
+    assert p.segment_roots(S).tolist() == [1, 5]
+    assert p.energy(np.array([1, 1, 0, 1, XI, 0])) == np.inf  # child differs, parent visible
+    assert p.energy(np.array([XI, XI, XI, 1, XI, 0])) == np.inf  # leaf invisible
+
+
+def test_theorem_2_is_asserted():
+    p = Problem(np.array([-1, 0, 0]), np.zeros((3, 1)), np.array([0, np.inf, np.inf]),
+                np.zeros(3), np.array([[1, 2]]), np.array([-0.1]))
+    with pytest.raises(NotGraphRepresentableError):
+        p.check_graph_representable()
+    with pytest.raises(NotGraphRepresentableError):
+        minimize(p)
+
+
+def test_constraint_3_is_enforced():
+    with pytest.raises(ValueError, match="constraint \\(3\\)"):
+        Problem(np.array([-1, 0]), np.zeros((2, 1)), np.zeros(2), np.zeros(2),
+                np.zeros((0, 2)), np.zeros(0))
+
+
+def test_parent_turns_invisible_while_children_split():
+    """The paper's motivating case: parent and children all beta, optimum (xi; beta, gamma)."""
+    parent = np.array([-1, 0, 0])
+    D = np.array([[0.0, 0.0], [0.0, 5.0], [5.0, 0.0]])  # leaf 1 wants label 0, leaf 2 label 1
+    p = Problem(parent, D, np.array([0.0, np.inf, np.inf]), np.array([0, 0.1, 0.1]),
+                np.zeros((0, 2)), np.zeros(0), lam=1.0)
+    S0 = np.zeros(3, dtype=np.int64)
+    T = Expander(p).move(S0, 1)
+    assert T.tolist() == [XI, 0, 1]

@@ -1,0 +1,95 @@
+"""webseg.parse: a layout-free Page whose structure matches what Chromium builds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from webseg.page import ELEMENT, TEXT, NoLayoutError, Page
+from webseg.parse import parse
+from webseg.render import Renderer
+
+DOC = b"""<!DOCTYPE html><html><head><title>Parse me</title>
+<style>p { color: red }</style><script>var s = "script text";</script></head><body>
+<h1 id="top">Heading</h1>
+<table><tr><td>c1</td><td>c2 <b>bold</b> tail</td></tr></table>
+<ul><li>one</li><li>two <a href="/x">link</a></li></ul>
+<p hidden>hidden attribute</p><p style="display: none">inline none</p>
+<p style="visibility:hidden">inline hidden</p>
+<div><p>nested</p>text after</div>
+<template><p>template content</p></template>
+<p>last</p>
+</body></html>"""
+
+
+def leaf_texts(page: Page) -> list[str]:
+    return [page.leaf_text(i) for i in page.text_leaves]
+
+
+@pytest.fixture(scope="module")
+def parsed() -> Page:
+    return parse(DOC)
+
+
+def test_no_layout(parsed: Page) -> None:
+    assert parsed.has_layout is False
+    with pytest.raises(NoLayoutError, match="without a browser"):
+        parsed.require_layout()
+    assert not parsed.box.any()  # all boxes are zero
+    assert parsed.meta["renderer"] == "html5lib"
+    assert parsed.title == "Parse me"
+    assert Page.from_json(parsed.to_json()).has_layout is False
+
+
+def test_structure(parsed: Page) -> None:
+    assert parsed.tag[0] == "html" and parsed.parent[0] == -1
+    assert parsed.tag[:2] == ["html", "head"]
+    td = parsed.find_xpath("/html[1]/body[1]/table[1]/tbody[1]/tr[1]/td[1]")  # implied tbody
+    assert td is not None and parsed.node_text(td) == "c1"
+    assert parsed.attrs[parsed.find_xpath("/html/body/h1")] == {"id": "top"}
+    assert parsed.attrs[parsed.find_xpath("/html/body/ul/li[2]/a")] == {"href": "/x"}
+    # the template's content is a separate fragment in the DOM, not children
+    template = parsed.find_xpath("/html/body/template")
+    assert template is not None and parsed.children(template).size == 0
+    assert not any("template content" in t for t in parsed.text)
+
+
+def test_visibility_from_markup(parsed: Page) -> None:
+    assert leaf_texts(parsed) == ["Heading", "c1", "c2", "bold", "tail", "one", "two", "link",
+                                  "nested", "text after", "last"]
+    hidden = {t.strip() for i, t in enumerate(parsed.text)
+              if parsed.kind[i] == TEXT and not parsed.visible[i]}
+    assert {"hidden attribute", "inline none", "inline hidden", "Parse me"} <= hidden
+    # script and style text is not recorded at all
+    assert not any("script text" in t or "color: red" in t for t in parsed.text)
+
+
+def test_bytes_are_decoded_like_the_renderer() -> None:
+    page = parse("<p>caf\u00e9 \u201cq\u201d</p>".encode("cp1252"), encoding="windows-1252")
+    assert leaf_texts(page) == ["caf\u00e9 \u201cq\u201d"] and page.encoding == "cp1252"
+    page = parse(b'<meta charset="us-ascii"><p>\x93x\x94</p>')
+    assert leaf_texts(page) == ["\u201cx\u201d"]
+    page = parse("<p>already text \u00e9</p>")  # str input is taken as is
+    assert leaf_texts(page) == ["already text \u00e9"]
+
+
+def test_max_nodes() -> None:
+    with pytest.raises(ValueError, match="more than 10 nodes"):
+        parse(b"<p>x</p>" * 20, max_nodes=10)
+
+
+@pytest.mark.browser
+def test_same_xpaths_and_text_as_rendered(parsed: Page, renderer: Renderer) -> None:
+    rendered = renderer.render(DOC)
+
+    def elements(p: Page) -> list[str]:
+        return [x for x, k in zip(p.xpaths, p.kind, strict=True) if k == ELEMENT]
+
+    assert elements(parsed) == elements(rendered)
+    # and, for this document, the very same node list: ids address the same nodes
+    assert parsed.xpaths == rendered.xpaths
+    np.testing.assert_array_equal(parsed.parent, rendered.parent)
+    assert parsed.tag == rendered.tag
+    assert leaf_texts(parsed) == leaf_texts(rendered)
+    np.testing.assert_array_equal(parsed.text_leaves, rendered.text_leaves)
+    assert parsed.attrs == rendered.attrs

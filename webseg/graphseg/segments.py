@@ -1,0 +1,56 @@
+"""Turn a labelling of the content tree's leaves into a webseg Segmentation.
+
+Both algorithms end with one label per text leaf (GCuts never leaves a leaf invisible, by
+constraint (3); CClus labels only leaves). A segment is made per used label; its root nodes are
+the *maximal pure* nodes of the content tree for that label - the highest nodes all of whose text
+leaves carry it - so a segment that is one DOM subtree is reported as that one subtree, and
+``Segmentation.leaf_labels`` gives back exactly the labelling.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from webseg.graphseg.features import ContentTree
+from webseg.page import Page
+from webseg.segmentation import Segmentation
+
+
+def maximal_pure_roots(tree: ContentTree, leaf_label: np.ndarray) -> tuple[np.ndarray,
+                                                                             np.ndarray]:
+    """(local node ids, their label) of the maximal nodes whose leaves share one label."""
+    lab = np.asarray(leaf_label)
+    changes = np.concatenate([[0], np.cumsum(lab[1:] != lab[:-1])])
+    lo, hi = tree.leaf_lo, tree.leaf_hi
+    has = hi > lo
+    pure = np.zeros(tree.n, dtype=bool)
+    pure[has] = changes[hi[has] - 1] == changes[lo[has]]
+    top = pure.copy()
+    top[1:] &= ~pure[tree.parent[1:]]
+    roots = np.flatnonzero(top)
+    return roots, lab[lo[roots]]
+
+
+def to_segmentation(page: Page, tree: ContentTree | None, leaf_label: np.ndarray,
+                    algorithm: str, params: dict[str, Any],
+                    label_nodes: np.ndarray | None = None) -> Segmentation:
+    """One flat segment per used label, in document order of its first leaf."""
+    if tree is None or len(tree.leaves) == 0:
+        return Segmentation(page, [], algorithm, params)
+    roots, rl = maximal_pure_roots(tree, leaf_label)
+    order = []
+    seen: dict[int, int] = {}
+    groups: list[list[int]] = []
+    for r, lab in zip(roots.tolist(), rl.tolist(), strict=True):
+        if lab not in seen:
+            seen[lab] = len(groups)
+            groups.append([])
+            order.append(lab)
+        groups[seen[lab]].append(int(tree.nodes[r]))
+    attrs: dict[str, list[Any]] = {}
+    if label_nodes is not None:
+        attrs["label_node"] = [int(tree.nodes[label_nodes[lab]]) if lab >= 0 else None
+                               for lab in order]
+    return Segmentation.from_nodes(page, groups, algorithm=algorithm, params=params, **attrs)

@@ -1,0 +1,123 @@
+"""CClus: correlation clustering of the text leaves (Chakrabarti, Kumar & Punera, WWW 2008).
+
+The rendering constraint cannot be expressed in correlation clustering, so (as in the paper)
+only the leaves are clustered: the visible text leaves of the page, with ``v_pq`` = the
+logistic-regression probability that leaves p and q share a gold segment, learned over all
+leaf pairs, and the Ailon-Charikar-Newman pivot algorithm (:mod:`webseg.graphseg.correlation`),
+best objective of ``trials`` seeded random runs.
+
+Variant ``cclus-nl``: no learning, ``v_pq`` a uniformly weighted sum of the pair
+dissimilarities through a sigmoid (the paper reports that this collapses; we report whatever
+it does).
+
+Output: one segment per cluster, rooted at the maximal subtrees whose leaves are all in it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from webseg.graphseg.correlation import cclus
+from webseg.graphseg.features import PAIR_FEATURES, ContentTree, content_tree, node_attrs
+from webseg.graphseg.learn import Logistic
+from webseg.graphseg.model import CClusModel, all_pair_costs
+from webseg.graphseg.segments import to_segmentation
+from webseg.page import Page
+from webseg.segmentation import Segmentation
+from webseg.segmenters.base import register
+
+DEFAULT_LAMBDA = 1.0
+
+
+@dataclass
+class CClusPrepared:
+    page: Page
+    tree: ContentTree | None
+    V: np.ndarray
+    seconds: float = 0.0
+
+
+@dataclass
+class CClusSegmenter:
+    """CClus with a trained model (``webseg/models/cclus.json`` by default).
+
+    ``lam`` scales the cost of separating a pair (None: the model's validated value);
+    ``trials`` random pivot runs seeded with ``seed``; ``learned=False`` gives CClus-NL.
+    """
+
+    lam: float | None = None
+    trials: int = 20
+    seed: int = 0
+    learned: bool = True
+    model: str | None = None
+    name: str = "cclus"
+    needs_layout: bool = True
+    _model: CClusModel | None = field(default=None, init=False, repr=False)
+
+    def get_model(self) -> CClusModel:
+        if self._model is None:
+            self._model = CClusModel.load(self.model)
+        return self._model
+
+    def set_model(self, model: CClusModel) -> CClusSegmenter:
+        self._model = model
+        return self
+
+    def fit(self, pages: list[Page], golds: list[np.ndarray], **kw: Any) -> CClusSegmenter:
+        """Train Vpq on ``pages`` (gold = label per ``page.text_leaves``, -1 = none)."""
+        from webseg.graphseg.train import train_cclus
+
+        self._model = train_cclus(pages, golds, **kw)
+        return self
+
+    def save(self, path: str | Path) -> None:
+        self.get_model().save(path)
+
+    @classmethod
+    def load(cls, path: str | Path, **params: Any) -> CClusSegmenter:
+        return cls(model=str(path), **params)
+
+    @property
+    def resolved_lambda(self) -> float:
+        if self.lam is not None:
+            return float(self.lam)
+        return float(self.get_model().lam.get(self.name, DEFAULT_LAMBDA))
+
+    def prepare(self, page: Page) -> CClusPrepared:
+        page.require_layout()
+        t0 = time.perf_counter()
+        tree = content_tree(page)
+        if tree is None:
+            return CClusPrepared(page, None, np.zeros((0, 0)), time.perf_counter() - t0)
+        attrs = node_attrs(tree)
+        pm = self.get_model().pair if self.learned else Logistic.uniform(len(PAIR_FEATURES))
+        V = all_pair_costs(tree, attrs, pm)
+        return CClusPrepared(page, tree, V, time.perf_counter() - t0)
+
+    def solve(self, prep: CClusPrepared, lam: float) -> tuple[np.ndarray, float]:
+        return cclus(prep.V, lam, self.trials, self.seed)
+
+    def segment_prepared(self, prep: CClusPrepared, lam: float | None = None) -> Segmentation:
+        lam = self.resolved_lambda if lam is None else lam
+        labels, obj = self.solve(prep, lam)
+        params = {"lambda": lam, "trials": self.trials, "seed": self.seed,
+                  "learned": self.learned, "objective": obj}
+        return to_segmentation(prep.page, prep.tree, labels, self.name, params)
+
+    def segment(self, page: Page) -> Segmentation:
+        return self.segment_prepared(self.prepare(page))
+
+
+register("cclus", "CClus: correlation clustering of text leaves, learned Vpq (Chakrabarti+ "
+         "2008)")(CClusSegmenter)
+
+
+@register("cclus-nl", "CClus without learning: uniform Vpq (CClus-NL)")
+def cclus_nl(**params: Any) -> CClusSegmenter:
+    """CClus with uniformly weighted pair features."""
+    return CClusSegmenter(**{"learned": False, "name": "cclus-nl", **params})
