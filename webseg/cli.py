@@ -305,5 +305,27 @@ def show(input: str, algo: str, param: tuple[str, ...], output: str, max_height:
     click.echo(f"{output}: {len(result)} segments, {result.depth} level(s) ({algo})")
 
 
+TRAINERS = {"gcuts": "webseg.graphseg.train", "cclus": "webseg.graphseg.train"}
+
+
+@main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.argument("algo", type=click.Choice(sorted(TRAINERS)))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def train(algo: str, args: tuple[str, ...]) -> None:
+    """Train a learnable segmenter; reproduces the model shipped in webseg/models.
+
+    Options after ALGO go to the trainer; `webseg train ALGO -- --help` lists them.
+
+    \b
+    Examples:
+      webseg train gcuts --data ../shared/data/segmentation/kreuzer-random --out models/
+      webseg train cclus --data ../shared/data/segmentation/kreuzer-random --out models/
+    """
+    import importlib
+
+    trainer = importlib.import_module(TRAINERS[algo])
+    sys.exit(trainer.main([algo, *args]))
+
+
 if __name__ == "__main__":
     main()

@@ -60,6 +60,8 @@ from webseg.page import Page
 #: Lambda grid of the validation sweeps (log-spaced; the paper's best values were 0.5-1.5).
 LAMBDAS = [0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0,
            100.0]
+#: CClus's lambda scales the cost of separating; its no-learning variant needs larger values.
+CCLUS_LAMBDAS = [*LAMBDAS, 200.0, 500.0, 1000.0]
 #: Dp(xi) of internal nodes tried with every lambda (GCuts variants).
 DXIS = [0.0, 0.5, 1.0]
 MIXED = -2
@@ -248,11 +250,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True, type=Path, help="folder for <algo>.json")
     ap.add_argument("--level", type=int, default=2, help="gold level to learn (default 2)")
     ap.add_argument("--cache", type=Path, default=Path(".cache/webseg/pages"))
-    ap.add_argument("--lambdas", default=",".join(map(str, LAMBDAS)))
+    ap.add_argument("--lambdas", default=None,
+                    help="comma-separated grid (default: LAMBDAS, CCLUS_LAMBDAS for cclus)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--pairs-per-page", type=int, default=3000, help="CClus only")
     args = ap.parse_args(argv)
-    lambdas = [float(x) for x in args.lambdas.split(",")]
+    lambdas = [float(x) for x in args.lambdas.split(",")] if args.lambdas else (
+        CCLUS_LAMBDAS if args.algo == "cclus" else LAMBDAS)
 
     t0 = time.perf_counter()
     tr_ids, tr_pages, tr_gold = load_split(args.data, "train", args.level, args.cache)
