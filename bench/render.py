@@ -44,6 +44,7 @@ peak RSS of the tree <= 1.5 GB.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import statistics
@@ -55,7 +56,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
+if importlib.util.find_spec("webseg") is None:  # not installed: use this checkout
     sys.path.insert(0, str(ROOT))
 
 import webseg.render as wr  # noqa: E402

@@ -1,0 +1,187 @@
+"""Per-node templateness features of the paper's classifier (section 5.2), vectorised.
+
+:func:`node_features` returns one row per page node and one column per feature, in the order of
+:data:`FEATURE_NAMES`. All subtree aggregates are computed with prefix sums over the pre-order
+intervals ``[i, subtree_end[i])``, so the cost is O(n) numpy work plus one pass over the text
+nodes. Text means the visible text leaves (:attr:`Page.text_leaves`), whitespace-normalised;
+words are ``\\w+`` tokens, lower-cased. A *link* is an ``<a>`` element with an ``href``.
+
+==================  ===========================================================================
+feature             definition (for the subtree of node ``i``)
+==================  ===========================================================================
+margin_left         ``x / W``: distance of the box from the left page edge, page widths
+margin_right        ``(W - x - w) / W``
+margin_top          ``y / H``: distance from the top of the document, page heights
+margin_bottom       ``(H - y - h) / H``
+margin_min          the smallest of the four: closeness to any margin
+center_distance     distance from the box centre to the page centre ``(W/2, H/2)`` divided by
+                    the half-diagonal (0 at the centre, 1 in a corner)
+area                box area / page area ``W * H``
+links_per_word      links / words (links when there are no words)
+anchor_text_frac    characters of text inside links / characters of text (0 without text)
+anchor_size         characters of link text per link (0 without links)
+intra_links_frac    links to the page's own host / links (0 without links); relative links,
+                    fragment-only links and ``javascript:`` links count as intra-site; absolute
+                    ``http(s)`` links are compared with ``page.url``'s host (``www.`` ignored)
+                    and count as external when the page has no URL; ``mailto:``/``tel:`` are
+                    external
+visible_frac        visible characters / HTML-size proxy, the proxy being nodes of the subtree
+                    plus characters of all its text nodes (visible or not), as in
+                    :mod:`webseg.templates.sitelevel`
+title_overlap       distinct words of ``page.title`` found in the subtree / distinct title words
+                    (0 when the page has no title)
+log_text_length     ``log1p`` of the characters of visible text
+depth               DOM depth (root 0)
+==================  ===========================================================================
+
+``W`` and ``H`` are ``page.width`` and ``page.height`` (the root's box when they are 0). On a
+page without layout (:mod:`webseg.parse`) the geometric features (the first seven) are NaN.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+import numpy as np
+
+from webseg.page import Page, normalize_text
+
+__all__ = ["FEATURE_NAMES", "node_features"]
+
+FEATURE_NAMES: tuple[str, ...] = (
+    "margin_left", "margin_right", "margin_top", "margin_bottom", "margin_min",
+    "center_distance", "area", "links_per_word", "anchor_text_frac", "anchor_size",
+    "intra_links_frac", "visible_frac", "title_overlap", "log_text_length", "depth",
+)
+
+_WORD = re.compile(r"\w+")
+_INTRA_SCHEMES = ("javascript:",)
+_EXTERNAL_SCHEMES = ("mailto:", "tel:")
+
+
+def _host(url: str | None) -> str | None:
+    if not url:
+        return None
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return None
+    if not host:
+        return None
+    return host[4:] if host.startswith("www.") else host
+
+
+def _is_intra(href: str, host: str | None) -> bool:
+    h = href.strip().lower()
+    if h.startswith(_EXTERNAL_SCHEMES):
+        return False
+    if not h or h.startswith(("#", *_INTRA_SCHEMES)):
+        return True
+    if h.startswith("//") or re.match(r"^[a-z][a-z0-9+.-]*:", h):
+        return host is not None and _host(h if not h.startswith("//") else "http:" + h) == host
+    return True  # relative
+
+
+def _subtree_sum(values: np.ndarray, end: np.ndarray) -> np.ndarray:
+    csum = np.concatenate([[0], np.cumsum(values, dtype=np.float64)])
+    return csum[end] - csum[: len(values)]
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    out = np.zeros_like(num, dtype=np.float64)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def node_features(page: Page) -> np.ndarray:
+    """Feature matrix ``(page.n, len(FEATURE_NAMES))`` (float64); see the module table.
+
+    >>> from webseg.page import ELEMENT, TEXT, Page
+    >>> p = Page.from_columns(parent=[-1, 0, 1], kind=[ELEMENT, ELEMENT, TEXT],
+    ...                       tag=["body", "a", "#text"], text=["", "", "Home page"],
+    ...                       attrs=[None, {"href": "/"}, None],
+    ...                       box=[(0, 0, 100, 100), (0, 0, 50, 10), (0, 0, 50, 10)],
+    ...                       width=100.0, height=100.0, url="http://x.org/", title="Home")
+    >>> f = node_features(p)
+    >>> dict(zip(FEATURE_NAMES, f[0].round(3).tolist()))["links_per_word"]
+    0.5
+    """
+    n = page.n
+    feats = np.zeros((n, len(FEATURE_NAMES)))
+    if n == 0:
+        return feats
+    end = page.subtree_end
+    col = {name: k for k, name in enumerate(FEATURE_NAMES)}
+
+    # ------------------------------------------------------------ geometry
+    if page.has_layout:
+        W = float(page.width) or float(page.box[0, 2])
+        H = float(page.height) or float(page.box[0, 3])
+        W, H = max(W, 1.0), max(H, 1.0)
+        x, y, w, h = (page.box[:, k].astype(np.float64) for k in range(4))
+        ml, mr, mt, mb = x / W, (W - x - w) / W, y / H, (H - y - h) / H
+        feats[:, col["margin_left"]] = ml
+        feats[:, col["margin_right"]] = mr
+        feats[:, col["margin_top"]] = mt
+        feats[:, col["margin_bottom"]] = mb
+        feats[:, col["margin_min"]] = np.minimum(np.minimum(ml, mr), np.minimum(mt, mb))
+        half_diag = np.hypot(W / 2, H / 2)
+        centre = np.hypot(x + w / 2 - W / 2, y + h / 2 - H / 2)
+        feats[:, col["center_distance"]] = centre / half_diag
+        feats[:, col["area"]] = w * h / (W * H)
+    else:
+        feats[:, :7] = np.nan
+
+    # ------------------------------------------------------------ text and links
+    leaves = page.text_leaves
+    leaf_text = [normalize_text(page.text[j]) for j in leaves]
+    chars = np.zeros(n)
+    words = np.zeros(n)
+    chars[leaves] = [len(t) for t in leaf_text]
+    tokens = [_WORD.findall(t.lower()) for t in leaf_text]
+    words[leaves] = [len(t) for t in tokens]
+
+    is_link = np.fromiter((t == "a" and "href" in a for t, a in zip(page.tag, page.attrs,
+                                                                     strict=True)),
+                          dtype=bool, count=n)
+    link_ids = np.flatnonzero(is_link)
+    diff = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(diff, link_ids, 1)
+    np.add.at(diff, end[link_ids], -1)
+    in_link = np.cumsum(diff[:n]) > 0
+    host = _host(page.url)
+    intra = np.zeros(n)
+    intra[link_ids] = [_is_intra(page.attrs[i]["href"], host) for i in link_ids]
+
+    sub_chars = _subtree_sum(chars, end)
+    sub_words = _subtree_sum(words, end)
+    sub_links = _subtree_sum(is_link.astype(np.float64), end)
+    sub_anchor_chars = _subtree_sum(chars * in_link, end)
+    sub_intra = _subtree_sum(intra, end)
+    feats[:, col["links_per_word"]] = np.where(sub_words > 0, _ratio(sub_links, sub_words),
+                                               sub_links)
+    feats[:, col["anchor_text_frac"]] = _ratio(sub_anchor_chars, sub_chars)
+    feats[:, col["anchor_size"]] = _ratio(sub_anchor_chars, sub_links)
+    feats[:, col["intra_links_frac"]] = _ratio(sub_intra, sub_links)
+
+    all_chars = np.fromiter((len(normalize_text(t)) if t else 0 for t in page.text),
+                            dtype=np.float64, count=n)
+    html_size = _subtree_sum(all_chars + 1.0, end)
+    feats[:, col["visible_frac"]] = _ratio(sub_chars, html_size)
+
+    title_words = sorted(set(_WORD.findall(normalize_text(page.title or "").lower())))
+    if title_words and len(leaves):
+        present = np.zeros((n, len(title_words)))
+        index = {wd: k for k, wd in enumerate(title_words)}
+        for j, toks in zip(leaves.tolist(), tokens, strict=True):
+            for t in set(toks):
+                k = index.get(t)
+                if k is not None:
+                    present[j, k] = 1.0
+        csum = np.vstack([np.zeros((1, len(title_words))), np.cumsum(present, axis=0)])
+        found = (csum[end] - csum[:n]) > 0
+        feats[:, col["title_overlap"]] = found.sum(axis=1) / len(title_words)
+    feats[:, col["log_text_length"]] = np.log1p(sub_chars)
+    feats[:, col["depth"]] = page.depth
+    return feats

@@ -1,0 +1,20 @@
+"""WPS: web page segmentation as structured prediction on a WPS-graph (Bing et al., SIGIR 2014).
+
+* :mod:`webseg.wps.graph` - candidate boundaries and their dependencies (Algorithm 1), a
+  labelling to a :class:`~webseg.segmentation.Segmentation`, gold boundary labels from gold blocks;
+* :mod:`webseg.wps.inference` - the binary ILP (Eqs. 15-18) solved as an LP with HiGHS.
+"""
+
+from webseg.wps.graph import (
+    HORIZONTAL,
+    VERTICAL,
+    Region,
+    WPSGraph,
+    build_graph,
+    gold_boundary_labels,
+    raw_boundary_labels,
+)
+from webseg.wps.inference import InferenceResult, NonIntegralSolution, infer
+
+__all__ = ["HORIZONTAL", "VERTICAL", "InferenceResult", "NonIntegralSolution", "Region",
+           "WPSGraph", "build_graph", "gold_boundary_labels", "infer", "raw_boundary_labels"]
