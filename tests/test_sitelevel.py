@@ -176,3 +176,18 @@ def test_node_features_without_url_or_layout():
     page.has_layout = False
     f = node_features(page)
     assert np.isnan(f[:, :7]).all() and not np.isnan(f[:, 7:]).any()
+
+
+def test_min_size_keeps_trivial_repeated_subtrees_out():
+    def page(story):
+        return tree_page([(-1, "html", ""), (0, "body", ""), (1, "article", ""),
+                          (2, "#text", story), (2, "br", ""), (2, "#text", story + " more")])
+
+    pages = [page(s) for s in ("one", "two", "three")]
+    assert all(lab[4] for lab in sitelevel_labels(pages))  # <br> repeats on every page
+    assert not any(lab[4] for lab in sitelevel_labels(pages, min_size=2))
+    # a real template is still one, and its small descendants with it
+    pages = [site_page(s) for s in ("alpha", "beta", "gamma")]
+    for page, lab in zip(pages, sitelevel_labels(pages, min_size=8), strict=True):
+        nav = ids(page, "nav")[0]
+        assert lab[nav:int(page.subtree_end[nav])].all()
