@@ -162,6 +162,7 @@ class TreeSampler(threading.Thread):
         self.pss_readable = True
         self.samples = 0
         self.kinds: dict[int, str] = {}
+        self.browsers: set[str] = set()  # executables of the main browser processes
         self.ticks0: dict[int, int] = {}
         self.ticks: dict[int, int] = {}
 
@@ -174,6 +175,9 @@ class TreeSampler(threading.Thread):
                 continue
             if pid not in self.kinds:
                 self.kinds[pid] = process_kind(pid, self.me)
+                if self.kinds[pid] == "chromium:browser":
+                    argv = (_read(f"/proc/{pid}/cmdline") or "").replace("\0", " ").split()
+                    self.browsers.add(argv[0] if argv else "?")
             self.ticks0.setdefault(pid, st[1] if first else 0)  # born later: count it all
             self.ticks[pid] = st[1]
         self.rescans += 1
@@ -376,6 +380,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"\nwebseg render bench: {len(paths)} pages x {args.repeat}, concurrency "
           f"{args.concurrency}, {os.cpu_count()} CPUs"
           + (f", extra Chromium args {args.chromium_arg}" if args.chromium_arg else ""))
+    print(f"renderer            {wr.__file__}; browser {', '.join(sorted(sampler.browsers))}")
     print(f"pages rendered      {len(results)} ({len(ok)} ok, {len(failed)} failed, "
           f"{restarts} browser restarts), nodes/page median {med(nodes):.0f}, "
           f"max {max(nodes, default=0)}")
@@ -410,6 +415,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  FAILED {r.source}: [{getattr(err, 'stage', '?')}] {err}")
 
     report.update(
+        renderer=wr.__file__, browsers=sorted(sampler.browsers),
         pages=len(results), ok=len(ok), failures=len(failed), restarts=restarts,
         failed=[{"source": r.source, "stage": getattr(r.error, "stage", ""),
                  "error": str(r.error)} for r in failed],

@@ -66,3 +66,16 @@ def test_show_writes_overlay(tmp_path):
     px = img.convert("RGB").load()
     reds = sum(1 for x in range(0, 1280, 4) if px[x, 1][0] > 180 and px[x, 1][1] < 90)
     assert reds > 100
+
+
+@pytest.mark.browser
+def test_clean_prints_main_text():
+    r = run("clean", str(FIXTURE))
+    assert r.exit_code == 0, r.output
+    assert "Ferry timetable changes this winter" in r.output
+    assert "Privacy" not in r.output  # footer links are template
+
+
+def test_train_lists_trainers():
+    r = run("train", "--help")
+    assert r.exit_code == 0 and "gcuts" in r.output and "pagelevel" in r.output

@@ -135,6 +135,7 @@ def main() -> None:
       webseg segment page.html --algo dom -o seg.json
       webseg segment pages/ --algo dom -o out/          # a directory of pages, in a batch
       webseg show page.html --algo dom -o overlay.png
+      webseg clean article.html                         # main text (PageLevel)
     """
 
 
@@ -305,7 +306,60 @@ def show(input: str, algo: str, param: tuple[str, ...], output: str, max_height:
     click.echo(f"{output}: {len(result)} segments, {result.depth} level(s) ({algo})")
 
 
-TRAINERS = {"gcuts": "webseg.graphseg.train", "cclus": "webseg.graphseg.train"}
+@main.command()
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("-o", "--output", help="Output file (one input) or directory (several).")
+@click.option("--html", "as_html", is_flag=True, help="Write the kept segments as HTML.")
+@click.option("--threshold", default=0.5, show_default=True,
+              help="Segments with templateness below this are kept.")
+@click.option("--algo", "-a", default="pagelevel", show_default=True,
+              help="PageLevel variant: pagelevel, pagelevel-basic, pagelevel-merge.")
+@click.option("--concurrency", default=3, show_default=True, help="Pages rendered at once.")
+@with_render_opts
+def clean(inputs: tuple[str, ...], output: str | None, as_html: bool, threshold: float,
+          algo: str, concurrency: int, timeout: float, javascript: bool | None,
+          max_nodes: int) -> None:
+    """Main content of pages: the text of their non-template segments (PageLevel).
+
+    \b
+    Examples:
+      webseg clean article.html
+      webseg clean article.html --html -o main.html
+      webseg clean pages/ -o texts/            # writes texts/<name>.txt
+    """
+    from webseg.templates.clean import clean as clean_text
+    from webseg.templates.clean import clean_html
+
+    files = _expand(inputs)
+    many = len(files) > 1
+    if many and not output:
+        raise click.UsageError("several inputs need -o DIRECTORY")
+    extract = clean_html if as_html else clean_text
+    failed = 0
+    for inp, page, err in _pages(files, _render_options(timeout, javascript, max_nodes),
+                                 concurrency, progress=True):
+        if err is not None:
+            failed += 1
+            _fail(inp, err)
+            continue
+        try:
+            text = extract(page, threshold=threshold, segmenter=algo)
+        except (KeyError, ValueError) as e:
+            raise click.UsageError(str(e)) from None
+        if many:
+            out = Path(output) / (_stem(inp) + (".html" if as_html else ".txt"))
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text, encoding="utf-8")
+        elif output:
+            Path(output).write_text(text, encoding="utf-8")
+        else:
+            click.echo(text)
+    sys.exit(EXIT_FAILED if failed else EXIT_OK)
+
+
+#: algorithm -> (trainer module, whether its main() takes the algorithm name first)
+TRAINERS = {"gcuts": ("webseg.graphseg.train", True), "cclus": ("webseg.graphseg.train", True),
+            "pagelevel": ("webseg.templates.train", False)}
 
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
@@ -320,11 +374,13 @@ def train(algo: str, args: tuple[str, ...]) -> None:
     Examples:
       webseg train gcuts --data ../shared/data/segmentation/kreuzer-random --out models/
       webseg train cclus --data ../shared/data/segmentation/kreuzer-random --out models/
+      webseg train pagelevel --data ../shared/data/boilerplate/dragnet --out models/
     """
     import importlib
 
-    trainer = importlib.import_module(TRAINERS[algo])
-    sys.exit(trainer.main([algo, *args]))
+    module, takes_algo = TRAINERS[algo]
+    trainer = importlib.import_module(module)
+    sys.exit(trainer.main([algo, *args] if takes_algo else list(args)))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,155 @@
+"""WPS: segmentation as structured prediction on a WPS-graph (Bing et al., SIGIR 2014).
+
+The page's WPS-graph (candidate boundaries and their dependencies, :func:`webseg.wps.build_graph`)
+gets one score per boundary from a linear model over :func:`webseg.wps.features.boundary_features`
+trained as a structural SVM (:mod:`webseg.wps.train`); the binary ILP over the dependencies is
+solved exactly (:func:`webseg.wps.infer`) and the Y boundaries give the segments
+(:meth:`webseg.wps.WPSGraph.to_segmentation`).
+
+Variants (separately registered, each with its own shipped model):
+
+* ``wps-margin``: margin re-scaling with Hamming loss (``webseg/models/wps-margin.json``);
+* ``wps-slack``: slack re-scaling with the informative-boundary loss
+  (``webseg/models/wps-slack.json``).
+
+**Hierarchy.** The WPS tree nests one level per split region, ~3-4 levels on the Kreuzer pages,
+while the gold has two levels and the models are trained so that the *finest* WPS segments
+reproduce the gold level-2 blocks. By default (``hierarchy="two"``) the output therefore has two
+levels: level 1 = the top-level split of the page, level 2 = the finest segments inside each
+top-level segment (a top-level segment that is not split further has no children). With
+``hierarchy="tree"`` the full WPS tree is returned. Every segment has ``attrs["rect"]`` (its
+WPS rectangle) and ``attrs["wps_level"]`` (its depth in the WPS tree); ``params`` carries the
+boundary counts and the model's C.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from webseg.page import Page
+from webseg.segmentation import Segment, Segmentation, node_union_box, nodes_text
+from webseg.segmenters.base import register
+from webseg.wps.features import boundary_features
+from webseg.wps.graph import WPSGraph, build_graph
+from webseg.wps.inference import infer
+from webseg.wps.train import WPSModel
+
+
+def two_level(seg: Segmentation) -> Segmentation:
+    """Top-level segments and, under each, its finest descendants (see module docstring)."""
+    children: dict[int | None, list[Segment]] = {}
+    for s in seg.segments:
+        children.setdefault(s.parent, []).append(s)
+
+    def leaves(s: Segment) -> list[Segment]:
+        kids = children.get(s.id, [])
+        return [s] if not kids else [x for k in kids for x in leaves(k)]
+
+    out: list[Segment] = []
+    for top in children.get(None, []):
+        tid = len(out)
+        out.append(Segment(tid, top.nodes, None, top.box, top.text,
+                           attrs={**top.attrs, "wps_level": top.level}))
+        if children.get(top.id):
+            for leaf in leaves(top):
+                out.append(Segment(len(out), leaf.nodes, tid, leaf.box, leaf.text,
+                                   attrs={**leaf.attrs, "wps_level": leaf.level}))
+    return Segmentation(seg.page, out, seg.algorithm, seg.params)
+
+
+@dataclass
+class WPSSegmenter:
+    """WPS with a trained model (``webseg/models/wps-<loss>.json`` by default).
+
+    ``loss``: which shipped model (``"margin"`` or ``"slack"``); ``model``: path of a model file
+    instead; ``hierarchy``: ``"two"`` (default) or ``"tree"`` (see the module docstring);
+    ``overlap_tol``: passed to :func:`~webseg.wps.build_graph`.
+    """
+
+    loss: str = "margin"
+    model: str | None = None
+    hierarchy: str = "two"
+    overlap_tol: float = 1.0
+    name: str = "wps-margin"
+    needs_layout: bool = True
+    _model: WPSModel | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.hierarchy not in ("two", "tree"):
+            raise ValueError(f"hierarchy must be 'two' or 'tree', got {self.hierarchy!r}")
+
+    # ------------------------------------------------------------------ model
+    def get_model(self) -> WPSModel:
+        if self._model is None:
+            self._model = WPSModel.load(self.model, self.loss)
+        return self._model
+
+    def set_model(self, model: WPSModel) -> WPSSegmenter:
+        self._model = model
+        return self
+
+    def fit(self, pages: list[Page], golds: list[np.ndarray], C: float = 1.0,
+            **kw: Any) -> WPSSegmenter:
+        """Train on ``pages`` (gold = label per ``page.text_leaves``, -1 = none) with a fixed C.
+
+        Only margin re-scaling can be fitted this way (slack re-scaling needs gold block types
+        for the informative segment: use ``python -m webseg.wps.train slack``).
+        """
+        from webseg.wps.train import PageRecord, cutting_plane, make_examples
+
+        if self.loss != "margin":
+            raise ValueError("fit() trains margin re-scaling only; train wps-slack with "
+                             "python -m webseg.wps.train slack")
+        recs = [PageRecord(str(k), p, [], np.asarray(g)) for k, (p, g) in
+                enumerate(zip(pages, golds, strict=True))]
+        exs, mean, scale = make_examples(recs, "margin")
+        w, rep = cutting_plane(exs, C, "margin", **kw)
+        self._model = WPSModel(w, mean, scale, "margin", {"C": C, "report": rep.as_dict()})
+        return self
+
+    def save(self, path: str | Path) -> None:
+        self.get_model().save(path)
+
+    @classmethod
+    def load(cls, path: str | Path, **params: Any) -> WPSSegmenter:
+        return cls(model=str(path), **params)
+
+    # ------------------------------------------------------------------ segmentation
+    def labels(self, page: Page) -> tuple[WPSGraph, np.ndarray, np.ndarray]:
+        """(WPS-graph, boundary scores, inferred Y/N labels) of a page."""
+        page.require_layout()
+        graph = build_graph(page, overlap_tol=self.overlap_tol)
+        if graph.n == 0:
+            return graph, np.zeros(0), np.zeros(0, dtype=bool)
+        f = self.get_model().scores(boundary_features(graph))
+        return graph, f, infer(graph, f).labels
+
+    def segment(self, page: Page) -> Segmentation:
+        graph, f, y = self.labels(page)
+        seg = graph.to_segmentation(y, algorithm=self.name)
+        for s in seg.segments:
+            s.box = node_union_box(page, s.nodes)
+            s.text = nodes_text(page, s.nodes)
+        model = self.get_model()
+        seg.params.update(boundaries=int(graph.n), boundaries_y=int(y.sum()),
+                          loss=model.loss, C=model.info.get("C"), hierarchy=self.hierarchy)
+        if self.hierarchy == "two":
+            seg = two_level(seg)
+        else:
+            for s in seg.segments:
+                s.attrs["wps_level"] = s.level
+        return seg
+
+
+register("wps-margin", "WPS structured prediction, margin re-scaling (Bing+ 2014)")(
+    WPSSegmenter)
+
+
+@register("wps-slack", "WPS structured prediction, slack re-scaling, informative loss")
+def wps_slack(**params: Any) -> WPSSegmenter:
+    """WPS with the slack re-scaled model."""
+    return WPSSegmenter(**{"loss": "slack", "name": "wps-slack", **params})
