@@ -15,11 +15,14 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $@
 
+# chromium renders pages that need frames (scripts, screenshots); the headless shell (same
+# Blink, no painting) renders the rest at about half the CPU (see webseg/render.py).
 chromium:
-	@command -v chromium >/dev/null 2>&1 || { \
-	  echo "installing Debian's chromium"; \
+	@{ command -v chromium >/dev/null 2>&1 && [ -x /usr/lib/chromium/chromium-headless-shell ]; } || { \
+	  echo "installing Debian's chromium and chromium-headless-shell"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
+	    chromium chromium-headless-shell >/dev/null; }
 
 setup: $(VENV)/.installed chromium
 

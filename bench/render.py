@@ -31,6 +31,9 @@ What is measured, and why:
 * **CPU seconds per page by process type** (python, node driver, chromium browser, renderer,
   gpu, utility ...) from ``/proc/<pid>/stat`` utime+stime, read every ~500 ms: shows where the
   CPU goes. A process that exits between two reads loses at most that much of its CPU time.
+  Their sum is the number to compare between variants on a shared machine: wall clock moves
+  with whatever else runs, CPU per page much less. ``cores / CPU s per page`` is the ceiling of
+  pages/s on otherwise idle cores (printed). The sampler itself costs ~4 % of one core.
 * number of pages rendered, failures (with their stage and reason).
 
 ``--sweep-concurrency 1,2,3,4`` renders the set once per concurrency with the same browser and
@@ -410,6 +413,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("peak PSS (tree)     n/a (/proc/<pid>/smaps_rollup not readable)")
     print(f"CPU s/page          {cpu_total / len(results):.3f} total over the tree: " + ", ".join(
         f"{k} {v / len(results):.3f}" for k, v in cpu.items() if v > 0))
+    ncpu = os.cpu_count() or 1
+    if cpu_total > 0:
+        print(f"ceiling             {ncpu * len(results) / cpu_total:6.2f} pages/s if all {ncpu} "
+              f"CPUs were free for this (load average now {os.getloadavg()[0]:.1f})")
     for r in failed[:20]:
         err = r.error
         print(f"  FAILED {r.source}: [{getattr(err, 'stage', '?')}] {err}")
@@ -431,6 +438,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         peak_rss_mb=peak_rss_mb, peak_rss_mb_by_kind={
             k: v / 1024 for k, v in sampler.peak_rss_by_kind.items()},
         peak_pss_mb=peak_pss_mb, cpu_s_per_page={k: v / len(results) for k, v in cpu.items()},
+        loadavg=os.getloadavg(),
         targets={"pages_per_s": TARGET_PAGES_PER_S, "model_ms_per_1k": TARGET_MODEL_MS_PER_1K,
                  "peak_rss_mb": TARGET_PEAK_RSS_MB},
     )

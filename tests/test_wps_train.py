@@ -208,3 +208,15 @@ def test_informative_block_and_success():
     assert informative_segmented(page, np.array([0, 1, 2, 3, 4]), 4) is False  # split
     assert informative_segmented(page, np.array([0, 1, 1, 1, 3]), 4) is False  # merged
     assert informative_segmented(page, np.array([0, 1, 1, 2, 3]), None) is None
+
+
+def test_train_chooses_c_on_validation_pages():
+    from webseg.wps.train import train
+
+    recs = _table_records([2, 3, 4])
+    val = _table_records([5])
+    model = train("margin", recs, val, level=2, Cs=(0.001, 10.0), eps=0.01, verbose=False)
+    assert model.info["C"] in (0.001, 10.0)
+    assert set(model.info["validation"]) == {"0.001", "10.0"}
+    assert model.info["val_ari"] == max(v["ari"] for v in model.info["validation"].values())
+    assert model.info["train_pages"] == ["t2", "t3", "t4"] and model.info["gold_level"] == 2

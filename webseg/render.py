@@ -15,6 +15,15 @@ Policy (DESIGN.md "Rendering policy"), and why:
   infinite loop cannot run), on for URLs; :class:`RenderOptions` changes both.
 * Viewport 1280 px wide, a per-page time limit, a maximum node count and a maximum input size.
 * One walk inside the page (``js/walk.js``) returns everything as a single JSON string.
+* **No painting where nothing needs it.** Chromium's CPU bounds the throughput, and a third of
+  it went into painting, rastering and compositing pages nobody looks at. When Debian's
+  ``chromium-headless-shell`` (the same Blink as ``chromium``) is installed, pages without
+  JavaScript and without a screenshot are rendered in its tabs that produce no frames at all
+  (``enableBeginFrameControl``): style and layout run only when forced, which
+  :meth:`Renderer._navigate_frameless` does while the page loads. Same boxes and styles as
+  Chromium (all columns identical on the 81 pages of kreuzer-random), about half the CPU per
+  page (bench/render.py). Pages with scripts or screenshots need frames, and the shell's painted
+  tabs differ (a synthetic mouse at (0, 0) hovers the top-left element): they go to Chromium.
 
 :class:`Renderer` owns one browser. Playwright's asyncio API runs on a private event-loop thread,
 so the renderer is usable from plain synchronous code, from threads and from notebooks alike,
@@ -28,6 +37,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import shutil
 import threading
 import time
@@ -48,7 +58,23 @@ CHROMIUM_ARGS = (
     "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
     "--disable-extensions", "--mute-audio", "--hide-scrollbars",
 )
+#: Flags for the headless shell. Its default is full hinting, which rounds glyph advances to
+#: whole pixels; Chromium follows Debian's fontconfig default, hintslight: "slight" gives the
+#: same text metrics, so the same boxes.
+HEADLESS_SHELL_ARGS = ("--font-render-hinting=slight",)
 LOCAL_SCHEMES = ("file:", "data:", "about:", "blob:")
+#: URLs the route handler sees. A ``file:`` image, style sheet, script or font is local and would
+#: be continued anyway; leaving it out of the route lets Playwright continue it without a round
+#: trip to Python (~25 requests a page; 10-15 % of the CPU per page). A document with such a
+#: name is routed for its own job (see _render_job).
+ROUTED = re.compile(r"^(?!file:)|^file:(?!.*\.(?:png|gif|jpe?g|bmp|webp|ico|svg|css|js|"
+                    r"woff2?|ttf|otf|eot)(?:[?#].*)?$)", re.IGNORECASE)
+#: Forces style and layout (in a frameless tab nothing else runs them); says how far the
+#: document has loaded.
+LAYOUT_JS = ("() => (document.documentElement && document.documentElement.getBoundingClientRect(),"
+             " document.readyState)")
+#: Seconds between two forced layouts while a frameless tab loads.
+LAYOUT_POLL = 0.03
 #: Seconds to get a context and a tab (~0.2 s normally) before the browser counts as wedged.
 OPEN_TIMEOUT = 15.0
 #: How a navigation fails in a tab whose renderer died before or while it started.
@@ -110,6 +136,9 @@ class RenderOptions:
     wait_until: str = "load"
     settle_ms: int = 0
     executable_path: str | None = None
+    #: None: render pages without JavaScript and screenshot in frameless tabs of the headless
+    #: shell when it is installed (and executable_path is not set); False: never.
+    frameless: bool | None = None
     sandbox: bool | None = None
     extra_args: tuple[str, ...] = ()
     user_agent: str | None = None
@@ -157,6 +186,25 @@ def find_chromium() -> str:
                       "or run `make setup`) or set WEBSEG_CHROMIUM", stage="launch")
 
 
+def find_headless_shell() -> str | None:
+    """Path of the headless shell (Debian: ``apt-get install chromium-headless-shell``), or
+    $WEBSEG_HEADLESS_SHELL ("" to never use it); None when there is none."""
+    env = os.environ.get("WEBSEG_HEADLESS_SHELL")
+    if env is not None:
+        return env or None
+    if os.access("/usr/lib/chromium/chromium-headless-shell", os.X_OK):
+        return "/usr/lib/chromium/chromium-headless-shell"  # the binary, not Debian's sh wrapper
+    for name in ("chromium-headless-shell", "chrome-headless-shell"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def is_headless_shell(executable: str) -> bool:
+    return "headless-shell" in os.path.basename(os.path.realpath(executable))
+
+
 def source_label(source: Any) -> str:
     """Short printable name of an input for messages and reports."""
     if isinstance(source, bytes | bytearray | memoryview):
@@ -184,7 +232,16 @@ class Renderer:
         self._pw: Any = None
         self._browser: Any = None
         self._contexts: dict[tuple[bool, bool], Any] = {}
-        self._idle_pages: dict[tuple[bool, bool], list[Any]] = {}
+        self._idle_pages: dict[tuple[bool, bool, bool], list[Any]] = {}  # + frameless
+        self._shell = False  # the browser is a headless shell: frameless tabs
+        self._browser_cdp: Any = None
+        self._context_ids: dict[tuple[bool, bool], str] = {}  # CDP browserContextId
+        self._route_handlers: dict[tuple[bool, bool], Any] = {}
+        self._frameless: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._tab_lock: asyncio.Lock | None = None
+        # Chromium for pages that need frames when the browser is the shell (see _render_one)
+        self._painter: Renderer | None = None
+        self._painter_lock: asyncio.Lock | None = None
         # document URL -> bodies to serve, each once (see _context)
         self._documents: dict[str, deque[bytes]] = {}
         self._context_lock: asyncio.Lock | None = None
@@ -221,6 +278,9 @@ class Renderer:
             raise
 
     def close(self) -> None:
+        if self._painter is not None:
+            self._painter.close()
+            self._painter = None
         if self._loop is None:
             return
         with contextlib.suppress(Exception):
@@ -250,18 +310,28 @@ class Renderer:
             self._pw = await async_playwright().start()
         opts = self.options
         sandbox = opts.sandbox if opts.sandbox is not None else os.geteuid() != 0
-        args = list(CHROMIUM_ARGS) + list(opts.extra_args)
+        shell = None
+        if opts.frameless is not False and opts.executable_path is None \
+                and not os.environ.get("WEBSEG_CHROMIUM"):
+            shell = find_headless_shell()
+        executable = opts.executable_path or shell or find_chromium()
+        self._shell = opts.frameless is not False and is_headless_shell(executable)
+        args = list(CHROMIUM_ARGS) + list(HEADLESS_SHELL_ARGS if self._shell else ()) \
+            + list(opts.extra_args)
         if not sandbox:
             args.append("--no-sandbox")
         try:
             self._browser = await self._pw.chromium.launch(
-                executable_path=opts.executable_path or find_chromium(), args=args,
+                executable_path=executable, args=args,
                 headless=True, chromium_sandbox=sandbox, timeout=60_000)
+            self._browser_cdp = (await self._browser.new_browser_cdp_session()
+                                 if self._shell else None)
         except RenderError:
             raise
         except Exception as e:  # noqa: BLE001 - report any launch failure the same way
             raise RenderError(f"could not start Chromium: {e}", stage="launch") from e
         self._contexts = {}
+        self._context_ids = {}
         self._idle_pages = {}
 
     async def _shutdown(self) -> None:
@@ -404,7 +474,8 @@ class Renderer:
             except Exception:  # noqa: BLE001 - the page may have gone away meanwhile
                 pass
 
-        await ctx.route("**/*", route)
+        self._route_handlers[(javascript, offline)] = route  # for names ROUTED leaves out
+        await ctx.route(ROUTED, route)
         return ctx
 
     # ------------------------------------------------------------------ rendering
@@ -417,14 +488,16 @@ class Renderer:
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
         key = (job.javascript, job.offline)
+        # Scripts (requestAnimationFrame, observers) and screenshots need frames.
+        frameless = self._shell and not job.javascript and not screenshot
         crashed = asyncio.Event()
-        idle = self._idle_pages.setdefault(key, [])
+        idle = self._idle_pages.setdefault((*key, frameless), [])
         try:
             # Bounded: when a renderer process dies while its tab is being created, Playwright's
             # new_page() never returns (seen when renderers were killed mid-batch) and the
             # batch hung for good. A browser that cannot open a tab in time is replaced.
             async with asyncio.timeout(min(opts.timeout, OPEN_TIMEOUT)):
-                page = await self._open_tab(key, idle, job, crashed)
+                page = await self._open_tab(key, idle, job, crashed, frameless)
         except TimeoutError as e:
             await self._restart(browser)
             raise BrowserCrashed(f"could not open a browser tab within "
@@ -435,6 +508,10 @@ class Renderer:
         self._served.discard(page)
         if job.body is not None:
             self._documents.setdefault(job.url, deque()).append(job.body)
+        doc_route = None
+        if job.body is not None and not ROUTED.search(job.url):  # e.g. drawing.svg
+            doc_route = re.compile("^" + re.escape(job.url) + "(?:#.*)?$")
+            await page.route(doc_route, self._route_handlers[key])
         reusable = False
         stage = "navigate"
         try:
@@ -479,6 +556,9 @@ class Renderer:
                 if not queue:
                     del self._documents[job.url]
             page.remove_listener("crash", on_crash)
+            if doc_route is not None:
+                with contextlib.suppress(Exception):
+                    await page.unroute(doc_route)
             if reusable and self._browser is browser:
                 idle.append(page)
             else:
@@ -492,7 +572,7 @@ class Renderer:
         return page_model, timings
 
     async def _open_tab(self, key: tuple[bool, bool], idle: list[Any], job: _Job,
-                        crashed: asyncio.Event) -> Any:
+                        crashed: asyncio.Event, frameless: bool = False) -> Any:
         ctx = await self._context(*key)
         # Opening a tab costs ~0.2 s, a navigation in an open one far less: keep idle tabs.
         # A tab whose renderer died while idle is dropped (it would fail the next job).
@@ -503,10 +583,37 @@ class Renderer:
         if idle:
             return idle.pop()
         try:
-            page = await ctx.new_page()
+            page = await (self._new_frameless_tab(key, ctx) if frameless else ctx.new_page())
         except Exception as e:  # noqa: BLE001 - "Target crashed", "... has been closed"
             raise self._classify(e, job, "open", crashed) from e
         page.on("crash", self._crashed.add)  # the handler gets the page
+        return page
+
+    async def _new_frameless_tab(self, key: tuple[bool, bool], ctx: Any) -> Any:
+        """A tab of ``ctx`` that produces no frames. Playwright cannot ask for one, so it is
+        created over CDP and Playwright adopts it as it adopts a popup (same viewport,
+        JavaScript setting, routes and proxy as the context's other tabs)."""
+        if self._tab_lock is None:
+            self._tab_lock = asyncio.Lock()
+        # Serialised: the new tab is the context's next "page" event (a context without
+        # JavaScript opens no popups, so no other tab can appear meanwhile).
+        async with self._tab_lock:
+            ctx_id = self._context_ids.get(key)
+            if ctx_id is None:  # Playwright does not tell a context's CDP id; a tab does
+                probe = await ctx.new_page()
+                try:
+                    cdp = await ctx.new_cdp_session(probe)
+                    info = await cdp.send("Target.getTargetInfo")
+                    ctx_id = self._context_ids[key] = info["targetInfo"]["browserContextId"]
+                    await cdp.detach()
+                finally:
+                    await probe.close()
+            async with ctx.expect_page() as event:
+                await self._browser_cdp.send("Target.createTarget", {
+                    "url": "about:blank", "browserContextId": ctx_id,
+                    "enableBeginFrameControl": True})
+            page = await event.value
+        self._frameless.add(page)
         return page
 
     async def _navigate(self, page: Any, job: _Job) -> None:
@@ -519,6 +626,9 @@ class Renderer:
         ``readyState`` ourselves.
         """
         opts = self.options
+        if page in self._frameless:
+            await self._navigate_frameless(page, job)
+            return
         blocked = asyncio.Event()
         self._nav_blocked[page] = blocked
         goto = asyncio.ensure_future(page.goto(job.url, wait_until=opts.wait_until,
@@ -542,6 +652,26 @@ class Renderer:
             waiter.cancel()
             goto.cancel()
             self._nav_blocked.pop(page, None)
+
+    async def _navigate_frameless(self, page: Any, job: _Job) -> None:
+        """Load ``job`` in a frameless tab. Style and layout run there only when forced, and
+        layout is what requests web fonts and starts plugins (an ``<object>`` holds "load"
+        until a layout ran), so lay out every LAYOUT_POLL seconds, as a painted tab does on its
+        frames, until the document is complete. A navigation away that the route suppressed
+        needs no special case here: we watch the document, not Playwright's load event.
+        """
+        opts = self.options
+        ready = ("interactive", "complete") if opts.wait_until in ("domcontentloaded", "commit") \
+            else ("complete",)
+        await page.goto(job.url, wait_until="commit", timeout=opts.timeout * 1000)
+        while True:
+            try:
+                if await page.evaluate(LAYOUT_JS) in ready:
+                    return
+            except Exception as e:  # noqa: BLE001 - between two documents
+                if "context was destroyed" not in str(e):
+                    raise
+            await asyncio.sleep(LAYOUT_POLL)
 
     async def _walk(self, page: Any, job: _Job, crashed: asyncio.Event) -> str:
         """Run walk.js; when a navigation replaces the document meanwhile (a URL's script or
@@ -580,6 +710,9 @@ class Renderer:
             job = self._resolve(source, url, encoding)
         except RenderError as e:
             return RenderResult(index, label, error=e, seconds=time.perf_counter() - t0)
+        if self._shell and self.options.executable_path is None \
+                and (job.javascript or screenshot):
+            return await self._render_painted(index, source, url, encoding, screenshot, t0)
         for attempt in (0, 1):
             browser = self._browser
             try:
@@ -606,6 +739,30 @@ class Renderer:
                     continue
                 return RenderResult(index, label, error=err, seconds=time.perf_counter() - t0)
         raise AssertionError("unreachable")
+
+    async def _render_painted(self, index: int, source: Any, url: str | None,
+                              encoding: str | None, screenshot: str | None,
+                              t0: float) -> RenderResult:
+        """Render in a second Renderer that runs Chromium (started on first use): this one
+        runs the headless shell, whose painted tabs differ from Chromium's."""
+        if self._painter_lock is None:
+            self._painter_lock = asyncio.Lock()
+        async with self._painter_lock:
+            if self._painter is None:
+                try:
+                    painter = Renderer(replace(self.options, frameless=False,
+                                               executable_path=find_chromium()))
+                    await asyncio.to_thread(painter.start)
+                except RenderError as e:
+                    return RenderResult(index, source_label(source), error=e,
+                                        seconds=time.perf_counter() - t0)
+                self._painter = painter
+        p = self._painter
+        # per-job options (limits, time limit) follow this renderer's, which may change
+        p.options = replace(self.options, frameless=False,
+                            executable_path=p.options.executable_path)
+        return await asyncio.wrap_future(
+            p._submit(p._render_one(index, source, url, encoding, screenshot)))
 
     # ------------------------------------------------------------------ public API
     def render(self, source: bytes | str | os.PathLike, *, url: str | None = None,

@@ -1,9 +1,10 @@
-// One in-page walk over the DOM; returns everything webseg needs as ONE JSON string.
+// One in-page walk over the DOM; returns everything webseg needs as ONE JSON string
+// (a promise of it: the walk first waits for web fonts, see below).
 // Why one string: Playwright serialises returned objects value by value, which is ~5x slower
 // than returning a single string that Python parses with json.loads.
 // The walk is iterative (an explicit stack), so deeply nested documents cannot overflow the
 // JS call stack; it stops with an error record once opts.maxNodes nodes have been seen.
-(opts) => {
+async (opts) => {
   const KEEP = ["id", "class", "role", "href", "src", "alt", "title", "name", "type"];
   const SKIP_TEXT = new Set(["script", "style", "template"]);
   const maxNodes = opts.maxNodes;
@@ -21,6 +22,15 @@
   }
   if (nNodes > maxNodes) {
     return JSON.stringify({ok: false, error: "too_many_nodes", count: nNodes, limit: maxNodes});
+  }
+  // Web fonts are requested by layout, and one still loading is measured with its fallback's
+  // metrics: whether it had arrived depended on timing (bbcgf.org: boxes 2-20 px apart from one
+  // run to the next; a frameless tab lays out later still). Lay out, then wait until no font
+  // is loading. The timer bounds a slow font when scripts run; without them timers never fire,
+  // but an offline page's fonts are local or refused, and the page's time limit applies.
+  if (document.documentElement) document.documentElement.getBoundingClientRect();
+  if (document.fonts && document.fonts.status === "loading") {
+    await Promise.race([document.fonts.ready, new Promise((r) => setTimeout(r, 3000))]);
   }
   const sx = window.scrollX, sy = window.scrollY;
   const parent = [], kind = [], tag = [], text = [], attrs = [], box = [], bg = [], color = [];
