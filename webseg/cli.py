@@ -359,7 +359,8 @@ def clean(inputs: tuple[str, ...], output: str | None, as_html: bool, threshold:
 
 #: algorithm -> (trainer module, whether its main() takes the algorithm name first)
 TRAINERS = {"gcuts": ("webseg.graphseg.train", True), "cclus": ("webseg.graphseg.train", True),
-            "pagelevel": ("webseg.templates.train", False)}
+            "pagelevel": ("webseg.templates.train", False),
+            "wps": ("webseg.wps.train", False)}
 
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
@@ -375,6 +376,7 @@ def train(algo: str, args: tuple[str, ...]) -> None:
       webseg train gcuts --data ../shared/data/segmentation/kreuzer-random --out models/
       webseg train cclus --data ../shared/data/segmentation/kreuzer-random --out models/
       webseg train pagelevel --data ../shared/data/boilerplate/dragnet --out models/
+      webseg train wps margin --data ../shared/data/segmentation/kreuzer-random --out models/
     """
     import importlib
 
