@@ -218,26 +218,41 @@ def segment(inputs: tuple[str, ...], algo: str, param: tuple[str, ...], output: 
       webseg segment pages/ --algo dom -o segs/
     """
     seg = _make_segmenter(algo, param)
+    indent = None if len(_expand(inputs)) > 1 else 2  # one JSON per file, or readable on stdout
+
+    def run(page: Any) -> str:
+        return seg.segment(page).to_json(indent=indent)
+
+    _batch(inputs, output, ".seg.json", run, "segment",
+           _render_options(timeout, javascript, max_nodes), concurrency)
+
+
+def _batch(inputs: tuple[str, ...], output: str | None, suffix: str, run: Any, stage: str,
+           opts: dict[str, Any], concurrency: int) -> None:
+    """Render (or load) every input, apply ``run(page) -> str`` and write or print the result.
+
+    One input prints to stdout (or ``-o FILE``); several need ``-o DIRECTORY`` and get
+    ``<name><suffix>`` files. Failures are reported and the batch goes on; the exit code says
+    whether any input failed.
+    """
     files = _expand(inputs)
     many = len(files) > 1
     if many and not output:
         raise click.UsageError("several inputs need -o DIRECTORY")
     failed = 0
-    for inp, page, err in _pages(files, _render_options(timeout, javascript, max_nodes),
-                                 concurrency, progress=True):
+    for inp, page, err in _pages(files, opts, concurrency, progress=True):
         if err is not None:
             failed += 1
             _fail(inp, err)
             continue
         try:
-            result = seg.segment(page)
+            text = run(page)
         except Exception as e:  # noqa: BLE001 - report and go on with the batch
             failed += 1
-            _err(f"{inp}: segment: {type(e).__name__}: {e}")
+            _err(f"{inp}: {stage}: {type(e).__name__}: {e}")
             continue
-        text = result.to_json(indent=None if many else 2)
         if many:
-            out = Path(output) / (_stem(inp) + ".seg.json")
+            out = Path(output) / (_stem(inp) + suffix)
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text, encoding="utf-8")
         elif output:
@@ -327,34 +342,19 @@ def clean(inputs: tuple[str, ...], output: str | None, as_html: bool, threshold:
       webseg clean article.html --html -o main.html
       webseg clean pages/ -o texts/            # writes texts/<name>.txt
     """
+    from webseg.segmenters import available
     from webseg.templates.clean import clean as clean_text
     from webseg.templates.clean import clean_html
 
-    files = _expand(inputs)
-    many = len(files) > 1
-    if many and not output:
-        raise click.UsageError("several inputs need -o DIRECTORY")
+    if algo not in available():
+        raise click.UsageError(f"unknown segmenter {algo!r}")
     extract = clean_html if as_html else clean_text
-    failed = 0
-    for inp, page, err in _pages(files, _render_options(timeout, javascript, max_nodes),
-                                 concurrency, progress=True):
-        if err is not None:
-            failed += 1
-            _fail(inp, err)
-            continue
-        try:
-            text = extract(page, threshold=threshold, segmenter=algo)
-        except (KeyError, ValueError) as e:
-            raise click.UsageError(str(e)) from None
-        if many:
-            out = Path(output) / (_stem(inp) + (".html" if as_html else ".txt"))
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(text, encoding="utf-8")
-        elif output:
-            Path(output).write_text(text, encoding="utf-8")
-        else:
-            click.echo(text)
-    sys.exit(EXIT_FAILED if failed else EXIT_OK)
+
+    def run(page: Any) -> str:
+        return extract(page, threshold=threshold, segmenter=algo)
+
+    _batch(inputs, output, ".html" if as_html else ".txt", run, "clean",
+           _render_options(timeout, javascript, max_nodes), concurrency)
 
 
 #: algorithm -> (trainer module, whether its main() takes the algorithm name first)
