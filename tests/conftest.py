@@ -36,11 +36,19 @@ def _have_chromium() -> bool:
     return True
 
 
+def no_browser(reason: str) -> None:
+    """Skip a browser test where Chromium is missing, but fail under CI (``CI`` set), where
+    ``make test`` installs it: a CI run must never go green by skipping the browser tests."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI must run the browser tests)")
+    pytest.skip(reason)
+
+
 @pytest.fixture(scope="session")
 def renderer() -> Iterator[Renderer]:
     """One Renderer (one Chromium) shared by all browser tests."""
     if not _have_chromium():
-        pytest.skip("no Chromium installed (run `make setup`)")
+        no_browser("no Chromium installed (run `make setup`)")
     with Renderer(timeout=RENDER_TIMEOUT) as r:
         yield r
 
@@ -66,7 +74,7 @@ def renderer_options(renderer: Renderer):
 def own_renderer():
     """Factory for a private Renderer (closed after the test), for tests that break one."""
     if not _have_chromium():
-        pytest.skip("no Chromium installed (run `make setup`)")
+        no_browser("no Chromium installed (run `make setup`)")
     made: list[Renderer] = []
 
     def make(**options: object) -> Renderer:

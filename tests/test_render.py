@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.conftest import no_browser
 from webseg.page import TEXT, Page
 from webseg.render import (
     BrowserCrashed,
@@ -329,7 +330,7 @@ def crash_renderer(process_tools):
         r = Renderer(timeout=20)
         r.start()
     except RenderError as e:
-        pytest.skip(f"no Chromium: {e}")
+        no_browser(f"no Chromium: {e}")
     yield r, before
     r.close()
 
