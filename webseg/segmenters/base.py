@@ -10,7 +10,8 @@ becomes available everywhere by registering it once with :func:`register`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol, runtime_checkable
+from pathlib import Path
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from webseg.page import Page
 from webseg.segmentation import Segmentation
@@ -25,6 +26,39 @@ class Segmenter(Protocol):
     needs_layout: bool
 
     def segment(self, page: Page) -> Segmentation: ...
+
+
+class ModelBacked:
+    """The model half of a learnable segmenter: the shipped model loads on first use.
+
+    A subclass is a dataclass with a ``model: str | None`` field (a model file; ``None`` means
+    the one shipped in ``webseg/models``) and a ``_model`` field (``init=False``), and sets
+    ``model_type`` to a class with ``load(path)`` and ``save(path)`` - or overrides
+    :meth:`_read_model` when loading needs more than the path.
+    """
+
+    model_type: ClassVar[Any]
+    model: str | None
+    _model: Any
+
+    def _read_model(self) -> Any:
+        return self.model_type.load(self.model)
+
+    def get_model(self) -> Any:
+        if self._model is None:
+            self._model = self._read_model()
+        return self._model
+
+    def set_model(self, model: Any) -> Any:
+        self._model = model
+        return self
+
+    def save(self, path: str | Path) -> None:
+        self.get_model().save(path)
+
+    @classmethod
+    def load(cls, path: str | Path, **params: Any) -> Any:
+        return cls(model=str(path), **params)
 
 
 _REGISTRY: dict[str, tuple[Callable[..., Segmenter], str]] = {}

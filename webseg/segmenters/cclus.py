@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,7 +28,7 @@ from webseg.graphseg.model import CClusModel, all_pair_costs
 from webseg.graphseg.segments import to_segmentation
 from webseg.page import Page
 from webseg.segmentation import Segmentation
-from webseg.segmenters.base import register
+from webseg.segmenters.base import ModelBacked, register
 
 DEFAULT_LAMBDA = 1.0
 
@@ -43,7 +42,7 @@ class CClusPrepared:
 
 
 @dataclass
-class CClusSegmenter:
+class CClusSegmenter(ModelBacked):
     """CClus with a trained model (``webseg/models/cclus.json`` by default).
 
     ``lam`` scales the cost of separating a pair (None: the model's validated value);
@@ -58,15 +57,7 @@ class CClusSegmenter:
     name: str = "cclus"
     needs_layout: bool = True
     _model: CClusModel | None = field(default=None, init=False, repr=False)
-
-    def get_model(self) -> CClusModel:
-        if self._model is None:
-            self._model = CClusModel.load(self.model)
-        return self._model
-
-    def set_model(self, model: CClusModel) -> CClusSegmenter:
-        self._model = model
-        return self
+    model_type = CClusModel
 
     def fit(self, pages: list[Page], golds: list[np.ndarray], **kw: Any) -> CClusSegmenter:
         """Train Vpq on ``pages`` (gold = label per ``page.text_leaves``, -1 = none)."""
@@ -74,13 +65,6 @@ class CClusSegmenter:
 
         self._model = train_cclus(pages, golds, **kw)
         return self
-
-    def save(self, path: str | Path) -> None:
-        self.get_model().save(path)
-
-    @classmethod
-    def load(cls, path: str | Path, **params: Any) -> CClusSegmenter:
-        return cls(model=str(path), **params)
 
     @property
     def resolved_lambda(self) -> float:

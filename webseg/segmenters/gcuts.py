@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -59,7 +58,7 @@ from webseg.graphseg.model import GCutsModel, select_labels, unary_costs
 from webseg.graphseg.segments import to_segmentation
 from webseg.page import Page
 from webseg.segmentation import Segmentation
-from webseg.segmenters.base import register
+from webseg.segmenters.base import ModelBacked, register
 
 #: Default lambda when neither the call nor the model gives one.
 DEFAULT_LAMBDA = 1.0
@@ -81,7 +80,7 @@ class Prepared:
 
 
 @dataclass
-class GCutsSegmenter:
+class GCutsSegmenter(ModelBacked):
     """GCuts with a trained model (shipped in ``webseg/models/gcuts.json`` by default).
 
     ``lam``: trade-off on the pairwise costs (None: the model's validated value for ``name``);
@@ -103,16 +102,7 @@ class GCutsSegmenter:
     name: str = "gcuts"
     needs_layout: bool = True
     _model: GCutsModel | None = field(default=None, init=False, repr=False)
-
-    # ------------------------------------------------------------------ model
-    def get_model(self) -> GCutsModel:
-        if self._model is None:
-            self._model = GCutsModel.load(self.model)
-        return self._model
-
-    def set_model(self, model: GCutsModel) -> GCutsSegmenter:
-        self._model = model
-        return self
+    model_type = GCutsModel
 
     def fit(self, pages: list[Page], golds: list[np.ndarray], **kw: Any) -> GCutsSegmenter:
         """Train Dp and Vpq on ``pages`` (gold = label per ``page.text_leaves``, -1 = none).
@@ -124,13 +114,6 @@ class GCutsSegmenter:
 
         self._model = train_gcuts(pages, golds, k_adjacent=self.k_adjacent, **kw)
         return self
-
-    def save(self, path: str | Path) -> None:
-        self.get_model().save(path)
-
-    @classmethod
-    def load(cls, path: str | Path, **params: Any) -> GCutsSegmenter:
-        return cls(model=str(path), **params)
 
     @property
     def resolved_lambda(self) -> float:

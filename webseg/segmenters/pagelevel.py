@@ -48,14 +48,13 @@ text of the segments with templateness below 0.5, i.e. the page's main content (
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from webseg.page import Page
 from webseg.segmentation import Segment, Segmentation, node_union_box, nodes_text
-from webseg.segmenters.base import register
+from webseg.segmenters.base import ModelBacked, register
 from webseg.templates.classifier import TemplateClassifier
 from webseg.templates.isotonic import smooth_page
 
@@ -109,7 +108,7 @@ def _folded_scores(page: Page, scores: np.ndarray, hidden_area: float) -> tuple[
 
 
 @dataclass
-class PageLevelSegmenter:
+class PageLevelSegmenter(ModelBacked):
     """PageLevel segmenters; ``mode`` is ``"smooth"``, ``"basic"`` or ``"merge"``.
 
     ``c``: smoothing penalty constant (paper 0.01); ``hidden_area``: px^2 below which nodes are
@@ -133,28 +132,14 @@ class PageLevelSegmenter:
     model: str | None = None
     name: str = "pagelevel"
     needs_layout: bool = True
-    _clf: TemplateClassifier | None = field(default=None, init=False, repr=False)
+    _model: TemplateClassifier | None = field(default=None, init=False, repr=False)
+
+    def _read_model(self) -> TemplateClassifier:
+        return _load_model(self.model)  # cached: every PageLevel variant shares one classifier
 
     def __post_init__(self) -> None:
         if self.mode not in ("smooth", "basic", "merge"):
             raise ValueError(f"mode must be 'smooth', 'basic' or 'merge', got {self.mode!r}")
-
-    # ------------------------------------------------------------------ model
-    def get_model(self) -> TemplateClassifier:
-        if self._clf is None:
-            self._clf = _load_model(self.model)
-        return self._clf
-
-    def set_model(self, clf: TemplateClassifier) -> PageLevelSegmenter:
-        self._clf = clf
-        return self
-
-    def save(self, path: str | Path) -> None:
-        self.get_model().save(path)
-
-    @classmethod
-    def load(cls, path: str | Path, **params: Any) -> PageLevelSegmenter:
-        return cls(model=str(path), **params)
 
     def scores(self, page: Page) -> np.ndarray:
         """Classifier templateness of every node (before smoothing)."""

@@ -25,14 +25,13 @@ boundary counts and the model's C.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from webseg.page import Page
 from webseg.segmentation import Segment, Segmentation, node_union_box, nodes_text
-from webseg.segmenters.base import register
+from webseg.segmenters.base import ModelBacked, register
 from webseg.wps.features import boundary_features
 from webseg.wps.graph import WPSGraph, build_graph
 from webseg.wps.inference import infer
@@ -62,7 +61,7 @@ def two_level(seg: Segmentation) -> Segmentation:
 
 
 @dataclass
-class WPSSegmenter:
+class WPSSegmenter(ModelBacked):
     """WPS with a trained model (``webseg/models/wps-<loss>.json`` by default).
 
     ``loss``: which shipped model (``"margin"`` or ``"slack"``); ``model``: path of a model file
@@ -78,19 +77,12 @@ class WPSSegmenter:
     needs_layout: bool = True
     _model: WPSModel | None = field(default=None, init=False, repr=False)
 
+    def _read_model(self) -> WPSModel:
+        return WPSModel.load(self.model, self.loss)
+
     def __post_init__(self) -> None:
         if self.hierarchy not in ("two", "tree"):
             raise ValueError(f"hierarchy must be 'two' or 'tree', got {self.hierarchy!r}")
-
-    # ------------------------------------------------------------------ model
-    def get_model(self) -> WPSModel:
-        if self._model is None:
-            self._model = WPSModel.load(self.model, self.loss)
-        return self._model
-
-    def set_model(self, model: WPSModel) -> WPSSegmenter:
-        self._model = model
-        return self
 
     def fit(self, pages: list[Page], golds: list[np.ndarray], C: float = 1.0,
             **kw: Any) -> WPSSegmenter:
@@ -110,13 +102,6 @@ class WPSSegmenter:
         w, rep = cutting_plane(exs, C, "margin", **kw)
         self._model = WPSModel(w, mean, scale, "margin", {"C": C, "report": rep.as_dict()})
         return self
-
-    def save(self, path: str | Path) -> None:
-        self.get_model().save(path)
-
-    @classmethod
-    def load(cls, path: str | Path, **params: Any) -> WPSSegmenter:
-        return cls(model=str(path), **params)
 
     # ------------------------------------------------------------------ segmentation
     def labels(self, page: Page) -> tuple[WPSGraph, np.ndarray, np.ndarray]:
