@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import gzip
 import json
 import sys
 import time
@@ -26,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from eval.segmentation import write_csv
 
 VARIANTS = ["gcuts", "gcuts-np", "gcuts-nl", "cclus", "cclus-nl"]
 BASELINES = ["single", "dom", "vips", "blockfusion"]
@@ -176,12 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_sweep:
         rows = run_sweeps(args.data, args.cache, variants, lambdas, ["val", "test"])
         # per-page rows: gzip keeps the committed results small (~0.6 MB -> ~0.1 MB)
-        with gzip.open(args.out / "sweep.csv.gz", "wt", newline="", encoding="utf-8") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            for r in rows:
-                w.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v)
-                            for k, v in r.items()})
+        write_csv(args.out / "sweep.csv.gz", rows, list(rows[0]))
         means = mean_table(rows)
         plot_sweeps(means, lam, variants, args.out / "lambda_sweep.png")
         full = lambdas + CCLUS_EXTRA

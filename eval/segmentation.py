@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import gzip
 import hashlib
 import json
 import math
@@ -224,24 +225,24 @@ def summarise(rows: list[dict], algos: list[str], levels: list[int]) -> list[dic
     return out
 
 
-def write_outputs(out: Path, rows: list[dict], errors: list[dict], summary: list[dict],
-                  algos: list[str], levels: list[int], run: dict[str, Any]) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    with (out / "per_page.csv").open("w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=PER_PAGE_FIELDS)
+def write_csv(path: Path, rows: list[dict], fields: list[str]) -> None:
+    """Rows as CSV with floats to 4 decimals (gzip-compressed when ``path`` ends in .gz);
+    every harness writes its tables through this one function."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "wt", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
         for r in rows:
             w.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in r.items()})
-    with (out / "errors.csv").open("w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=["page", "segmenter", "stage", "error"])
-        w.writeheader()
-        w.writerows(errors)
-    fields = list(summary[0]) if summary else ["level", "segmenter"]
-    with (out / "summary.csv").open("w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=fields)
-        w.writeheader()
-        for r in summary:
-            w.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in r.items()})
+
+
+def write_outputs(out: Path, rows: list[dict], errors: list[dict], summary: list[dict],
+                  algos: list[str], levels: list[int], run: dict[str, Any]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    write_csv(out / "per_page.csv", rows, PER_PAGE_FIELDS)
+    write_csv(out / "errors.csv", errors, ["page", "segmenter", "stage", "error"])
+    write_csv(out / "summary.csv", summary, list(summary[0]) if summary else ["level",
+                                                                              "segmenter"])
     lines = [f"# Segmentation results: {run['dataset']}", "",
              f"Command: `{run['command']}`", "",
              f"Pages scored: {run['pages_scored']} of {run['pages']}; render/segment errors: "

@@ -12,7 +12,6 @@ curves shown *after* a value was chosen.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from eval.segmentation import evaluate, load_pages, read_dataset, summarise
+from eval.segmentation import evaluate, load_pages, read_dataset, summarise, write_csv
 from eval.splits import select
 
 
@@ -95,11 +94,7 @@ def write(args: argparse.Namespace, rows: list[dict], argv: list[str] | None) ->
 
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
-    with (out / "sweep.csv").open("w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items()})
+    write_csv(out / "sweep.csv", rows, list(rows[0]))
     cmd = "python -m eval.sweep " + " ".join(sys.argv[1:] if argv is None else argv)
     lines = [f"# {args.algo}: sweep of {args.param} ({args.split} split)", "",
              f"Command: `{cmd}`", "",

@@ -19,14 +19,20 @@ table, with the command). The best theta per mode is printed at the end; it is w
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from eval.segmentation import evaluate, load_pages, parse_params, read_dataset, summarise
+from eval.segmentation import (
+    evaluate,
+    load_pages,
+    parse_params,
+    read_dataset,
+    summarise,
+    write_csv,
+)
 from eval.splits import select
 from eval.sweep import parse_grid
 
@@ -106,11 +112,7 @@ def plot(table: list[dict], modes: list[str], best: dict[str, dict], path: Path)
 
 def write(out: Path, table: list[dict], best: dict[str, dict], run: dict[str, Any]) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    with (out / "tune.csv").open("w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS)
-        w.writeheader()
-        for r in table:
-            w.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in r.items()})
+    write_csv(out / "tune.csv", table, FIELDS)
     (out / "best.json").write_text(json.dumps({"run": run, "best": best}, indent=2),
                                    encoding="utf-8")
     lines = [f"# blockfusion theta_max sweep: {run['dataset']}, split {run['split']} "
