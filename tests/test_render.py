@@ -431,3 +431,19 @@ def test_render_time_is_recorded(renderer: Renderer) -> None:
     res = renderer.render_result(SIMPLE)
     assert res.ok and 0 < res.seconds <= time.perf_counter() - t0
     assert {"browser", "walk", "model"} <= set(res.timings)
+
+
+@pytest.mark.browser
+def test_render_many_jobs_carry_url_and_encoding(renderer):
+    """A RenderJob serves bytes under their real URL and can override the encoding."""
+    from webseg.render import RenderJob
+
+    latin = "<html><head><meta charset='utf-8'><title>é</title></head><body>café</body></html>"
+    jobs = [RenderJob(latin.encode("latin-1"), url="http://example.org/a/page.html",
+                      encoding="latin-1"),
+            b"<p>plain</p>"]
+    first, second = list(renderer.render_many(jobs, concurrency=2))
+    assert first.error is None and second.error is None
+    assert first.page.url == "http://example.org/a/page.html"
+    assert "café" in "".join(first.page.text)
+    assert second.page.url is None

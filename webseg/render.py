@@ -144,6 +144,20 @@ class RenderOptions:
     user_agent: str | None = None
 
 
+@dataclass(frozen=True)
+class RenderJob:
+    """One input of :meth:`Renderer.render_many` with per-input settings.
+
+    ``url`` is the page's real address for bytes input (WARC payloads, stored crawls): the
+    document is served under it offline, so relative links resolve and ``page.url`` is set.
+    ``encoding`` overrides detection for this input.
+    """
+
+    source: Any
+    url: str | None = None
+    encoding: str | None = None
+
+
 @dataclass
 class RenderResult:
     """Outcome for one input of a batch: ``page`` or ``error`` is set, never both."""
@@ -787,11 +801,15 @@ class Renderer:
         return self._call(self._render_one(0, source, url, encoding, shot),
                           timeout=self.options.timeout * 3 + 60)
 
-    def render_many(self, sources: Iterable[Any], concurrency: int = 3) -> Iterator[RenderResult]:
+    def render_many(self, sources: Iterable[Any], concurrency: int = 3, *,
+                    encoding: str | None = None) -> Iterator[RenderResult]:
         """Render many inputs with up to ``concurrency`` pages in flight.
 
         Yields one :class:`RenderResult` per input, in input order, whatever happened to it.
         Inputs are consumed lazily (a bounded window ahead), so an endless iterator is fine.
+        Each input is a source (bytes, path or URL) or a :class:`RenderJob` carrying its own
+        URL and encoding. ``encoding`` overrides detection for every input without one (for
+        collections known to have been transcoded without fixing their meta tags).
         """
         if concurrency < 1:
             raise ValueError("concurrency must be >= 1")
@@ -802,7 +820,10 @@ class Renderer:
             if sem is None:
                 sem = sem_holder["sem"] = asyncio.Semaphore(concurrency)
             async with sem:
-                return await self._render_one(i, s, None, None, None)
+                if isinstance(s, RenderJob):
+                    return await self._render_one(i, s.source, s.url, s.encoding or encoding,
+                                                  None)
+                return await self._render_one(i, s, None, encoding, None)
 
         window: deque[Future] = deque()
         it = iter(enumerate(sources))

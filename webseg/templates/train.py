@@ -41,19 +41,18 @@ Steps, all deterministic (fixed seed, sorted inputs):
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
-import json
 import re
 import sys
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from webseg.datasets import DEFAULT_CACHE as DATASETS_CACHE
+from webseg.datasets import PageRecord, load_records, render_cached
 from webseg.page import Page
 from webseg.templates.classifier import DEFAULT_EDGES, TemplateClassifier
 from webseg.templates.features import node_features
@@ -62,60 +61,9 @@ from webseg.templates.sitelevel import sitelevel_labels
 __all__ = ["PageRecord", "build_samples", "gold_labels", "load_records", "render_cached",
            "select_sites", "train"]
 
-DEFAULT_CACHE = Path(".cache/webseg/boilerplate")
+DEFAULT_CACHE = DATASETS_CACHE
 HIDDEN_AREA = 2000.0
 _WORD = re.compile(r"\w+")
-
-
-@dataclass(frozen=True)
-class PageRecord:
-    """One manifest entry of a boilerplate dataset."""
-
-    dataset: str
-    id: str
-    html: Path
-    site: str | None
-    url: str | None
-    gold: Path | None
-    split: str | None
-    exclude_text_metrics: bool = False
-
-    def read_html(self) -> bytes:
-        """The page bytes (gunzipped; never decoded here)."""
-        return gzip.open(self.html, "rb").read()
-
-    def read_gold(self) -> str | None:
-        return self.gold.read_text(encoding="utf-8") if self.gold is not None else None
-
-
-def load_records(data: str | Path) -> list[PageRecord]:
-    """All manifest entries of one dataset folder, paths resolved against the folder.
-
-    ``gold`` is the set's ``gold_clean`` file where it has one (CleanEval-style sets: gold
-    without markup), else ``gold``.
-    """
-    root = Path(data)
-    manifest = root / "manifest.jsonl"
-    if not manifest.is_file():
-        raise FileNotFoundError(f"{manifest} not found: --data must be a boilerplate dataset "
-                                "folder with a manifest.jsonl")
-    out = []
-    with manifest.open(encoding="utf-8") as f:
-        for ln, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                r = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{manifest}:{ln}: not JSON: {e}") from e
-            out.append(PageRecord(
-                dataset=str(r.get("source") or root.name), id=str(r["id"]),
-                html=root / r["html"], site=r.get("site"),
-                url=r.get("url") or r.get("url_declared"),
-                gold=root / gold if (gold := r.get("gold_clean") or r.get("gold")) else None,
-                split=r.get("split"),
-                exclude_text_metrics=bool(r.get("gold_not_in_html", False))))
-    return out
 
 
 def _stable_key(s: str) -> str:
@@ -150,49 +98,6 @@ def select_sites(records: Iterable[PageRecord], split: str | None = "train",
         out[key] = recs
         total += len(recs)
     return out
-
-
-def cache_path(cache: Path, rec: PageRecord) -> Path:
-    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in rec.id)
-    return cache / rec.dataset / f"{safe}.json.gz"
-
-
-def render_cached(records: Sequence[PageRecord], cache: str | Path = DEFAULT_CACHE,
-                  concurrency: int = 3, log=print) -> dict[PageRecord, Page]:
-    """Rendered pages of ``records`` (cached as gzipped Page JSON); failures are logged."""
-    cache = Path(cache)
-    pages: dict[PageRecord, Page] = {}
-    todo = []
-    for r in records:
-        p = cache_path(cache, r)
-        if p.is_file():
-            try:
-                pages[r] = Page.load(p)
-                continue
-            except (ValueError, OSError, EOFError) as e:
-                log(f"cache {p} unreadable ({e}); rendering again")
-        todo.append(r)
-    if todo:
-        from webseg.render import Renderer
-
-        log(f"rendering {len(todo)} pages ({len(pages)} cached)")
-        t0 = time.perf_counter()
-        with Renderer() as renderer:
-            results = renderer.render_many((r.read_html() for r in todo), concurrency)
-            for k, (r, res) in enumerate(zip(todo, results, strict=True), 1):
-                if res.error is not None or res.page is None:
-                    log(f"  {r.dataset}/{r.id}: render failed: {res.error}")
-                    continue
-                p = cache_path(cache, r)
-                p.parent.mkdir(parents=True, exist_ok=True)
-                res.page.save(p)
-                pages[r] = res.page
-                if k % 25 == 0:
-                    log(f"  {k}/{len(todo)} rendered, {time.perf_counter() - t0:.0f} s")
-    for r, page in pages.items():
-        if r.url:
-            page.url = r.url
-    return pages
 
 
 def build_samples(site_pages: Sequence[Page], labels: Sequence[np.ndarray], per_page: int,
