@@ -385,5 +385,27 @@ def train(algo: str, args: tuple[str, ...]) -> None:
     sys.exit(trainer.main([algo, *args] if takes_algo else list(args)))
 
 
+#: Application layers that contribute commands. Each module exposes ``COMMANDS``, a list of
+#: click commands; it keeps heavy imports inside the commands so ``webseg --help`` stays fast.
+APP_COMMAND_MODULES = ("ir.cli", "dedup.cli", "classify.cli", "webseg.pipeline_cli")
+
+
+def _add_app_commands() -> None:
+    import importlib
+
+    for name in APP_COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as e:
+            if e.name == name:  # that layer is not part of this build
+                continue
+            raise
+        for command in module.COMMANDS:
+            main.add_command(command)
+
+
+_add_app_commands()
+
+
 if __name__ == "__main__":
     main()

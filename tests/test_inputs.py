@@ -1,0 +1,106 @@
+"""Input expansion (directories, WARC, URL lists) and batch rendering of input records."""
+
+from __future__ import annotations
+
+import gzip
+import io
+from pathlib import Path
+
+import pytest
+
+from webseg.inputs import InputRecord, iter_inputs, iter_warc, render_inputs
+
+
+def write_warc(path: Path, records: list[tuple[str, str, bytes]], gz: bool = True) -> None:
+    """A WARC with one warcinfo record and one response per (url, content-type, body)."""
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    with path.open("wb") as f:
+        w = WARCWriter(f, gzip=gz)
+        w.write_record(w.create_warcinfo_record(path.name, {"software": "webseg-tests"}))
+        for url, ctype, body in records:
+            headers = StatusAndHeaders("200 OK", [("Content-Type", ctype)], protocol="HTTP/1.1")
+            w.write_record(w.create_warc_record(url, "response", payload=io.BytesIO(body),
+                                                http_headers=headers))
+
+
+def test_directory_expansion_is_sorted_and_recursive(tmp_path: Path) -> None:
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "z.html").write_bytes(b"<p>z</p>")
+    (tmp_path / "a.htm").write_bytes(b"<p>a</p>")
+    (tmp_path / "c.html.gz").write_bytes(gzip.compress(b"<p>c</p>"))
+    (tmp_path / "notes.md").write_text("ignored: not a page")
+    recs = list(iter_inputs([tmp_path]))
+    assert [Path(r.id).relative_to(tmp_path).as_posix() for r in recs] == \
+        ["a.htm", "b/z.html", "c.html.gz"]
+    assert all(r.kind == "file" and r.error is None for r in recs)
+    assert recs[2].read_bytes() == b"<p>c</p>"
+
+
+def test_missing_path_and_bad_url_lines_become_error_records(tmp_path: Path) -> None:
+    urls = tmp_path / "list.txt"
+    urls.write_text("# crawl seeds\nhttps://example.org/a\n\nftp://nope\nhttp://example.org/b\n")
+    recs = list(iter_inputs([tmp_path / "missing.html", urls, "https://example.net/"]))
+    assert recs[0].error and "no such file" in recs[0].error
+    assert [r.url for r in recs[1:]] == ["https://example.org/a", None,
+                                         "http://example.org/b", "https://example.net/"]
+    assert recs[2].error and "not an http(s) URL" in recs[2].error
+    assert recs[2].id.endswith(":4")
+
+
+@pytest.mark.parametrize("gz", [True, False])
+def test_warc_responses_become_records_with_stable_ids(tmp_path: Path, gz: bool) -> None:
+    warc = tmp_path / ("crawl.warc.gz" if gz else "crawl.warc")
+    write_warc(warc, [("http://example.org/1", "text/html; charset=utf-8", b"<p>one \xc3\xa9</p>"),
+                      ("http://example.org/logo.png", "image/png", b"\x89PNG..."),
+                      ("http://example.org/2", "text/html", b"<p>two</p>")], gz=gz)
+    recs = list(iter_warc(warc))
+    assert len(recs) == 3  # the warcinfo record is not a page; the PNG is an error record
+    assert [r.url for r in recs] == ["http://example.org/1", "http://example.org/logo.png",
+                                     "http://example.org/2"]
+    assert recs[1].error and "image/png" in recs[1].error
+    assert recs[0].read_bytes().endswith(b"<p>one \xc3\xa9</p>")
+    assert b"charset=utf-8" in recs[0].read_bytes()  # HTTP charset kept for the decoder
+    assert recs[2].read_bytes() == b"<p>two</p>"
+    assert [r.id for r in iter_warc(warc)] == [r.id for r in recs]
+    assert len({r.id for r in recs}) == 3
+
+
+def test_truncated_warc_keeps_what_it_read(tmp_path: Path) -> None:
+    warc = tmp_path / "crawl.warc"
+    write_warc(warc, [(f"http://example.org/{i}", "text/html", b"<p>x</p>" * 50)
+                      for i in range(3)], gz=False)
+    data = warc.read_bytes()
+    cut = tmp_path / "cut.warc"
+    cut.write_bytes(data[: len(data) - 300] + b"garbage")
+    recs = list(iter_warc(cut))
+    good = [r for r in recs if r.error is None]
+    assert len(good) >= 2, "records before the damage must be kept"
+    assert recs[:len(good)] == good  # errors, if any, only after the good records
+
+
+def test_not_a_warc_is_an_error_record(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.warc.gz"
+    bad.write_bytes(b"\x00\x01 this is not a WARC file at all" * 10)
+    recs = list(iter_warc(bad))
+    assert len(recs) == 1 and recs[0].error and "WARC" in recs[0].error
+
+
+@pytest.mark.browser
+def test_render_inputs_keeps_order_and_one_result_per_record(renderer, tmp_path: Path) -> None:
+    warc = tmp_path / "crawl.warc.gz"
+    write_warc(warc, [("http://example.org/p", "text/html", b"<h1>from warc</h1><a href=x>x</a>"),
+                      ("http://example.org/i.png", "image/png", b"\x89PNG")])
+    page = tmp_path / "local.html"
+    page.write_bytes(b"<p>local page</p>")
+    recs = [*iter_inputs([warc]), InputRecord("missing", None, None, "file", "read: gone"),
+            *iter_inputs([page])]
+    out = list(render_inputs(recs, concurrency=2, renderer=renderer))
+    assert [r.id for r, _, _ in out] == [r.id for r in recs]
+    (r0, p0, e0), (r1, p1, e1), (r2, p2, e2), (r3, p3, e3) = out
+    assert e0 is None and p0 is not None and p0.url == "http://example.org/p"
+    assert "from warc" in "".join(p0.text)
+    assert p1 is None and "image/png" in (e1 or "")
+    assert p2 is None and e2 == "read: gone"
+    assert e3 is None and "local page" in "".join(p3.text)
