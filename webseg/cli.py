@@ -123,7 +123,46 @@ def with_render_opts(f: Any) -> Any:
     return f
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+#: Application layers that contribute commands. Each module exposes ``COMMANDS``, a list of
+#: click commands; it keeps heavy imports inside the commands so ``webseg --help`` stays fast.
+APP_COMMAND_MODULES = ("ir.cli", "dedup.cli", "classify.cli", "webseg.pipeline_cli")
+
+
+class _WebsegGroup(click.Group):
+    """The top-level group; adds the application layers' commands on first use.
+
+    Loading them lazily (not at import time) lets those modules import helpers from this one
+    without an import cycle.
+    """
+
+    _apps_loaded = False
+
+    def _load_apps(self) -> None:
+        if self._apps_loaded:
+            return
+        self._apps_loaded = True
+        import importlib
+
+        for name in APP_COMMAND_MODULES:
+            try:
+                module = importlib.import_module(name)
+            except ModuleNotFoundError as e:
+                if e.name == name:  # that layer is not part of this build
+                    continue
+                raise
+            for command in module.COMMANDS:
+                self.add_command(command)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._load_apps()
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        self._load_apps()
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_WebsegGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="webseg")
 def main() -> None:
     """webseg: split web pages into visually and semantically coherent blocks.
@@ -383,28 +422,6 @@ def train(algo: str, args: tuple[str, ...]) -> None:
     module, takes_algo = TRAINERS[algo]
     trainer = importlib.import_module(module)
     sys.exit(trainer.main([algo, *args] if takes_algo else list(args)))
-
-
-#: Application layers that contribute commands. Each module exposes ``COMMANDS``, a list of
-#: click commands; it keeps heavy imports inside the commands so ``webseg --help`` stays fast.
-APP_COMMAND_MODULES = ("ir.cli", "dedup.cli", "classify.cli", "webseg.pipeline_cli")
-
-
-def _add_app_commands() -> None:
-    import importlib
-
-    for name in APP_COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as e:
-            if e.name == name:  # that layer is not part of this build
-                continue
-            raise
-        for command in module.COMMANDS:
-            main.add_command(command)
-
-
-_add_app_commands()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,159 @@
+"""The single-machine pipeline: one line per input record, resumable after kill -9, faults
+become error lines."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from webseg.pipeline import PageProcessor, PipelineConfig, run_pipeline
+from webseg.pipeline.journal import Journal, read_journal
+
+PAGE = """<html><head><title>Page {i}</title></head><body>
+<div id=nav><a href=/a>Home</a> <a href=/b>News</a> <a href=/c>About</a></div>
+<div id=main><h1>Story number {i}</h1><p>{body}</p></div>
+<div id=foot>Copyright example.org</div></body></html>"""
+
+BASIC = PipelineConfig(stages=("segment", "clean"))
+
+
+def make_pages(d: Path, n: int) -> list[Path]:
+    d.mkdir(parents=True, exist_ok=True)
+    out = []
+    for i in range(n):
+        p = d / f"p{i:03d}.html"
+        body = " ".join(f"word{i}x{k}" for k in range(60))
+        p.write_text(PAGE.format(i=i, body=body), encoding="utf-8")
+        out.append(p)
+    return out
+
+
+def read_lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_journal_drops_torn_tail_and_refuses_duplicates(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    with Journal.open(path) as j:
+        j.append({"id": "a", "v": 1})
+        j.append({"id": "b", "v": 2})
+    with path.open("ab") as f:
+        f.write(b'{"id": "c", "v"')  # a write cut off by kill -9
+    j = Journal.open(path)
+    assert j.done == {"a", "b"}
+    with pytest.raises(ValueError, match="already"):
+        j.append({"id": "a"})
+    j.append({"id": "c", "v": 3})
+    j.close()
+    assert [r["id"] for r in read_journal(path)] == ["a", "b", "c"]
+
+
+def test_config_rejects_unknown_stage() -> None:
+    with pytest.raises(ValueError, match="unknown stage"):
+        PipelineConfig(stages=("segment", "nope"))
+
+
+@pytest.mark.browser
+def test_every_record_gets_one_line_including_bad_input(tmp_path: Path) -> None:
+    pages = make_pages(tmp_path / "in", 3)
+    (tmp_path / "in" / "empty.html").write_bytes(b"")
+    (tmp_path / "in" / "binary.html").write_bytes(bytes(range(256)) * 40)
+    inputs = [str(tmp_path / "in"), str(tmp_path / "missing.html"), str(pages[0])]
+    s = run_pipeline(inputs, tmp_path / "out", BASIC, progress=False, concurrency=2)
+    lines = read_lines(tmp_path / "out" / "pages.jsonl")
+    ids = [r["id"] for r in lines]
+    assert len(ids) == len(set(ids)) == 7  # 5 files + missing + the repeated page (id~2)
+    assert ids[-1].endswith("p000.html~2")
+    by = {Path(r["id"]).name: r for r in lines}
+    assert by["missing.html"]["status"] == "error"
+    assert by["missing.html"]["error"]["stage"] == "read"
+    ok = [r for r in lines if r["status"] == "ok"]
+    assert len(ok) >= 4
+    story = by["p001.html"]
+    assert "word1x30" in story["main_text"]
+    assert story["segmentation"]["segments"] >= 1
+    assert "blocks" not in story  # stored for the index, not in the output lines
+    assert s.records == 7 and s.ok == len(ok)
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["records"] == 7
+
+
+@pytest.mark.browser
+def test_failing_stage_is_recorded_and_run_goes_on(tmp_path: Path, monkeypatch) -> None:
+    pages = make_pages(tmp_path / "in", 3)
+    proc = PageProcessor(BASIC)
+    real = proc._clean
+
+    def flaky(page, out, scratch):
+        if "Story number 1" in " ".join(page.text):
+            raise MemoryError("injected")
+        real(page, out, scratch)
+
+    monkeypatch.setattr(proc, "_stage_fns", {**proc._stage_fns, "clean": flaky})
+    run_pipeline([str(p) for p in pages], tmp_path / "out", BASIC, progress=False,
+                 processor=proc)
+    lines = read_lines(tmp_path / "out" / "pages.jsonl")
+    assert [r["status"] for r in lines] == ["ok", "error", "ok"]
+    assert lines[1]["error"] == {"stage": "clean", "message": "MemoryError: injected"}
+    assert "segmentation" in lines[1]  # what the earlier stage produced is kept
+
+
+@pytest.mark.browser
+def test_page_that_loops_forever_times_out(tmp_path: Path) -> None:
+    pages = make_pages(tmp_path / "in", 1)
+    loop = tmp_path / "in" / "loop.html"
+    loop.write_text("<p>x</p><script>while (true) {}</script>")
+    s = run_pipeline([str(loop), str(pages[0])], tmp_path / "out", BASIC, progress=False,
+                     render_options={"javascript": True, "timeout": 3})
+    lines = read_lines(tmp_path / "out" / "pages.jsonl")
+    assert lines[0]["status"] == "error" and lines[1]["status"] == "ok"
+    assert s.errors
+
+
+@pytest.mark.browser
+def test_resumes_after_kill_9_with_nothing_lost(tmp_path: Path) -> None:
+    """Kill the pipeline process at several points; the final output has each record once."""
+    make_pages(tmp_path / "in", 14)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "webseg.cli", "pipeline", str(tmp_path / "in"), "-o", str(out),
+           "--stages", "segment,clean", "--concurrency", "1", "--no-progress"]
+    journal = out / "work" / "pages.jsonl"
+    kills = 0
+    for target in (2, 6):  # kill once the journal has this many lines
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and proc.poll() is None:
+            if journal.exists() and len(list(read_journal(journal))) >= target:
+                os.killpg(proc.pid, signal.SIGKILL)  # the browser dies with it
+                kills += 1
+                break
+            time.sleep(0.05)
+        proc.wait(30)
+    assert kills == 2
+    done_before = len(list(read_journal(journal)))
+    assert 6 <= done_before < 14
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    assert res.returncode == 0, res.stderr[-2000:]
+    lines = read_lines(out / "pages.jsonl")
+    ids = [r["id"] for r in lines]
+    assert len(ids) == 14 and len(set(ids)) == 14
+    assert ids == sorted(ids)  # input order
+    assert all(r["status"] == "ok" for r in lines)
+    assert len(list(read_journal(journal))) == 14  # no record processed twice
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["resumed"] == done_before and summary["processed_now"] == 14 - done_before
+
+
+def test_resuming_with_another_configuration_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "out" / "work").mkdir(parents=True)
+    (tmp_path / "out" / "work" / "config.json").write_text(json.dumps({"stages": ["segment"]}))
+    with pytest.raises(ValueError, match="another configuration"):
+        run_pipeline([str(tmp_path / "nothing")], tmp_path / "out", BASIC, progress=False)

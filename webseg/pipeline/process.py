@@ -1,0 +1,143 @@
+"""Per-page work of the indexing pipeline: one rendered page in, one JSON-able record out.
+
+The same :func:`process_page` runs in the single-machine pipeline and inside Spark executors,
+which is what makes their outputs comparable line by line. Stages run in a fixed order
+(``segment``, ``clean``, ``classify``, ``sketch``); each adds fields to the record. A stage that
+raises stops the page there: the record gets ``status: "error"`` with the stage name and the
+message, and keeps what the earlier stages produced. Whole-collection work (duplicate clusters,
+the search index) happens after all pages, in :mod:`webseg.pipeline.run`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from webseg.page import Page
+
+__all__ = ["PAGE_STAGES", "PipelineConfig", "PageProcessor", "error_record"]
+
+#: Stages that run on each page, in this order.
+PAGE_STAGES = ("segment", "clean", "classify", "sketch")
+#: Stages that run once over the whole collection after the pages.
+COLLECTION_STAGES = ("dedup", "index")
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    """What the pipeline does; every field has a default that suits a crawl.
+
+    ``segmenter`` produces the blocks that are stored for the search index and summarised in
+    the output; ``clean_segmenter`` decides the main (non-template) text, which is what gets
+    classified, sketched and indexed. ``store_blocks`` keeps each block's text in the output
+    (needed by block-based feedback at query time, so it is on by default).
+    """
+
+    stages: tuple[str, ...] = PAGE_STAGES + COLLECTION_STAGES
+    segmenter: str = "vips"
+    segmenter_params: dict[str, Any] = field(default_factory=dict)
+    clean_segmenter: str = "pagelevel"
+    template_threshold: float = 0.5
+    store_blocks: bool = True
+    max_block_chars: int = 20_000
+    dedup_strip: str = "pagelevel"
+    index_backend: str = "bm25"
+
+    def __post_init__(self) -> None:
+        unknown = [s for s in self.stages if s not in PAGE_STAGES + COLLECTION_STAGES]
+        if unknown:
+            raise ValueError(f"unknown stage(s) {', '.join(unknown)}; known: "
+                             f"{', '.join(PAGE_STAGES + COLLECTION_STAGES)}")
+        if "sketch" in self.stages and "clean" not in self.stages and \
+                self.dedup_strip == "pagelevel":
+            raise ValueError("the sketch stage strips templates with the clean stage: "
+                             "keep 'clean' in the stages or set dedup_strip='none'")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"stages": list(self.stages), "segmenter": self.segmenter,
+                "segmenter_params": dict(self.segmenter_params),
+                "clean_segmenter": self.clean_segmenter,
+                "template_threshold": self.template_threshold,
+                "store_blocks": self.store_blocks, "dedup_strip": self.dedup_strip,
+                "index_backend": self.index_backend}
+
+
+def error_record(rec_id: str, url: str | None, stage: str, message: str,
+                 **extra: Any) -> dict[str, Any]:
+    """The output line of a record that failed at ``stage``."""
+    return {"id": rec_id, "url": url, "status": "error",
+            "error": {"stage": stage, "message": message}, **extra}
+
+
+class PageProcessor:
+    """Runs the page stages of a :class:`PipelineConfig`; segmenters and models load once."""
+
+    def __init__(self, config: PipelineConfig) -> None:
+        self.config = config
+        self._stage_fns: dict[str, Callable[[Page, dict[str, Any], dict[str, Any]], None]] = {
+            "segment": self._segment, "clean": self._clean,
+            "classify": self._classify, "sketch": self._sketch}
+
+    @cached_property
+    def segmenter(self) -> Any:
+        from webseg.segmenters import get_segmenter
+
+        return get_segmenter(self.config.segmenter, **self.config.segmenter_params)
+
+    def process(self, rec_id: str, url: str | None, page: Page) -> dict[str, Any]:
+        """The output record of one rendered page (never raises for a bad page)."""
+        out: dict[str, Any] = {"id": rec_id, "url": url or page.url, "status": "ok",
+                               "error": None, "title": page.title}
+        scratch: dict[str, Any] = {}
+        timings: dict[str, float] = {}
+        for stage in PAGE_STAGES:
+            if stage not in self.config.stages:
+                continue
+            t0 = time.perf_counter()
+            try:
+                self._stage_fns[stage](page, out, scratch)
+            except Exception as e:  # one bad page must not end the run: record it and go on
+                out["status"] = "error"
+                out["error"] = {"stage": stage, "message": f"{type(e).__name__}: {e}"}
+                break
+            finally:
+                timings[stage] = round(time.perf_counter() - t0, 4)
+        out["timings"] = timings
+        return out
+
+    # ------------------------------------------------------------------ stages
+    def _segment(self, page: Page, out: dict[str, Any], scratch: dict[str, Any]) -> None:
+        seg = self.segmenter.segment(page)
+        leaves = seg.at_level(None)  # the finest segments: what the index stores as blocks
+        tops = seg.at_level(1)
+        out["segmentation"] = {
+            "algorithm": seg.algorithm, "segments": len(seg), "depth": seg.depth,
+            "top": [{"id": s.id, "box": [round(float(v), 1) for v in s.box],
+                     "words": len(s.text.split())} for s in tops],
+        }
+        if self.config.store_blocks:
+            blocks = []
+            order = sorted(leaves, key=lambda s: (s.box[1], s.box[0]))  # reading order
+            for rank, s in enumerate(order):
+                text = " ".join(s.text.split())
+                if text:
+                    blocks.append({"segment": s.id, "rank": rank,
+                                   "box": [round(float(v), 1) for v in s.box],
+                                   "text": text[: self.config.max_block_chars]})
+            out["blocks"] = blocks
+        scratch["segmentation"] = seg
+
+    def _clean(self, page: Page, out: dict[str, Any], scratch: dict[str, Any]) -> None:
+        from webseg.templates.clean import clean
+
+        out["main_text"] = clean(page, threshold=self.config.template_threshold,
+                                 segmenter=self.config.clean_segmenter)
+
+    def _classify(self, page: Page, out: dict[str, Any], scratch: dict[str, Any]) -> None:
+        raise NotImplementedError("page classification is not available in this build")
+
+    def _sketch(self, page: Page, out: dict[str, Any], scratch: dict[str, Any]) -> None:
+        raise NotImplementedError("sketching is not available in this build")

@@ -1,0 +1,69 @@
+"""``webseg pipeline``: the indexing job on one machine (see :mod:`webseg.pipeline`)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from webseg.pipeline.process import COLLECTION_STAGES, PAGE_STAGES
+
+
+@click.command()
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
+              help="Output directory (created; an interrupted run there is resumed).")
+@click.option("--stages", default=",".join(PAGE_STAGES + COLLECTION_STAGES), show_default=True,
+              help="Comma-separated stages to run.")
+@click.option("--segmenter", default="vips", show_default=True,
+              help="Segmenter for the stored blocks (webseg algos).")
+@click.option("--clean-segmenter", default="pagelevel", show_default=True,
+              help="Segmenter deciding the main (non-template) text.")
+@click.option("--backend", default="bm25", show_default=True,
+              type=click.Choice(["bm25", "lucene"]), help="Search index backend.")
+@click.option("--concurrency", default=3, show_default=True, help="Pages rendered at once.")
+@click.option("--timeout", default=30.0, show_default=True, help="Per-page render time limit (s).")
+@click.option("--max-nodes", default=100_000, show_default=True, help="DOM size limit per page.")
+@click.option("--javascript/--no-javascript", default=None,
+              help="Run page scripts (default: off for local and WARC input, on for URLs).")
+@click.option("--progress/--no-progress", default=True, show_default=True)
+def pipeline(inputs: tuple[str, ...], output: str, stages: str, segmenter: str,
+             clean_segmenter: str, backend: str, concurrency: int, timeout: float,
+             max_nodes: int, javascript: bool | None, progress: bool) -> None:
+    """Crawled pages -> OUTPUT/pages.jsonl, duplicate report and search index.
+
+    INPUTS are page files (html, html.gz), directories of them, WARC / WARC.gz files or
+    directories of them, text files of URLs, or URLs. Every input record gets exactly one line
+    in OUTPUT/pages.jsonl (status ok, or the error and its stage). Run the same command again
+    after an interruption: finished records are skipped.
+
+    \b
+    Examples:
+      webseg pipeline crawl.warc.gz -o out/
+      webseg pipeline pages/ -o out/ --stages segment,clean,index
+      webseg search out/index "query"
+    """
+    from webseg.pipeline import PipelineConfig, run_pipeline
+
+    try:
+        config = PipelineConfig(stages=tuple(s.strip() for s in stages.split(",") if s.strip()),
+                                segmenter=segmenter, clean_segmenter=clean_segmenter,
+                                index_backend=backend)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+    opts: dict[str, Any] = {"timeout": timeout, "max_nodes": max_nodes}
+    if javascript is not None:
+        opts["javascript"] = javascript
+    try:
+        summary = run_pipeline(list(inputs), output, config, concurrency=concurrency,
+                               render_options=opts, progress=progress)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+    click.echo(summary.table(), err=True)
+    for name, path in summary.outputs.items():
+        click.echo(f"  {name}: {path}", err=True)
+    sys.exit(1 if summary.errors else 0)
+
+
+COMMANDS = [pipeline]
