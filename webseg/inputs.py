@@ -24,12 +24,12 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 from webseg.page import Page
 
 __all__ = ["HTML_SUFFIXES", "WARC_SUFFIXES", "URL_LIST_SUFFIXES", "InputRecord", "iter_inputs",
-           "iter_warc", "render_inputs"]
+           "iter_warc", "iter_warc_stream", "render_inputs"]
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz", ".xhtml.gz")
 WARC_SUFFIXES = (".warc", ".warc.gz")
@@ -141,9 +141,6 @@ def iter_warc(path: str | Path) -> Iterator[InputRecord]:
     over :data:`MAX_PAYLOAD_BYTES`. A corrupt or truncated WARC yields the records read so far
     and then one error record for the rest of the file.
     """
-    from warcio.archiveiterator import ArchiveIterator
-    from warcio.exceptions import ArchiveLoadFailed
-
     path = Path(path)
     try:
         stream = path.open("rb")
@@ -152,26 +149,34 @@ def iter_warc(path: str | Path) -> Iterator[InputRecord]:
                           error=f"read: cannot open WARC: {e.strerror or e}")
         return
     with stream:
-        it = ArchiveIterator(stream)
-        offset = 0
-        try:
-            for record in it:
-                if not record.format.startswith("warc"):  # warcio sniffs ARC on any garbage
-                    yield InputRecord(id=f"{path}#{offset}", url=None, source=None,
-                                      kind="warc", error="read: not a WARC file")
-                    return
-                if record.rec_type not in ("response", "resource"):
-                    it.read_to_end(record)
-                    offset = it.get_record_offset() + it.get_record_length()
-                    continue
-                url = record.rec_headers.get_header("WARC-Target-URI")
-                page = _warc_page(record, url)  # reads the payload: offsets come after
-                rid = f"{path}#{it.get_record_offset()}"
+        yield from iter_warc_stream(stream, str(path))
+
+
+def iter_warc_stream(stream: BinaryIO, name: str) -> Iterator[InputRecord]:
+    """:func:`iter_warc` over an open binary stream; ids are ``<name>#<offset>``."""
+    from warcio.archiveiterator import ArchiveIterator
+    from warcio.exceptions import ArchiveLoadFailed
+
+    it = ArchiveIterator(stream)
+    offset = 0
+    try:
+        for record in it:
+            if not record.format.startswith("warc"):  # warcio sniffs ARC on any garbage
+                yield InputRecord(id=f"{name}#{offset}", url=None, source=None,
+                                  kind="warc", error="read: not a WARC file")
+                return
+            if record.rec_type not in ("response", "resource"):
+                it.read_to_end(record)
                 offset = it.get_record_offset() + it.get_record_length()
-                yield InputRecord(id=rid, url=url, kind="warc", **page)
-        except (ArchiveLoadFailed, OSError, EOFError, ValueError, zlib.error) as e:
-            yield InputRecord(id=f"{path}#{offset}", url=None, source=None, kind="warc",
-                              error=f"read: WARC unreadable after offset {offset}: {e}")
+                continue
+            url = record.rec_headers.get_header("WARC-Target-URI")
+            page = _warc_page(record, url)  # reads the payload: offsets come after
+            rid = f"{name}#{it.get_record_offset()}"
+            offset = it.get_record_offset() + it.get_record_length()
+            yield InputRecord(id=rid, url=url, kind="warc", **page)
+    except (ArchiveLoadFailed, OSError, EOFError, ValueError, zlib.error) as e:
+        yield InputRecord(id=f"{name}#{offset}", url=None, source=None, kind="warc",
+                          error=f"read: WARC unreadable after offset {offset}: {e}")
 
 
 def _warc_page(record: Any, url: str | None) -> dict[str, Any]:

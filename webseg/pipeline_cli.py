@@ -66,4 +66,45 @@ def pipeline(inputs: tuple[str, ...], output: str, stages: str, segmenter: str,
     sys.exit(1 if summary.errors else 0)
 
 
-COMMANDS = [pipeline]
+@click.command()
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("-o", "--output", required=True,
+              help="Output directory or URI (pages.parquet/ and pages.jsonl/ inside).")
+@click.option("--master", default=None,
+              help="Spark master, e.g. local[2] (default: from spark-submit / the session).")
+@click.option("--partitions", type=int, default=None,
+              help="Record partitions (default: 2 x the default parallelism).")
+@click.option("--stages", default="segment,clean,classify,sketch,dedup", show_default=True,
+              help="Comma-separated stages (no index: build it with webseg index).")
+@click.option("--timeout", default=30.0, show_default=True, help="Per-page render time limit (s).")
+def spark(inputs: tuple[str, ...], output: str, master: str | None, partitions: int | None,
+          stages: str, timeout: float) -> None:
+    """The pipeline as a Spark job: WARC records -> Parquet and JSONL (pip install webseg[spark]).
+
+    Each executor process starts one Chromium and reuses it across its partitions. Output
+    lines match `webseg pipeline` on the same input (except timings).
+
+    \b
+    Examples:
+      webseg spark crawl.warc.gz -o out/ --master local[2]
+      spark-submit webseg/pipeline/spark.py s3a://bucket/crawl/ -o s3a://bucket/out/
+    """
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        raise click.UsageError("pyspark is not installed: pip install webseg[spark]") from None
+    from webseg.pipeline import PipelineConfig
+    from webseg.pipeline.spark import run_spark
+
+    try:
+        config = PipelineConfig(stages=tuple(s.strip() for s in stages.split(",") if s.strip()))
+        res = run_spark(list(inputs), output, config, master=master, partitions=partitions,
+                        render_options={"timeout": timeout})
+    except (ValueError, FileNotFoundError) as e:
+        raise click.UsageError(str(e)) from None
+    for k, v in res.items():
+        click.echo(f"  {k}: {v}", err=True)
+    sys.exit(1 if res.get("errors") else 0)
+
+
+COMMANDS = [pipeline, spark]

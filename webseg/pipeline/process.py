@@ -44,6 +44,10 @@ class PipelineConfig:
     store_blocks: bool = True
     max_block_chars: int = 20_000
     dedup_strip: str = "pagelevel"
+    dedup_params: dict[str, int] = field(
+        default_factory=lambda: {"window": 6, "k": 8, "threshold": 4})
+    minhash_perm: int = 64
+    lsh_threshold: float = 0.3
     index_backend: str = "bm25"
 
     def __post_init__(self) -> None:
@@ -51,6 +55,11 @@ class PipelineConfig:
         if unknown:
             raise ValueError(f"unknown stage(s) {', '.join(unknown)}; known: "
                              f"{', '.join(PAGE_STAGES + COLLECTION_STAGES)}")
+        if self.dedup_strip not in ("pagelevel", "none"):
+            raise ValueError(f"dedup_strip must be 'pagelevel' or 'none', got "
+                             f"{self.dedup_strip!r}")
+        if "dedup" in self.stages and "sketch" not in self.stages:
+            raise ValueError("the dedup stage needs the sketch stage")
         if "sketch" in self.stages and "clean" not in self.stages and \
                 self.dedup_strip == "pagelevel":
             raise ValueError("the sketch stage strips templates with the clean stage: "
@@ -61,7 +70,9 @@ class PipelineConfig:
                 "segmenter_params": dict(self.segmenter_params),
                 "clean_segmenter": self.clean_segmenter,
                 "template_threshold": self.template_threshold,
-                "store_blocks": self.store_blocks, "dedup_strip": self.dedup_strip,
+                "store_blocks": self.store_blocks, "max_block_chars": self.max_block_chars,
+                "dedup_strip": self.dedup_strip, "dedup_params": dict(self.dedup_params),
+                "minhash_perm": self.minhash_perm, "lsh_threshold": self.lsh_threshold,
                 "index_backend": self.index_backend}
 
 
@@ -140,4 +151,17 @@ class PageProcessor:
         raise NotImplementedError("page classification is not available in this build")
 
     def _sketch(self, page: Page, out: dict[str, Any], scratch: dict[str, Any]) -> None:
-        raise NotImplementedError("sketching is not available in this build")
+        """Bottom-k sketch of the (template-stripped) text, plus its MinHash signature for the
+        LSH candidate search (kept in the journal, not in the output)."""
+        from dedup.lsh import minhash_values
+        from dedup.shingle import ShingleParams, shingle_hashes, sketch
+
+        params = ShingleParams(**self.config.dedup_params)
+        if self.config.dedup_strip == "pagelevel":
+            text = out["main_text"]
+        else:
+            text = " ".join(page.text[j] for j in page.text_leaves.tolist())
+        hashes = shingle_hashes(text, params.window)
+        out["sketch"] = [int(v) for v in sketch(hashes, params.k)]
+        out["minhash"] = ([int(v) for v in minhash_values(hashes, self.config.minhash_perm)]
+                          if len(hashes) else [])

@@ -32,12 +32,13 @@ from webseg.inputs import InputRecord, iter_inputs, render_inputs
 from webseg.pipeline.journal import Journal, read_journal
 from webseg.pipeline.process import PageProcessor, PipelineConfig, error_record
 
-__all__ = ["RunSummary", "finalize", "run_pipeline", "unique_ids"]
+__all__ = ["RunSummary", "cluster_label", "finalize", "run_pipeline", "split_error",
+           "unique_ids"]
 
 WORK = "work"
 JOURNAL = "pages.jsonl"
 #: Fields of the journal that stay out of the final pages.jsonl (they live in the index).
-INTERNAL_FIELDS = ("blocks",)
+INTERNAL_FIELDS = ("blocks", "minhash")
 
 
 @dataclass
@@ -80,7 +81,16 @@ def unique_ids(records: Iterable[InputRecord]) -> Iterator[InputRecord]:
         yield r
 
 
-def _split_error(err: str) -> tuple[str, str]:
+def cluster_label(smallest_member: str) -> str:
+    """A duplicate cluster's id: derived from its smallest member id, so the single-machine
+    and the Spark pipeline name the same cluster the same way."""
+    import hashlib
+
+    return "dup-" + hashlib.sha1(smallest_member.encode("utf-8")).hexdigest()[:12]
+
+
+def split_error(err: str) -> tuple[str, str]:
+    """``"stage: message"`` -> ``(stage, message)``; messages without a stage are render's."""
     stage, sep, msg = err.partition(": ")
     return (stage, msg) if sep and stage.isidentifier() else ("render", err)
 
@@ -109,7 +119,7 @@ def run_pipeline(inputs: Sequence[str | Path], out_dir: str | Path,
         try:
             for rec, page, err in render_inputs(todo, concurrency, **(render_options or {})):
                 if page is None:
-                    stage, msg = _split_error(err or "unknown error")
+                    stage, msg = split_error(err or "unknown error")
                     line = error_record(rec.id, rec.url, stage, msg)
                 else:
                     line = processor.process(rec.id, rec.url, page)
@@ -190,7 +200,50 @@ def finalize(inputs: Sequence[str | Path], out: Path, config: PipelineConfig) ->
 
 def _dedup(records: list[dict[str, Any]], out: Path, config: PipelineConfig,
            summary: RunSummary) -> dict[str, str]:
-    raise NotImplementedError("duplicate detection is not available in this build")
+    """Duplicate clusters from the journal's sketches and signatures, and the report.
+
+    Candidates come from MinHash LSH over the stored signatures, verified with the papers'
+    bottom-k rule (:mod:`dedup`); the Spark job bands the same signatures the same way, so both
+    find the same clusters. Returns ``{record id: cluster id}``.
+    """
+    import numpy as np
+
+    from dedup.detect import DedupResult
+    from dedup.lsh import DuplicateIndex, clusters
+    from dedup.report import PageInfo, write_report
+    from dedup.shingle import ShingleParams
+
+    params = ShingleParams(**config.dedup_params)
+    idx = DuplicateIndex(params=params, num_perm=config.minhash_perm,
+                         lsh_threshold=config.lsh_threshold)
+    pages: dict[str, PageInfo] = {}
+    failed: dict[str, str] = {}
+    for rec in records:
+        rid = str(rec["id"])
+        if rec.get("status") != "ok" or "sketch" not in rec:
+            err = rec.get("error") or {}
+            failed[rid] = f"{err.get('stage', 'unknown')}: {err.get('message', '')}"
+            continue
+        idx.add_signature(rid, np.asarray(rec["sketch"], dtype=np.uint64),
+                          np.asarray(rec.get("minhash") or [], dtype=np.uint32))
+        pages[rid] = PageInfo(id=rid, url=rec.get("url"), title=rec.get("title") or "",
+                              text=rec.get("main_text") or "")
+    cands = list(idx.candidates())
+    pairs = [p for p in (idx.verify(a, b) for a, b in cands) if p.duplicate]
+    result = DedupResult(keys=idx.keys, sketches=idx.sketches, pairs=pairs,
+                         clusters=clusters(idx.keys, ((p.a, p.b) for p in pairs)),
+                         empty=idx.empty, candidates=len(cands), params=params)
+    tmp = out / "dedup.tmp"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    write_report(tmp, result, pages, failed,
+                 run={"strip": config.dedup_strip, "source": "webseg pipeline"})
+    _replace_dir(tmp, out / "dedup")
+    summary.outputs["duplicate report"] = str(out / "dedup")
+    summary.duplicate_clusters = len(result.clusters)
+    summary.pages_in_duplicate_clusters = sum(len(c) for c in result.clusters)
+    return {str(k): cluster_label(min(str(m) for m in members))
+            for members in result.clusters for k in members}
 
 
 def _index(records: list[dict[str, Any]], out: Path, config: PipelineConfig,

@@ -1,0 +1,334 @@
+"""The indexing pipeline as a Spark job (``pip install webseg[spark]``).
+
+::
+
+    webseg spark crawl/*.warc.gz -o out/ --master local[2]
+    spark-submit --py-files webseg.zip webseg/pipeline/spark.py s3a://bucket/crawl/ -o s3a://bucket/out/
+
+What runs where:
+
+* **Read.** ``binaryFiles`` over the inputs (any Hadoop path: local, ``hdfs://``, ``s3a://``);
+  each WARC file is split into its response records on an executor
+  (:func:`webseg.inputs.iter_warc_stream`), HTML files are one record each. Record ids are the
+  single-machine ids (``<path>#<offset>`` for WARC records), so outputs can be compared.
+* **Pages.** Records are repartitioned and every partition is rendered and processed by
+  :class:`~webseg.pipeline.process.PageProcessor` — the same code as the single-machine run —
+  with **one Chromium per executor Python process**, started on first use and reused by every
+  later partition of that process (``spark.python.worker.reuse``, Spark's default).
+* **Duplicates** as DataFrame operations: the MinHash signature of each page is cut into the
+  same bands as datasketch's ``MinHashLSH`` (:func:`lsh_bands`), pages sharing a band are
+  candidate pairs (a self-join), candidates are verified with the papers' bottom-k rule, and
+  clusters are the connected components of the verified pairs, found by iterative min-label
+  propagation. Cluster ids are :func:`webseg.pipeline.run.cluster_label` of the smallest member,
+  exactly as on one machine.
+* **Output**: ``OUT/pages.parquet`` (columns below) and ``OUT/pages.jsonl/`` (part files, one
+  JSON line per input record, the same fields as the single-machine ``pages.jsonl``).
+
+The search index is not built by this job; ``webseg index`` reads the JSONL output.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from webseg.pipeline.process import PipelineConfig
+
+__all__ = ["lsh_bands", "run_spark"]
+
+_STATE: dict[str, Any] = {}
+
+
+def _worker_renderer(render_options: dict[str, Any]) -> Any:
+    """This Python worker's Chromium, started once and reused by later partitions."""
+    key = json.dumps(render_options, sort_keys=True)
+    r = _STATE.get("renderer")
+    if r is None or _STATE.get("renderer_key") != key:
+        if r is not None:
+            r.__exit__(None, None, None)
+        from webseg.render import Renderer
+
+        r = Renderer(**render_options)
+        r.__enter__()
+        _STATE["renderer"], _STATE["renderer_key"] = r, key
+        atexit.register(lambda: r.__exit__(None, None, None))
+    return r
+
+
+def _worker_processor(config_json: str) -> Any:
+    from webseg.pipeline.process import PageProcessor
+
+    procs = _STATE.setdefault("processors", {})
+    if config_json not in procs:
+        d = json.loads(config_json)
+        d["stages"] = tuple(d["stages"])
+        procs[config_json] = PageProcessor(PipelineConfig(**d))
+    return procs[config_json]
+
+
+def _local_path(path: str) -> str:
+    """Hadoop's ``file:/abs/path`` -> ``/abs/path`` (the single-machine id); others unchanged."""
+    if path.startswith("file://"):
+        return path[len("file://"):]
+    if path.startswith("file:"):
+        return path[len("file:"):]
+    return path
+
+
+def _records_of_file(item: tuple[str, bytes]) -> Iterator[tuple[str, str | None, bytes | None,
+                                                               str | None]]:
+    """(id, url, payload, error) of every page record in one input file."""
+    import gzip
+    import io
+
+    from webseg.inputs import WARC_SUFFIXES, iter_warc_stream
+
+    path, data = item
+    local = _local_path(path)
+    name = local.lower()
+    if name.endswith(WARC_SUFFIXES):
+        for rec in iter_warc_stream(io.BytesIO(data), local):
+            yield rec.id, rec.url, rec.source if isinstance(rec.source, bytes) else None, \
+                rec.error
+    else:
+        try:
+            payload = gzip.decompress(data) if name.endswith(".gz") else data
+            yield local, None, payload, None
+        except (OSError, EOFError) as e:
+            yield local, None, None, f"read: cannot gunzip: {e}"
+
+
+def _process_partition(rows: Iterable[tuple[str, str | None, bytes | None, str | None]],
+                       config_json: str, render_options: dict[str, Any],
+                       concurrency: int) -> Iterator[tuple[Any, ...]]:
+    """Render and process one partition of records with this worker's Chromium."""
+    from webseg.inputs import InputRecord, render_inputs
+    from webseg.pipeline.process import error_record
+    from webseg.pipeline.run import split_error
+
+    records = [InputRecord(rid, url, payload, "warc" if "#" in rid else "file", err)
+               for rid, url, payload, err in rows]
+    if not records:
+        return
+    renderer = _worker_renderer(render_options)
+    processor = _worker_processor(config_json)
+    for rec, page, err in render_inputs(records, concurrency, renderer=renderer):
+        if page is None:
+            stage, msg = split_error(err or "unknown error")
+            line = error_record(rec.id, rec.url, stage, msg)
+        else:
+            line = processor.process(rec.id, rec.url, page)
+        yield _row(line)
+
+
+def _row(line: dict[str, Any]) -> tuple[Any, ...]:
+    """A DataFrame row: the queryable columns plus the whole output line as JSON."""
+    from webseg.pipeline.run import INTERNAL_FIELDS
+
+    err = line.get("error") or {}
+    pt = line.get("page_type") or {}
+    public = {k: v for k, v in line.items() if k not in INTERNAL_FIELDS}
+    prob = pt.get("probability")
+    return (line["id"], line.get("url"), line["status"], err.get("stage"), err.get("message"),
+            line.get("title"), (line.get("segmentation") or {}).get("segments"),
+            line.get("main_text"), pt.get("type"), None if prob is None else float(prob),
+            [str(v) for v in line.get("sketch") or []],
+            [int(v) for v in line.get("minhash") or []],  # uint32 values: fit in a long
+            json.dumps(public, ensure_ascii=False))
+
+
+def lsh_bands(num_perm: int, threshold: float) -> tuple[int, int]:
+    """(bands, rows) that datasketch's MinHashLSH picks for this threshold and signature size."""
+    from datasketch import MinHashLSH
+
+    lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)
+    return lsh.b, lsh.r
+
+
+def _schema() -> Any:
+    from pyspark.sql import types as T
+
+    return T.StructType([
+        T.StructField("id", T.StringType(), False),
+        T.StructField("url", T.StringType(), True),
+        T.StructField("status", T.StringType(), False),
+        T.StructField("error_stage", T.StringType(), True),
+        T.StructField("error_message", T.StringType(), True),
+        T.StructField("title", T.StringType(), True),
+        T.StructField("segments", T.IntegerType(), True),
+        T.StructField("main_text", T.StringType(), True),
+        T.StructField("page_type", T.StringType(), True),
+        T.StructField("page_type_probability", T.DoubleType(), True),
+        T.StructField("sketch", T.ArrayType(T.StringType()), True),
+        T.StructField("minhash", T.ArrayType(T.LongType()), True),
+        T.StructField("line", T.StringType(), False),
+    ])
+
+
+def duplicate_clusters(df: Any, config: PipelineConfig, max_iterations: int = 50) -> Any:
+    """DataFrame ``(id, duplicate_cluster)`` for pages in a cluster of >= 2 duplicates."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    from dedup.shingle import ShingleParams, is_duplicate
+
+    params = ShingleParams(**config.dedup_params)
+    bands, rows = lsh_bands(config.minhash_perm, config.lsh_threshold)
+    sig = df.where(F.size("minhash") > 0).select("id", "minhash", "sketch")
+    banded = sig.select("id", F.posexplode(F.expr(
+        f"transform(sequence(0, {bands - 1}), i -> concat_ws(',', "
+        f"transform(slice(minhash, i * {rows} + 1, {rows}), v -> cast(v as string))))"))
+        .alias("band", "key"))
+    cand = (banded.alias("a").join(banded.alias("b"), ["band", "key"])
+            .where(F.col("a.id") < F.col("b.id"))
+            .select(F.col("a.id").alias("a"), F.col("b.id").alias("b")).distinct())
+    sk = sig.select("id", "sketch")
+
+    @F.udf(T.BooleanType())
+    def verify(sa: list[str], sb: list[str]) -> bool:
+        import numpy as np
+
+        return bool(is_duplicate(np.array([int(v) for v in sa], dtype=np.uint64),
+                                 np.array([int(v) for v in sb], dtype=np.uint64), params))
+
+    edges = (cand.join(sk.withColumnRenamed("id", "a").withColumnRenamed("sketch", "sa"), "a")
+             .join(sk.withColumnRenamed("id", "b").withColumnRenamed("sketch", "sb"), "b")
+             .where(verify("sa", "sb")).select("a", "b").cache())
+    # Connected components: every vertex takes the smallest label among itself and its
+    # neighbours until nothing changes (at most the component diameter rounds).
+    both = edges.select(F.col("a").alias("src"), F.col("b").alias("dst")).union(
+        edges.select(F.col("b").alias("src"), F.col("a").alias("dst")))
+    labels = both.select(F.col("src").alias("id")).distinct().withColumn("label", F.col("id"))
+    for _ in range(max_iterations):
+        nxt = (both.join(labels.withColumnRenamed("id", "dst").withColumnRenamed(
+            "label", "nl"), "dst").groupBy("src").agg(F.min("nl").alias("nl"))
+            .withColumnRenamed("src", "id").join(labels, "id")
+            .select("id", F.least("label", "nl").alias("label"))).cache()
+        changed = nxt.join(labels.withColumnRenamed("label", "old"), "id") \
+            .where(F.col("label") != F.col("old")).limit(1).count()
+        labels = nxt
+        if not changed:
+            break
+    else:
+        raise RuntimeError("connected components did not converge; raise max_iterations")
+
+    @F.udf(T.StringType())
+    def cluster_name(smallest: str) -> str:
+        from webseg.pipeline.run import cluster_label
+
+        return cluster_label(smallest)
+
+    return labels.select("id", cluster_name("label").alias("duplicate_cluster"))
+
+
+def run_spark(inputs: list[str], out: str, config: PipelineConfig | None = None, *,
+              master: str | None = None, partitions: int | None = None,
+              render_options: dict[str, Any] | None = None, concurrency: int = 2,
+              spark: Any = None) -> dict[str, Any]:
+    """Run the pipeline on Spark; returns counts. ``spark`` reuses an existing session."""
+    from pyspark import StorageLevel
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
+
+    config = config or PipelineConfig()
+    own = spark is None
+    if own:
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        b = SparkSession.builder.appName("webseg-pipeline").config("spark.ui.enabled", "false")
+        if master:
+            b = b.master(master)
+        spark = b.getOrCreate()
+        spark.sparkContext.setLogLevel("ERROR")
+    try:
+        sc = spark.sparkContext
+        paths = ",".join(_hadoop_paths(inputs))
+        n = partitions or max(2, sc.defaultParallelism * 2)
+        records = sc.binaryFiles(paths).flatMap(_records_of_file).repartition(n)
+        cfg_json = json.dumps(config.to_dict(), sort_keys=True)
+        opts = dict(render_options or {})
+        rows = records.mapPartitions(
+            lambda it: _process_partition(it, cfg_json, opts, concurrency))
+        # Render every page exactly once: keep the processed rows and materialise them
+        # before the DataFrame work (which would otherwise re-run the lineage per action).
+        rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
+        rows.count()
+        df = spark.createDataFrame(rows, _schema()).cache()
+        if "dedup" in config.stages:
+            clusters = duplicate_clusters(df, config)
+            df = df.join(clusters, "id", "left")
+        else:
+            df = df.withColumn("duplicate_cluster", F.lit(None).cast("string"))
+        df = df.cache()
+        with_cluster = F.udf(_add_cluster)("line", "duplicate_cluster",
+                                           F.lit("dedup" in config.stages))
+        df.drop("line", "minhash").write.mode("overwrite").parquet(f"{out}/pages.parquet")
+        df.select(with_cluster.alias("value")).write.mode("overwrite").text(
+            f"{out}/pages.jsonl")
+        counts = {r["status"]: r["count"] for r in df.groupBy("status").count().collect()}
+        clusters_n = df.where(F.col("duplicate_cluster").isNotNull()) \
+            .select("duplicate_cluster").distinct().count()
+        return {"records": sum(counts.values()), "ok": counts.get("ok", 0),
+                "errors": sum(v for k, v in counts.items() if k != "ok"),
+                "duplicate_clusters": clusters_n}
+    finally:
+        if own:
+            spark.stop()
+
+
+def _add_cluster(line: str, cluster: str | None, with_dedup: bool) -> str:
+    d = json.loads(line)
+    if with_dedup:
+        d["duplicate_cluster"] = cluster
+    return json.dumps(d, ensure_ascii=False)
+
+
+def _hadoop_paths(inputs: list[str]) -> list[str]:
+    """Local files and directories -> absolute file: globs of their pages; URIs unchanged."""
+    from webseg.inputs import HTML_SUFFIXES, WARC_SUFFIXES
+
+    out: list[str] = []
+    for s in inputs:
+        if "://" in s:
+            out.append(s)
+            continue
+        p = Path(s).resolve()
+        if p.is_dir():
+            files = sorted(f for f in p.rglob("*") if f.is_file()
+                           and f.name.lower().endswith(WARC_SUFFIXES + HTML_SUFFIXES))
+            out.extend(f"file://{f}" for f in files)
+        elif p.is_file():
+            out.append(f"file://{p}")
+        else:
+            raise FileNotFoundError(f"no such file or directory: {s}")
+    if not out:
+        raise ValueError("no input pages or WARC files found")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``spark-submit webseg/pipeline/spark.py INPUTS -o OUT`` entry point."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("inputs", nargs="+")
+    ap.add_argument("-o", "--output", required=True)
+    ap.add_argument("--master", default=None)
+    ap.add_argument("--partitions", type=int, default=None)
+    ap.add_argument("--stages", default=None)
+    ap.add_argument("--timeout", type=float, default=30.0)
+    a = ap.parse_args(argv)
+    cfg = PipelineConfig() if a.stages is None else PipelineConfig(
+        stages=tuple(s for s in a.stages.split(",") if s))
+    res = run_spark(a.inputs, a.output, cfg, master=a.master, partitions=a.partitions,
+                    render_options={"timeout": a.timeout})
+    print(json.dumps(res, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
