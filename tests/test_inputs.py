@@ -59,7 +59,8 @@ def test_warc_responses_become_records_with_stable_ids(tmp_path: Path, gz: bool)
     assert len(recs) == 3  # the warcinfo record is not a page; the PNG is an error record
     assert [r.url for r in recs] == ["http://example.org/1", "http://example.org/logo.png",
                                      "http://example.org/2"]
-    assert recs[1].error and "image/png" in recs[1].error
+    assert recs[1].error and "image/png" in recs[1].error and recs[1].skipped
+    assert not recs[0].skipped
     assert recs[0].read_bytes().endswith(b"<p>one \xc3\xa9</p>")
     assert b"charset=utf-8" in recs[0].read_bytes()  # HTTP charset kept for the decoder
     assert recs[2].read_bytes() == b"<p>two</p>"

@@ -48,6 +48,9 @@ class InputRecord:
     ``source`` is what to render: a :class:`~pathlib.Path` for a file on disk (read lazily by
     the renderer, with its size limit), ``bytes`` for a WARC payload, a ``str`` URL for URL
     input; ``None`` when ``error`` is set. ``url`` is the page's address where known.
+    ``skipped`` marks records that are not pages at all (a WARC response carrying an image,
+    script or PDF): they have an ``error`` saying why, and batch jobs count them apart from
+    failures.
     """
 
     id: str
@@ -55,6 +58,7 @@ class InputRecord:
     source: bytes | str | Path | None
     kind: Kind
     error: str | None = None
+    skipped: bool = False
 
     def read_bytes(self) -> bytes:
         """The page bytes for local input (files are gunzipped when named ``*.gz``).
@@ -187,7 +191,8 @@ def _warc_page(record: Any, url: str | None) -> dict[str, Any]:
         ctype = record.rec_headers.get_header("Content-Type") or ""
     mime = ctype.split(";")[0].strip().lower()
     if mime and not mime.startswith(_HTML_TYPES):
-        return {"source": None, "error": f"read: not an HTML response (Content-Type {mime})"}
+        return {"source": None, "error": f"read: not an HTML response (Content-Type {mime})",
+                "skipped": True}
     payload = record.content_stream().read(MAX_PAYLOAD_BYTES + 1)
     if len(payload) > MAX_PAYLOAD_BYTES:
         return {"source": None, "error": f"read: payload larger than {MAX_PAYLOAD_BYTES} bytes"}

@@ -17,6 +17,7 @@ Two phases, both restartable:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -47,6 +48,7 @@ class RunSummary:
 
     records: int = 0
     ok: int = 0
+    skipped: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     processed_now: int = 0
     resumed: int = 0
@@ -60,6 +62,7 @@ class RunSummary:
         """A human summary for the end of a run."""
         rate = self.processed_now / self.seconds if self.seconds else 0.0
         rows = [("input records", self.records), ("ok", self.ok),
+                ("skipped (not HTML)", self.skipped),
                 *((f"error at {k}", v) for k, v in sorted(self.errors.items())),
                 ("done in earlier runs", self.resumed), ("processed now", self.processed_now),
                 ("pages/s (this run)", f"{rate:.2f}"),
@@ -77,7 +80,7 @@ def unique_ids(records: Iterable[InputRecord]) -> Iterator[InputRecord]:
     for r in records:
         seen[r.id] += 1
         if seen[r.id] > 1:
-            r = InputRecord(f"{r.id}~{seen[r.id]}", r.url, r.source, r.kind, r.error)
+            r = dataclasses.replace(r, id=f"{r.id}~{seen[r.id]}")
         yield r
 
 
@@ -121,6 +124,8 @@ def run_pipeline(inputs: Sequence[str | Path], out_dir: str | Path,
                 if page is None:
                     stage, msg = split_error(err or "unknown error")
                     line = error_record(rec.id, rec.url, stage, msg)
+                    if rec.skipped:
+                        line["status"] = "skipped"
                 else:
                     line = processor.process(rec.id, rec.url, page)
                 journal.append(line)
@@ -185,6 +190,8 @@ def finalize(inputs: Sequence[str | Path], out: Path, config: PipelineConfig) ->
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
             if rec.get("status") == "ok":
                 summary.ok += 1
+            elif rec.get("status") == "skipped":
+                summary.skipped += 1
             else:
                 stage = (rec.get("error") or {}).get("stage", "unknown")
                 summary.errors[stage] = summary.errors.get(stage, 0) + 1

@@ -80,9 +80,8 @@ def _local_path(path: str) -> str:
     return path
 
 
-def _records_of_file(item: tuple[str, bytes]) -> Iterator[tuple[str, str | None, bytes | None,
-                                                               str | None]]:
-    """(id, url, payload, error) of every page record in one input file."""
+def _records_of_file(item: tuple[str, bytes]) -> Iterator[tuple[Any, ...]]:
+    """(id, url, payload, error, skipped) of every page record in one input file."""
     import gzip
     import io
 
@@ -93,17 +92,17 @@ def _records_of_file(item: tuple[str, bytes]) -> Iterator[tuple[str, str | None,
     name = local.lower()
     if name.endswith(WARC_SUFFIXES):
         for rec in iter_warc_stream(io.BytesIO(data), local):
-            yield rec.id, rec.url, rec.source if isinstance(rec.source, bytes) else None, \
-                rec.error
+            yield (rec.id, rec.url, rec.source if isinstance(rec.source, bytes) else None,
+                   rec.error, rec.skipped)
     else:
         try:
             payload = gzip.decompress(data) if name.endswith(".gz") else data
-            yield local, None, payload, None
+            yield local, None, payload, None, False
         except (OSError, EOFError) as e:
-            yield local, None, None, f"read: cannot gunzip: {e}"
+            yield local, None, None, f"read: cannot gunzip: {e}", False
 
 
-def _process_partition(rows: Iterable[tuple[str, str | None, bytes | None, str | None]],
+def _process_partition(rows: Iterable[tuple[Any, ...]],
                        config_json: str, render_options: dict[str, Any],
                        concurrency: int) -> Iterator[tuple[Any, ...]]:
     """Render and process one partition of records with this worker's Chromium."""
@@ -111,8 +110,8 @@ def _process_partition(rows: Iterable[tuple[str, str | None, bytes | None, str |
     from webseg.pipeline.process import error_record
     from webseg.pipeline.run import split_error
 
-    records = [InputRecord(rid, url, payload, "warc" if "#" in rid else "file", err)
-               for rid, url, payload, err in rows]
+    records = [InputRecord(rid, url, payload, "warc" if "#" in rid else "file", err, skipped)
+               for rid, url, payload, err, skipped in rows]
     if not records:
         return
     renderer = _worker_renderer(render_options)
@@ -121,6 +120,8 @@ def _process_partition(rows: Iterable[tuple[str, str | None, bytes | None, str |
         if page is None:
             stage, msg = split_error(err or "unknown error")
             line = error_record(rec.id, rec.url, stage, msg)
+            if rec.skipped:
+                line["status"] = "skipped"
         else:
             line = processor.process(rec.id, rec.url, page)
         yield _row(line)
@@ -273,7 +274,8 @@ def run_spark(inputs: list[str], out: str, config: PipelineConfig | None = None,
         clusters_n = df.where(F.col("duplicate_cluster").isNotNull()) \
             .select("duplicate_cluster").distinct().count()
         return {"records": sum(counts.values()), "ok": counts.get("ok", 0),
-                "errors": sum(v for k, v in counts.items() if k != "ok"),
+                "skipped": counts.get("skipped", 0),
+                "errors": sum(v for k, v in counts.items() if k not in ("ok", "skipped")),
                 "duplicate_clusters": clusters_n}
     finally:
         if own:
