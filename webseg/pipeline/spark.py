@@ -190,8 +190,9 @@ def duplicate_clusters(df: Any, config: PipelineConfig, max_iterations: int = 50
             .select(F.col("a.id").alias("a"), F.col("b.id").alias("b")).distinct())
     sk = sig.select("id", "sketch")
 
+    # (No type hints on UDFs: pyspark would read them as pandas-UDF hints.)
     @F.udf(T.BooleanType())
-    def verify(sa: list[str], sb: list[str]) -> bool:
+    def verify(sa, sb):  # noqa: ANN001, ANN202
         import numpy as np
 
         return bool(is_duplicate(np.array([int(v) for v in sa], dtype=np.uint64),
@@ -219,7 +220,7 @@ def duplicate_clusters(df: Any, config: PipelineConfig, max_iterations: int = 50
         raise RuntimeError("connected components did not converge; raise max_iterations")
 
     @F.udf(T.StringType())
-    def cluster_name(smallest: str) -> str:
+    def cluster_name(smallest):  # noqa: ANN001, ANN202
         from webseg.pipeline.run import cluster_label
 
         return cluster_label(smallest)

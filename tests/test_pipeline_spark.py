@@ -1,0 +1,70 @@
+"""The Spark job in local[2] mode matches the single-machine pipeline on the same WARC."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.test_inputs import write_warc
+from webseg.pipeline import PipelineConfig, run_pipeline
+
+pyspark = pytest.importorskip("pyspark", reason="pip install webseg[spark]")
+
+PAGE = """<html><head><title>{title}</title></head><body>
+<div id=nav><a href=/a>Home</a> <a href=/b>World</a> <a href=/c>Sport</a></div>
+<div id=story><h1>{title}</h1><p>{body}</p></div>
+<div id=foot>Copyright {site}</div></body></html>"""
+
+
+def story(n: int) -> str:
+    return " ".join(f"story{n}word{k}" for k in range(120))
+
+
+def crawl(tmp_path: Path) -> Path:
+    """Seven responses: stories 0 and 1 each appear on two sites (duplicates), one PNG."""
+    recs = []
+    for i, (site, n) in enumerate([("a.example", 0), ("b.example", 0), ("a.example", 1),
+                                   ("c.example", 1), ("a.example", 2), ("b.example", 3)]):
+        html = PAGE.format(title=f"Story {n}", body=story(n), site=site)
+        recs.append((f"http://{site}/{i}", "text/html; charset=utf-8", html.encode()))
+    recs.insert(3, ("http://a.example/logo.png", "image/png", b"\x89PNG\r\n"))
+    path = tmp_path / "crawl.warc.gz"
+    write_warc(path, recs)
+    return path
+
+
+def lines(paths: list[Path]) -> dict[str, dict]:
+    out = {}
+    for p in paths:
+        for line in p.read_text(encoding="utf-8").splitlines():
+            d = json.loads(line)
+            d.pop("timings", None)
+            out[d["id"]] = d
+    return out
+
+
+@pytest.mark.browser
+@pytest.mark.spark
+def test_spark_local_matches_single_machine(tmp_path: Path) -> None:
+    from webseg.pipeline.spark import run_spark
+
+    warc = crawl(tmp_path)
+    config = PipelineConfig(stages=("segment", "clean", "sketch", "dedup"))
+    run_pipeline([str(warc.resolve())], tmp_path / "one", config, progress=False)
+    res = run_spark([str(warc)], str(tmp_path / "spark"), config, master="local[2]",
+                    partitions=3)
+    single = lines([tmp_path / "one" / "pages.jsonl"])
+    dist = lines(sorted((tmp_path / "spark" / "pages.jsonl").glob("part-*")))
+    assert res == {"records": 7, "ok": 6, "skipped": 1, "errors": 0, "duplicate_clusters": 2}
+    assert set(single) == set(dist)
+    for k, d in single.items():
+        assert dist[k] == d, k
+    clusters = {}
+    for d in single.values():
+        if d.get("duplicate_cluster"):
+            clusters.setdefault(d["duplicate_cluster"], []).append(d["url"])
+    assert sorted(sorted(c) for c in clusters.values()) == [
+        ["http://a.example/0", "http://b.example/1"], ["http://a.example/2", "http://c.example/3"]]
+    assert (tmp_path / "spark" / "pages.parquet").is_dir()
