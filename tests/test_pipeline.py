@@ -79,7 +79,7 @@ def test_every_record_gets_one_line_including_bad_input(tmp_path: Path) -> None:
     story = by["p001.html"]
     assert "word1x30" in story["main_text"]
     assert story["segmentation"]["segments"] >= 1
-    assert "blocks" not in story  # stored for the index, not in the output lines
+    assert "index_doc" not in story and "minhash" not in story  # internal fields
     assert s.records == 7 and s.ok == len(ok)
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["records"] == 7

@@ -30,10 +30,10 @@ COLLECTION_STAGES = ("dedup", "index")
 class PipelineConfig:
     """What the pipeline does; every field has a default that suits a crawl.
 
-    ``segmenter`` produces the blocks that are stored for the search index and summarised in
-    the output; ``clean_segmenter`` decides the main (non-template) text, which is what gets
-    classified, sketched and indexed. ``store_blocks`` keeps each block's text in the output
-    (needed by block-based feedback at query time, so it is on by default).
+    ``segmenter`` is summarised in the output and is the block source stored in the search
+    index for block-based feedback (``vips`` means VIPS at PDoC 0.6 as in :mod:`ir.blocks`);
+    ``clean_segmenter`` decides the main (non-template) text, which is classified and
+    sketched. The index holds each page's full visible text, like ``webseg index``.
     """
 
     stages: tuple[str, ...] = PAGE_STAGES + COLLECTION_STAGES
@@ -41,8 +41,6 @@ class PipelineConfig:
     segmenter_params: dict[str, Any] = field(default_factory=dict)
     clean_segmenter: str = "pagelevel"
     template_threshold: float = 0.5
-    store_blocks: bool = True
-    max_block_chars: int = 20_000
     dedup_strip: str = "pagelevel"
     dedup_params: dict[str, int] = field(
         default_factory=lambda: {"window": 6, "k": 8, "threshold": 4})
@@ -70,10 +68,24 @@ class PipelineConfig:
                 "segmenter_params": dict(self.segmenter_params),
                 "clean_segmenter": self.clean_segmenter,
                 "template_threshold": self.template_threshold,
-                "store_blocks": self.store_blocks, "max_block_chars": self.max_block_chars,
                 "dedup_strip": self.dedup_strip, "dedup_params": dict(self.dedup_params),
                 "minhash_perm": self.minhash_perm, "lsh_threshold": self.lsh_threshold,
                 "index_backend": self.index_backend}
+
+
+def stored_doc_to_dict(doc: Any) -> dict[str, Any]:
+    """An :class:`ir.store.StoredDoc` as JSON (what the journal keeps until indexing)."""
+    return {**doc.head_dict(),
+            "blocks": {s: [b.to_dict() for b in bl] for s, bl in doc.blocks.items()}}
+
+
+def stored_doc_from_dict(d: dict[str, Any]) -> Any:
+    from ir.store import Block, StoredDoc
+
+    return StoredDoc(id=d["id"], terms=d["terms"], url=d.get("url"), title=d.get("title", ""),
+                     status=d.get("status", "ok"), reason=d.get("reason"),
+                     blocks={s: [Block.from_dict(b) for b in bl]
+                             for s, bl in (d.get("blocks") or {}).items()})
 
 
 def error_record(rec_id: str, url: str | None, stage: str, message: str,
@@ -96,7 +108,16 @@ class PageProcessor:
     def segmenter(self) -> Any:
         from webseg.segmenters import get_segmenter
 
-        return get_segmenter(self.config.segmenter, **self.config.segmenter_params)
+        name, params = self.config.segmenter, dict(self.config.segmenter_params)
+        if name == "vips" and not params:
+            params = {"pdoc": 0.6}  # the block granularity of the PRF experiment (ir.blocks)
+        return get_segmenter(name, **params)
+
+    @cached_property
+    def analyzer(self) -> Any:
+        from ir.analysis import Analyzer
+
+        return Analyzer()
 
     def process(self, rec_id: str, url: str | None, page: Page) -> dict[str, Any]:
         """The output record of one rendered page (never raises for a bad page)."""
@@ -116,29 +137,30 @@ class PageProcessor:
                 break
             finally:
                 timings[stage] = round(time.perf_counter() - t0, 4)
+        if "index" in self.config.stages and out["status"] == "ok":
+            t0 = time.perf_counter()
+            out["index_doc"] = self._index_doc(rec_id, url, page)
+            timings["index"] = round(time.perf_counter() - t0, 4)
         out["timings"] = timings
         return out
+
+    def _index_doc(self, rec_id: str, url: str | None, page: Page) -> dict[str, Any]:
+        """The page as the search index stores it (terms + blocks), built the way
+        ``webseg index`` builds it (:func:`ir.pipeline.doc_from_page`)."""
+        from ir.pipeline import doc_from_page
+
+        doc = doc_from_page(rec_id, page, self.analyzer, [self.config.segmenter], url=url)
+        return stored_doc_to_dict(doc)
 
     # ------------------------------------------------------------------ stages
     def _segment(self, page: Page, out: dict[str, Any], scratch: dict[str, Any]) -> None:
         seg = self.segmenter.segment(page)
-        leaves = seg.at_level(None)  # the finest segments: what the index stores as blocks
         tops = seg.at_level(1)
         out["segmentation"] = {
             "algorithm": seg.algorithm, "segments": len(seg), "depth": seg.depth,
             "top": [{"id": s.id, "box": [round(float(v), 1) for v in s.box],
                      "words": len(s.text.split())} for s in tops],
         }
-        if self.config.store_blocks:
-            blocks = []
-            order = sorted(leaves, key=lambda s: (s.box[1], s.box[0]))  # reading order
-            for rank, s in enumerate(order):
-                text = " ".join(s.text.split())
-                if text:
-                    blocks.append({"segment": s.id, "rank": rank,
-                                   "box": [round(float(v), 1) for v in s.box],
-                                   "text": text[: self.config.max_block_chars]})
-            out["blocks"] = blocks
         scratch["segmentation"] = seg
 
     def _clean(self, page: Page, out: dict[str, Any], scratch: dict[str, Any]) -> None:

@@ -39,7 +39,7 @@ __all__ = ["RunSummary", "cluster_label", "finalize", "run_pipeline", "split_err
 WORK = "work"
 JOURNAL = "pages.jsonl"
 #: Fields of the journal that stay out of the final pages.jsonl (they live in the index).
-INTERNAL_FIELDS = ("blocks", "minhash")
+INTERNAL_FIELDS = ("index_doc", "minhash")
 
 
 @dataclass
@@ -126,6 +126,8 @@ def run_pipeline(inputs: Sequence[str | Path], out_dir: str | Path,
                     line = error_record(rec.id, rec.url, stage, msg)
                     if rec.skipped:
                         line["status"] = "skipped"
+                    elif "index" in config.stages:
+                        line["index_doc"] = text_only_doc(rec, f"{stage}: {msg}", processor)
                 else:
                     line = processor.process(rec.id, rec.url, page)
                 journal.append(line)
@@ -253,9 +255,42 @@ def _dedup(records: list[dict[str, Any]], out: Path, config: PipelineConfig,
             for members in result.clusters for k in members}
 
 
+def text_only_doc(rec: InputRecord, reason: str, processor: PageProcessor) -> dict[str, Any]:
+    """Index entry of a page that did not render: its text parsed without a browser, so it is
+    still searchable (status ``text-only``, the reason recorded), or ``empty``."""
+    from ir.pipeline import doc_from_text, html_text
+    from webseg.pipeline.process import stored_doc_to_dict
+
+    text = ""
+    if rec.error is None and rec.kind != "url":
+        try:
+            text = html_text(rec.read_bytes())
+        except Exception as e:  # binary or broken input: the reason says so
+            reason += f"; parse: {type(e).__name__}: {e}"
+    doc = doc_from_text(rec.id, text, processor.analyzer, url=rec.url, status="text-only",
+                        reason=reason)
+    if not doc.terms:
+        doc.status = "empty"
+    return stored_doc_to_dict(doc)
+
+
 def _index(records: list[dict[str, Any]], out: Path, config: PipelineConfig,
            summary: RunSummary) -> None:
-    raise NotImplementedError("indexing is not available in this build")
+    """Build ``OUT/index`` (the ``webseg search`` format) from the journal's index entries."""
+    from ir.analysis import Analyzer
+    from ir.index import Index
+    from webseg.pipeline.process import stored_doc_from_dict
+
+    tmp = out / "index.tmp"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    index = Index.create(tmp, backend=config.index_backend, analyzer=Analyzer(),
+                         sources=(config.segmenter,))
+    docs = [stored_doc_from_dict(r["index_doc"]) for r in records if r.get("index_doc")]
+    for i in range(0, len(docs), 1000):
+        index.add(docs[i:i + 1000])
+    _replace_dir(tmp, out / "index")
+    summary.outputs["index"] = str(out / "index")
 
 
 def _replace_dir(tmp: Path, final: Path) -> None:
