@@ -75,3 +75,61 @@ def test_empty_graph_features():
                              has_layout=True, width=10, height=10)
     g = build_graph(page)
     assert boundary_features(g).shape == (0, len(BOUNDARY_FEATURES))
+
+
+# ---------------------------------------------------------------------- context features
+def test_context_features_of_repeated_rows():
+    """Four identical table rows: every row boundary sits inside a run of one structure."""
+    g = build_graph(table_page(4))
+    X = boundary_features(g)
+    assert np.all(np.isfinite(X))
+    rows = np.flatnonzero(g.orientation == 0)  # 3 boundaries between 4 rows
+    assert col(X, "o_ctx_freq")[rows] == pytest.approx([1.0] * 3)
+    assert col(X, "ctx_same_structure")[rows].tolist() == [1.0] * 3
+    assert col(X, "o_ctx_interval_mean")[rows] == pytest.approx([0.25] * 3)  # every 1 of 4
+    assert col(X, "o_ctx_interval_std")[rows] == pytest.approx([0.0] * 3)
+    assert col(X, "ctx_pair_freq")[rows] == pytest.approx([1.0] * 3)
+    assert col(X, "o_ctx_sim_mean")[rows] == pytest.approx([1.0] * 3)
+
+
+def test_context_features_of_distinct_bands():
+    """header / (left | right) / footer: the main band's structure occurs once."""
+    g = build_graph(header_two_columns())
+    X = boundary_features(g)
+    # boundary 0: header (div > text) | main (div > div, div): different structures
+    assert col(X, "ctx_same_structure")[0] == 0.0
+    assert col(X, "b_ctx_freq")[0] == pytest.approx(1 / 3)  # main occurs once among 3
+    assert col(X, "b_ctx_interval_mean")[0] == 1.0  # no repeat: interval 1, std 0
+    # header and footer are both div > text: one structure, occurring at positions 0 and 2
+    assert col(X, "o_ctx_freq")[0] == pytest.approx(2 / 3)
+    assert col(X, "o_ctx_interval_mean")[0] == pytest.approx(2 / 3)
+    assert col(X, "ctx_d_freq")[0] == pytest.approx(1 / 3)
+    assert col(X, "ctx_pair_freq")[0] == pytest.approx(1 / 2)  # (header-like, main-like)
+
+
+def test_structure_similarity_is_weighted_jaccard():
+    from webseg.wps.features import structure_similarity
+
+    c = np.array([[2, 1, 0], [1, 1, 0], [0, 0, 0], [0, 0, 3]])
+    s = structure_similarity(c)
+    assert s[0, 1] == pytest.approx(2 / 3) and s[1, 0] == pytest.approx(2 / 3)
+    assert s[0, 3] == 0.0 and s[2, 2] == 1.0 and np.allclose(np.diag(s), 1.0)
+
+
+def test_local_features_are_a_prefix():
+    from webseg.wps.features import CONTEXT_FEATURES, LOCAL_FEATURES, context_features
+
+    assert BOUNDARY_FEATURES == LOCAL_FEATURES + CONTEXT_FEATURES
+    g = build_graph(table_page(3))
+    X = boundary_features(g)
+    assert np.allclose(X[:, len(LOCAL_FEATURES):], context_features(g))
+
+
+def test_context_can_be_skipped():
+    from webseg.wps.features import LOCAL_FEATURES
+
+    g = build_graph(table_page(4))
+    full, local = boundary_features(g), boundary_features(g, context=False)
+    k = len(LOCAL_FEATURES)
+    assert np.array_equal(full[:, :k], local[:, :k]) and not local[:, k:].any()
+    assert full[:, k:].any()

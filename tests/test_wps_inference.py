@@ -98,3 +98,71 @@ def test_fractional_solution_is_reported(monkeypatch):
 def test_loss_augmented_scores():
     f = np.array([0.5, -0.5])
     assert loss_augmented_scores(f, np.array([True, False])).tolist() == [-0.5, 0.5]
+
+
+# ---------------------------------------------------------------------- dynamic programming
+@st.composite
+def region_trees(draw, max_vertices: int = 10):
+    """A random WPS-graph structure: regions split into 2-4 sub-regions, breadth first, with
+    the dependencies of Algorithm 1 (a split depends on the boundaries framing its region)."""
+    from webseg.wps.graph import Region, WPSGraph
+
+    regions = [Region(0, (), (0.0, 0.0, 1.0, 1.0))]
+    deps: list[tuple[int, ...]] = []
+    queue = [0]
+    while queue:
+        reg = regions[queue.pop(0)]
+        k = draw(st.sampled_from([0, 0, 2, 3, 4]))
+        if k == 0 or len(deps) + k - 1 > max_vertices:
+            continue
+        first = len(deps)
+        vids = tuple(range(first, first + k - 1))
+        kids = []
+        for t in range(k):
+            rid = len(regions)
+            forming = tuple(v for v in (first + t - 1, first + t) if first <= v < first + k - 1)
+            regions.append(Region(rid, (), reg.rect, parent=reg.id, forming=forming,
+                                  level=reg.level + 1))
+            kids.append(rid)
+            queue.append(rid)
+        deps += [reg.forming] * (k - 1)
+        reg.split, reg.boundaries, reg.children = 0, vids, tuple(kids)
+    n = len(deps)
+    z = np.zeros(n)
+    g = WPSGraph(None, regions, z.astype(np.int8), z, z, z.astype(np.int32), z.astype(np.int32),
+                 z.astype(np.int32), z.astype(np.int32), deps)
+    scores = draw(st.lists(st.integers(-4, 4).map(float), min_size=n, max_size=n))
+    return g, np.asarray(scores)
+
+
+@settings(max_examples=150, deadline=None)
+@given(region_trees())
+def test_dp_equals_exhaustive_and_lp(case):
+    from webseg.wps.inference import infer_dp
+
+    g, scores = case
+    res = infer_dp(g, scores)
+    assert g.is_feasible(res.labels)
+    best, _ = exhaustive(g.n, scores, g.edges)
+    assert res.objective == pytest.approx(best, abs=1e-9)
+    assert res.objective == pytest.approx(float(scores[res.labels].sum()))
+    assert infer(g, scores).objective == pytest.approx(best, abs=1e-7)
+
+
+def test_dp_on_built_graphs():
+    from tests.test_wps_graph import header_two_columns, table_page
+    from webseg.wps.inference import infer_dp
+
+    g = build_graph(header_two_columns())
+    assert infer_dp(g, [1.0, -0.5, 2.0]).labels.tolist() == [True, True, True]
+    assert infer_dp(g, [1.0, -3.0, 2.0]).labels.tolist() == [True, False, False]
+    assert infer_dp(g, [0.0, 0.0, 0.0]).labels.tolist() == [False] * 3  # ties go to N
+    rng = np.random.default_rng(0)
+    g = build_graph(table_page(5))
+    for _ in range(30):
+        f = rng.normal(size=g.n)
+        assert infer_dp(g, f).objective == pytest.approx(infer(g, f).objective)
+    with pytest.raises(ValueError, match="finite"):
+        infer_dp(g, np.full(g.n, np.inf))
+    with pytest.raises(ValueError, match="scores for"):
+        infer_dp(g, [1.0])

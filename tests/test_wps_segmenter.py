@@ -39,7 +39,7 @@ def test_registered_and_protocol():
 
 def test_shipped_model_loads():
     model = get_segmenter("wps-margin").get_model()
-    assert model.loss == "margin" and len(model.weights) == len(BOUNDARY_FEATURES)
+    assert model.loss == "margin" and len(model.weights) == len(model.features)
     d = json.loads((MODELS_DIR / "wps-margin.json").read_text())
     assert d["info"]["gold_level"] == 2 and d["info"]["C"] in [float(c) for c in
                                                                d["info"]["Cs"]]

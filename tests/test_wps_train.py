@@ -12,6 +12,7 @@ from tests.test_wps_graph import header_two_columns, table_page
 from webseg.wps import build_graph, gold_boundary_labels
 from webseg.wps.features import BOUNDARY_FEATURES, boundary_features
 from webseg.wps.train import (
+    DEFAULT_FEATURES,
     Example,
     PageRecord,
     WPSModel,
@@ -94,7 +95,7 @@ def test_cutting_plane_learns_table_rows_and_converges():
     for ex in exs:  # separable data: the training labellings are reproduced
         assert infer(ex.graph, ex.X @ w).labels.tolist() == ex.y.tolist()
     # a new, larger table is segmented into its rows
-    model = WPSModel(w, mean, scale)
+    model = WPSModel(w, mean, scale, features=list(DEFAULT_FEATURES))
     g = build_graph(table_page(6))
     y = infer(g, model.scores(boundary_features(g))).labels
     assert y.tolist() == gold_boundary_labels(g, np.repeat(np.arange(6), 2)).tolist()
@@ -120,9 +121,13 @@ def test_model_round_trip(tmp_path):
     m2 = WPSModel.load(tmp_path / "m.json")
     assert np.array_equal(m2.weights, m.weights) and m2.info["C"] == 1.0
     bad = m.to_dict()
-    bad["features"] = bad["features"][:-1]
+    bad["features"] = bad["features"][:-1] + ["no_such_feature"]
     (tmp_path / "bad.json").write_text(__import__("json").dumps(bad))
     with pytest.raises(ValueError, match="features differ"):
+        WPSModel.load(tmp_path / "bad.json")
+    bad["features"] = bad["features"][:-1]  # one name short of the weights
+    (tmp_path / "bad.json").write_text(__import__("json").dumps(bad))
+    with pytest.raises(ValueError, match="weights"):
         WPSModel.load(tmp_path / "bad.json")
     with pytest.raises(FileNotFoundError, match="train it"):
         WPSModel.load(tmp_path / "missing.json")
@@ -130,8 +135,27 @@ def test_model_round_trip(tmp_path):
 
 def test_shipped_margin_model_loads():
     m = WPSModel.load()
-    assert m.loss == "margin" and len(m.weights) == len(BOUNDARY_FEATURES)
+    assert m.loss == "margin" and len(m.weights) == len(m.features)
+    assert set(m.features) <= set(BOUNDARY_FEATURES)
     assert m.info["gold_level"] == 2 and "C" in m.info and m.info["command"]
+
+
+def test_local_feature_model_scores_full_feature_matrices():
+    """A model trained on the local features only scores what boundary_features computes,
+    ignoring the context columns."""
+    from webseg.wps.features import LOCAL_FEATURES
+    from webseg.wps.train import fit
+
+    recs = _table_records([2, 3, 4])
+    m_all = fit("margin", recs, C=10.0, features=BOUNDARY_FEATURES)
+    m_loc = fit("margin", recs, C=10.0)  # the default: local features, as shipped
+    assert m_loc.features == LOCAL_FEATURES
+    assert len(m_loc.weights) == len(LOCAL_FEATURES) < len(m_all.weights)
+    assert m_loc.info["C"] == 10.0 and m_loc.info["report"]["converged"]
+    X = boundary_features(build_graph(table_page(5)))
+    assert m_loc.scores(X) == pytest.approx(m_loc.scores(X[:, :len(LOCAL_FEATURES)]))
+    with pytest.raises(ValueError, match="subset"):
+        fit("margin", recs, C=1.0, features=["vertical", "bias"])
 
 
 # ---------------------------------------------------------------------- slack re-scaling

@@ -2,7 +2,11 @@
 
 * :mod:`webseg.wps.graph` - candidate boundaries and their dependencies (Algorithm 1), a
   labelling to a :class:`~webseg.segmentation.Segmentation`, gold boundary labels from gold blocks;
-* :mod:`webseg.wps.inference` - the binary ILP (Eqs. 15-18) solved as an LP with HiGHS.
+* :mod:`webseg.wps.features` - local (Section 4.1) and context (Section 4.2) boundary features;
+* :mod:`webseg.wps.inference` - the binary ILP (Eqs. 15-18) solved as an LP with HiGHS (and,
+  exactly, by dynamic programming for the training oracles);
+* :mod:`webseg.wps.train` - structural SVM (Algorithm 2), margin and slack re-scaling;
+* :mod:`webseg.wps.positions` - in-segment positions (Algorithm 3).
 """
 
 from webseg.wps.graph import (
@@ -14,7 +18,8 @@ from webseg.wps.graph import (
     gold_boundary_labels,
     raw_boundary_labels,
 )
-from webseg.wps.inference import InferenceResult, NonIntegralSolution, infer
+from webseg.wps.inference import InferenceResult, NonIntegralSolution, infer, infer_dp
 
 __all__ = ["HORIZONTAL", "VERTICAL", "InferenceResult", "NonIntegralSolution", "Region",
-           "WPSGraph", "build_graph", "gold_boundary_labels", "infer", "raw_boundary_labels"]
+           "WPSGraph", "build_graph", "gold_boundary_labels", "infer", "infer_dp",
+           "raw_boundary_labels"]

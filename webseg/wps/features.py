@@ -1,4 +1,4 @@
-"""Local features of WPS boundaries (Bing et al., SIGIR 2014, Section 4.1), vectorised.
+"""Local and context features of WPS boundaries (Bing et al., SIGIR 2014, Section 4), vectorised.
 
 For every region of a :class:`~webseg.wps.graph.WPSGraph` :func:`region_features` computes local
 *segment* features ``Phi(s)`` (geometry, content, text appearance, colour, tag richness); for
@@ -13,7 +13,23 @@ whole labelling is :func:`joint_feature`.
 
 Regions' quantities are sums over their DOM subtrees; each subtree is a contiguous pre-order
 interval, so a region sum is a difference of prefix sums, whatever the number of regions.
-Context features (Section 4.2: sibling-sequence statistics) are not implemented yet.
+**Context features** (Section 4.2, :func:`context_features`): a boundary ``b_i`` splits a
+region into the *sibling sequence* ``S`` of its sub-regions, and ``s_i^o``, ``s_i^b`` are two
+consecutive members of ``S``. Records of a list (search results, posts, products) are siblings
+with the same DOM structure that repeat at regular intervals; the boundary between two of them
+should usually be N at the record level, and the boundary between a repeated run and something
+else Y. Per side: the mean DOM-structure similarity to the other siblings, the occurrence
+frequency of its structure in ``S`` and the mean and standard deviation of the intervals between
+those occurrences; per boundary (context relation features): the difference of the two
+frequencies, whether both sides have the same structure, and the frequency of the pair pattern
+(``s_i^o``-like followed by ``s_i^b``-like) among the consecutive pairs of ``S`` - the
+occurrence of the "forest" of the two segments. DOM-structure similarity is the weighted
+Jaccard ``sum min / sum max`` of the counts of element tags (with content) and text leaves in
+the two subtrees; two siblings have "the same structure" when it is at least
+:data:`SAME_STRUCTURE`.
+
+:data:`LOCAL_FEATURES` is the feature set without context (the ablation of
+``eval/results/wps``); models name their features, so a model trained on a subset keeps working.
 """
 
 from __future__ import annotations
@@ -36,9 +52,19 @@ RELATION_FEATURES = [
     "bg_distance", "same_font_family", "d_item_depth", "text_jaccard", "tag_similarity",
     "d_link_ratio", "same_item_tags",
 ]
-BOUNDARY_FEATURES = (["bias", "vertical", "depth", "n_siblings"]
-                     + [f"o_{n}" for n in REGION_FEATURES] + [f"b_{n}" for n in REGION_FEATURES]
-                     + RELATION_FEATURES)
+CONTEXT_FEATURES = [
+    "o_ctx_sim_mean", "o_ctx_freq", "o_ctx_interval_mean", "o_ctx_interval_std",
+    "b_ctx_sim_mean", "b_ctx_freq", "b_ctx_interval_mean", "b_ctx_interval_std",
+    "ctx_d_freq", "ctx_same_structure", "ctx_pair_freq",
+]
+#: Features without context (Section 4.1 only).
+LOCAL_FEATURES = (["bias", "vertical", "depth", "n_siblings"]
+                  + [f"o_{n}" for n in REGION_FEATURES] + [f"b_{n}" for n in REGION_FEATURES]
+                  + RELATION_FEATURES)
+#: Every feature :func:`boundary_features` computes, in column order.
+BOUNDARY_FEATURES = LOCAL_FEATURES + CONTEXT_FEATURES
+#: Weighted-Jaccard DOM-structure similarity from which two siblings count as one structure.
+SAME_STRUCTURE = 0.7
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
@@ -190,8 +216,83 @@ def _region_tag_counts(graph: WPSGraph, mask: np.ndarray) -> np.ndarray:
     return _region_sums(onehot, _region_intervals(graph), len(graph.regions))
 
 
-def boundary_features(graph: WPSGraph) -> np.ndarray:
-    """(n_vertices, len(BOUNDARY_FEATURES)) feature vector ``phi_i`` of every boundary."""
+def _sequence_stats(sim: np.ndarray) -> np.ndarray:
+    """(k, 4) per-member context features of one sibling sequence from its similarity matrix.
+
+    Columns: mean similarity to the other members, occurrence frequency of the member's
+    structure (members at least :data:`SAME_STRUCTURE` similar, itself included, over ``k``),
+    mean and standard deviation of the intervals between consecutive occurrences (over ``k``;
+    a structure that occurs once gets interval 1 and deviation 0).
+    """
+    k = len(sim)
+    out = np.zeros((k, 4))
+    off = ~np.eye(k, dtype=bool)
+    out[:, 0] = np.where(off, sim, 0.0).sum(1) / max(k - 1, 1)
+    same = sim >= SAME_STRUCTURE
+    np.fill_diagonal(same, True)
+    out[:, 1] = same.sum(1) / k
+    out[:, 2] = 1.0
+    for j in np.flatnonzero(out[:, 1] * k > 1):
+        gaps = np.diff(np.flatnonzero(same[j])) / k
+        out[j, 2], out[j, 3] = gaps.mean(), gaps.std()
+    return out
+
+
+def structure_similarity(counts: np.ndarray) -> np.ndarray:
+    """(k, k) weighted Jaccard similarity ``sum min / sum max`` of rows of ``counts``."""
+    c = np.asarray(counts, dtype=np.float64)
+    c = c[:, c.any(0)]  # tags absent from the whole sequence add nothing
+    k = len(c)
+    if k * k * c.shape[1] <= 2_000_000:  # one broadcast
+        mn = np.minimum(c[:, None, :], c[None, :, :]).sum(2)
+        mx = np.maximum(c[:, None, :], c[None, :, :]).sum(2)
+    else:  # one row at a time keeps memory at k * n_tags
+        mn = np.stack([np.minimum(c[j], c).sum(1) for j in range(k)])
+        mx = np.stack([np.maximum(c[j], c).sum(1) for j in range(k)])
+    return np.where(mx > 0, mn / np.maximum(mx, 1e-12), 1.0)
+
+
+def context_features(graph: WPSGraph, structure: np.ndarray | None = None) -> np.ndarray:
+    """(n_vertices, len(CONTEXT_FEATURES)) context features of every boundary (Section 4.2).
+
+    ``structure``: (n_regions, m) DOM-structure count vectors (default: content-element tag
+    counts plus the text-leaf count of every region). See the module docstring.
+    """
+    X = np.zeros((graph.n, len(CONTEXT_FEATURES)))
+    if graph.n == 0:
+        return X
+    if structure is None:
+        page = graph.page
+        mask = content_mask(page)
+        leaves = _region_sums((mask & page.is_text).astype(float), _region_intervals(graph),
+                              len(graph.regions))
+        structure = np.column_stack([_region_tag_counts(graph, mask), leaves])
+    for reg in graph.regions:
+        if len(reg.boundaries) == 0:
+            continue
+        kids = np.asarray(reg.children, dtype=np.int64)
+        k = len(kids)
+        sim = structure_similarity(structure[kids])
+        st = _sequence_stats(sim)
+        same = sim >= SAME_STRUCTURE
+        vs = np.asarray(reg.boundaries, dtype=np.int64)
+        o, b = np.arange(k - 1), np.arange(1, k)
+        X[vs, 0:4] = st[o]
+        X[vs, 4:8] = st[b]
+        X[vs, 8] = np.abs(st[o, 1] - st[b, 1])
+        X[vs, 9] = same[o, b]
+        # pair pattern: consecutive members (j, j + 1) like (o, b), over the k - 1 pairs
+        pairs = same[:-1, :-1] & same[1:, 1:]  # [o, j]: o ~ j and o + 1 ~ j + 1
+        X[vs, 10] = pairs.sum(1) / (k - 1)
+    return X
+
+
+def boundary_features(graph: WPSGraph, context: bool = True) -> np.ndarray:
+    """(n_vertices, len(BOUNDARY_FEATURES)) feature vector ``phi_i`` of every boundary.
+
+    Local features (Section 4.1) first, then :func:`context_features` (Section 4.2); with
+    ``context=False`` the context columns are left at 0 (for models that do not use them).
+    """
     n = graph.n
     X = np.zeros((n, len(BOUNDARY_FEATURES)))
     if n == 0:
@@ -208,7 +309,8 @@ def boundary_features(graph: WPSGraph) -> np.ndarray:
     words = _region_words(graph)
     jac = np.array([len(words[i] & words[j]) / max(len(words[i] | words[j]), 1)
                     for i, j in zip(o, b, strict=True)])
-    tags = _region_tag_counts(graph, content_mask(page))
+    cmask = content_mask(page)
+    tags = _region_tag_counts(graph, cmask)
     to, tb = tags[o], tags[b]
     tag_sim = np.minimum(to, tb).sum(1) / np.maximum(np.maximum(to, tb).sum(1), 1.0)
     # dominant font family of each region: family of its longest text leaf
@@ -255,6 +357,11 @@ def boundary_features(graph: WPSGraph) -> np.ndarray:
     X[:, 4 + k:4 + 2 * k] = fb
     for t, name in enumerate(RELATION_FEATURES):
         X[:, 4 + 2 * k + t] = rel[name]
+    leaf_counts = (_region_sums((cmask & page.is_text).astype(float), _region_intervals(graph),
+                                len(graph.regions)) if context else None)
+    if context:
+        X[:, len(LOCAL_FEATURES):] = context_features(graph,
+                                                      np.column_stack([tags, leaf_counts]))
     return X
 
 

@@ -12,6 +12,13 @@ dual simplex (``scipy.optimize.linprog(method="highs-ds")``), which returns a ba
 integral, solution. Integrality is checked to ``1e-6`` and a :class:`NonIntegralSolution` error
 is raised otherwise. Before solving, leaves (vertices nothing depends on) with ``f_i <= 0`` are
 labelled N and removed, repeatedly (the paper's speed-up, end of Section 5).
+
+:func:`infer_dp` solves the same ILP exactly without an LP, by dynamic programming over the
+WPS region tree (a boundary's dependencies are the one or two boundaries that frame its region,
+so the constraints form chains along each split). It returns the same optimum (property-tested
+against :func:`infer` and :func:`exhaustive`) in microseconds instead of milliseconds; the
+structural SVM's separation oracles, which solve thousands of these ILPs, use it, while the
+segmenters keep the LP of the paper.
 """
 
 from __future__ import annotations
@@ -121,6 +128,66 @@ def infer(graph_or_n: WPSGraph | int, scores: Sequence[float] | np.ndarray,
             x[keep] = np.round(sol) > 0.5
     return InferenceResult(labels=x, objective=float(f[x].sum()), n_pruned=int(pruned.sum()),
                            n_lp=int(len(keep)))
+
+
+def infer_dp(graph: WPSGraph, scores: Sequence[float] | np.ndarray) -> InferenceResult:
+    """Optimal feasible labelling of a :class:`WPSGraph` by dynamic programming (exact).
+
+    For a region ``R`` split into sub-regions ``c_0..c_{k-1}`` by boundaries ``b_0..b_{k-2}``,
+    sub-region ``c_t`` may be split further only when its frame (``b_{t-1}`` and ``b_t``, those
+    that exist) is all Y. With ``V(c) >= 0`` the best value inside ``c`` when it is open,
+    ``V(R) = max_x sum_t f(b_t) x_t + sum_t [frame of c_t all Y] V(c_t)``, a chain over the
+    ``x_t`` solved left to right with the label of the previous boundary as state. Regions
+    are processed children first (their ids are larger), then labels are read top-down. Ties
+    go to N. ``n_pruned`` and ``n_lp`` are 0.
+    """
+    f = np.asarray(scores, dtype=np.float64).ravel()
+    if len(f) != graph.n:
+        raise ValueError(f"got {len(f)} scores for {graph.n} vertices")
+    if not np.all(np.isfinite(f)):
+        raise ValueError("scores must be finite")
+    regions = graph.regions
+    value = np.zeros(len(regions))
+    choice: dict[int, list[int]] = {}
+    for reg in reversed(regions):
+        bs = reg.boundaries
+        if not bs:
+            continue
+        kids = reg.children
+        vk = value[list(kids)]
+        m = len(bs)
+        # d[x] = best value of b_0..b_t with x_t = x; back[t][x] = best x_{t-1}
+        d = [0.0, f[bs[0]] + vk[0]]
+        back: list[tuple[int, int]] = []
+        for t in range(1, m):
+            prev_n = max(d[0], d[1])
+            arg_n = 0 if d[0] >= d[1] else 1
+            open_prev = d[1] + vk[t]
+            arg_y = 0 if d[0] >= open_prev else 1
+            d = [prev_n, f[bs[t]] + max(d[0], open_prev)]
+            back.append((arg_n, arg_y))
+        last = [d[0], d[1] + vk[m - 1 + 1]]
+        x = 0 if last[0] >= last[1] else 1
+        value[reg.id] = last[x]
+        xs = [x]
+        for t in range(m - 1, 0, -1):
+            x = back[t - 1][x]
+            xs.append(x)
+        choice[reg.id] = xs[::-1]
+    y = np.zeros(graph.n, dtype=bool)
+    stack = [0] if regions else []
+    while stack:  # top-down: a region is reached only when it is open
+        reg = regions[stack.pop()]
+        xs = choice.get(reg.id)
+        if xs is None:
+            continue
+        for t, b in enumerate(reg.boundaries):
+            y[b] = bool(xs[t])
+        k = len(reg.children)
+        for t, c in enumerate(reg.children):
+            if (t == 0 or xs[t - 1]) and (t == k - 1 or xs[t]):
+                stack.append(c)
+    return InferenceResult(labels=y, objective=float(f[y].sum()), n_pruned=0, n_lp=0)
 
 
 def exhaustive(n: int, scores: Sequence[float] | np.ndarray, edges: np.ndarray

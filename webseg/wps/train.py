@@ -27,10 +27,11 @@ GCuts/CClus models are trained for). Pages without candidate boundaries add no c
 violated labelling ``C^`` (loss-augmented inference), compute the page's current slack
 ``xi_i = max(0, max_{C in S_i} H(C))``; when ``H(C^) > xi_i + eps`` add ``C^`` to ``S_i`` and
 re-solve the QP over all working sets. Stop when a full pass adds nothing or after
-``max_iter`` passes. ``eps`` = 0.1 as in the paper.
+``max_iter`` passes. ``eps`` = 0.1 as in the paper. The oracles solve their ILPs with
+:func:`webseg.wps.inference.infer_dp` (the same optimum as the LP, orders of magnitude faster).
 
 * Margin re-scaling (Eq. 20, Hamming loss Eq. 24): ``H(C) = Delta(C_i, C) - <dPsi_i(C), w>``,
-  maximised exactly by :func:`webseg.wps.inference.infer` on
+  maximised exactly by :func:`webseg.wps.inference.infer_dp` on
   :func:`~webseg.wps.inference.loss_augmented_scores` (Eqs. 26-29).
 * Slack re-scaling (Eq. 19, informative-boundary loss Eq. 22):
   ``H(C) = (1 - <dPsi_i(C), w>) Delta(C_i, C)``; see :func:`slack_most_violated` for the search
@@ -63,34 +64,62 @@ from typing import Any
 import numpy as np
 
 from webseg.page import Page
-from webseg.wps.features import BOUNDARY_FEATURES, boundary_features
+from webseg.wps.features import BOUNDARY_FEATURES, LOCAL_FEATURES, boundary_features
 from webseg.wps.graph import WPSGraph, build_graph, gold_boundary_labels
-from webseg.wps.inference import infer, loss_augmented_scores
+from webseg.wps.inference import infer_dp, loss_augmented_scores
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 MODEL_SCHEMA = "webseg.wps.model"
 MODEL_VERSION = 1
 #: C grid of the validation sweep (the objective weighs the slacks by C / N, N = training pages;
-#: the paper fixes C = 1). Validation ARI fell from C = 0.01 to C = 1 on kreuzer-random and
-#: larger C makes Algorithm 2 much slower (more passes, larger QPs), so the grid stops at 1.
+#: the paper fixes C = 1). On kreuzer-random validation ARI peaks at C = 0.01 and falls beyond;
+#: larger C was explored separately (C = 3, 10, 30, 100 with at most 15 passes: lower still,
+#: ``eval/results/wps/c-sweep-large``) and makes Algorithm 2 much slower (more passes, larger
+#: QPs), so the default grid stops at 1.
 CS = [0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0]
 LOSSES = ("margin", "slack")
+#: Named feature sets (``--features``): all features, or the local ones only (no context).
+FEATURE_SETS = {"all": BOUNDARY_FEATURES, "local": LOCAL_FEATURES}
+#: Feature set of the shipped models and the default of training: the context features did not
+#: raise validation ARI for either loss (ablation in ``eval/results/wps``), so they are opt-in
+#: (``--features all``).
+DEFAULT_FEATURES = LOCAL_FEATURES
 
 
 # ---------------------------------------------------------------------- model
 @dataclass
 class WPSModel:
-    """Boundary weights ``v = w_Y - w_N`` on standardised features, and the scaling."""
+    """Boundary weights ``v = w_Y - w_N`` on standardised features, and the scaling.
+
+    ``features``: names of the :data:`~webseg.wps.features.BOUNDARY_FEATURES` the model uses,
+    in that order (default all); ``weights``, ``mean`` and ``scale`` have one entry each.
+    """
 
     weights: np.ndarray
     mean: np.ndarray
     scale: np.ndarray
     loss: str = "margin"
     info: dict[str, Any] = field(default_factory=dict)
+    features: list[str] = field(default_factory=lambda: list(BOUNDARY_FEATURES))
+
+    def __post_init__(self) -> None:
+        self._cols = feature_columns(self.features)
+        if not len(self.weights) == len(self.mean) == len(self.scale) == len(self._cols):
+            raise ValueError(f"WPS model: {len(self.weights)} weights, {len(self.mean)} means, "
+                             f"{len(self.scale)} scales for {len(self._cols)} features")
+
+    @property
+    def uses_context(self) -> bool:
+        """Whether any context feature (Section 4.2) has a weight in this model."""
+        return any(f not in LOCAL_FEATURES for f in self.features)
 
     def transform(self, X: np.ndarray) -> np.ndarray:
-        """Standardise raw :func:`~webseg.wps.features.boundary_features`."""
-        return (np.asarray(X, dtype=np.float64) - self.mean) / self.scale
+        """Standardise raw :func:`~webseg.wps.features.boundary_features` (all columns, or
+        already only the model's)."""
+        X = np.asarray(X, dtype=np.float64)
+        if X.shape[-1] == len(BOUNDARY_FEATURES) and len(self._cols) != len(BOUNDARY_FEATURES):
+            X = X[..., self._cols]
+        return (X - self.mean) / self.scale
 
     def scores(self, X: np.ndarray) -> np.ndarray:
         """ILP scores ``f_i = F_i - F̄_i`` of raw boundary features ``X``."""
@@ -98,7 +127,7 @@ class WPSModel:
 
     def to_dict(self) -> dict[str, Any]:
         return {"schema": MODEL_SCHEMA, "version": MODEL_VERSION, "loss": self.loss,
-                "features": BOUNDARY_FEATURES,
+                "features": list(self.features),
                 "weights": np.round(self.weights, 10).tolist(),
                 "mean": np.round(self.mean, 10).tolist(),
                 "scale": np.round(self.scale, 10).tolist(), "info": self.info}
@@ -110,11 +139,15 @@ class WPSModel:
     def from_dict(cls, d: dict[str, Any], where: Any = "model") -> WPSModel:
         if d.get("schema") != MODEL_SCHEMA or d.get("version") != MODEL_VERSION:
             raise ValueError(f"{where} is not a WPS model of version {MODEL_VERSION}")
-        if d.get("features") != BOUNDARY_FEATURES:
+        feats = d.get("features")
+        try:
+            feature_columns(feats)
+        except (TypeError, ValueError):
             raise ValueError(f"{where}: its features differ from this webseg's; retrain it with "
-                             "python -m webseg.wps.train")
+                             "python -m webseg.wps.train") from None
         return cls(np.asarray(d["weights"], float), np.asarray(d["mean"], float),
-                   np.asarray(d["scale"], float), d.get("loss", "margin"), d.get("info", {}))
+                   np.asarray(d["scale"], float), d.get("loss", "margin"), d.get("info", {}),
+                   list(feats))
 
     @classmethod
     def load(cls, path: str | Path | None = None, loss: str = "margin") -> WPSModel:
@@ -126,15 +159,28 @@ class WPSModel:
         return cls.from_dict(json.loads(path.read_text(encoding="utf-8")), path)
 
 
-def fit_scaling(Xs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def feature_columns(features: Sequence[str]) -> np.ndarray:
+    """Column indices of ``features`` in :data:`BOUNDARY_FEATURES`; they must be a subsequence
+    of it that keeps the bias (else ``ValueError``)."""
+    if isinstance(features, str) or not features:
+        raise ValueError("features must be a non-empty list of feature names")
+    cols = np.array([BOUNDARY_FEATURES.index(f) if f in BOUNDARY_FEATURES else -1
+                     for f in features], dtype=np.int64)
+    if (cols < 0).any() or np.any(np.diff(cols) <= 0) or "bias" not in features:
+        raise ValueError("features must be an ordered subset of BOUNDARY_FEATURES with 'bias'")
+    return cols
+
+
+def fit_scaling(Xs: Sequence[np.ndarray], features: Sequence[str] = BOUNDARY_FEATURES
+                ) -> tuple[np.ndarray, np.ndarray]:
     """Mean and standard deviation of the stacked boundary features (bias column untouched)."""
+    d = len(features)
     X = np.concatenate([x for x in Xs if len(x)]) if any(len(x) for x in Xs) else np.zeros(
-        (0, len(BOUNDARY_FEATURES)))
-    d = len(BOUNDARY_FEATURES)
+        (0, d))
     mean = X.mean(0) if len(X) else np.zeros(d)
     sd = X.std(0) if len(X) else np.ones(d)
     sd = np.where(sd > 1e-9, sd, 1.0)
-    bias = BOUNDARY_FEATURES.index("bias")
+    bias = list(features).index("bias")
     mean[bias], sd[bias] = 0.0, 1.0
     return mean, sd
 
@@ -176,7 +222,7 @@ def info_loss(y: np.ndarray, c: np.ndarray, info: np.ndarray) -> float:
 def margin_most_violated(ex: Example, w: np.ndarray) -> tuple[np.ndarray, float, float]:
     """``argmax_C Delta_H(C_i, C) + F(C)``: (labelling, loss, H)."""
     f = ex.X @ w
-    c = infer(ex.graph, loss_augmented_scores(f, ex.y)).labels
+    c = infer_dp(ex.graph, loss_augmented_scores(f, ex.y)).labels
     loss = hamming(ex.y, c)
     return c, loss, loss - float(w @ (psi(ex.X, ex.y) - psi(ex.X, c)))
 
@@ -213,13 +259,13 @@ def slack_most_violated(ex: Example, w: np.ndarray, n_levels: int = 12, exact_ma
     y = ex.y
     f = ex.X @ w
     base = float(psi(ex.X, y) @ w)
-    cands: list[np.ndarray] = [infer(ex.graph, f).labels]
+    cands: list[np.ndarray] = [infer_dp(ex.graph, f).labels]
     info = ex.info
     if 0 < len(info) <= exact_max:
         for bits in itertools.product((False, True), repeat=len(info)):
             wrong = np.array(bits, dtype=bool)
             if wrong.any():
-                cands.append(infer(ex.graph, _forced(f, info, y[info] ^ wrong)).labels)
+                cands.append(infer_dp(ex.graph, _forced(f, info, y[info] ^ wrong)).labels)
     elif len(info):
         mag = float(np.mean(np.abs(f))) if len(f) else 1.0
         mag = mag if mag > 0 else 1.0
@@ -227,8 +273,8 @@ def slack_most_violated(ex: Example, w: np.ndarray, n_levels: int = 12, exact_ma
         for lam in mag * np.geomspace(1e-3, 1e3, n_levels):
             g = f.copy()
             g[info] += lam * sign
-            cands.append(infer(ex.graph, g).labels)
-        cands.append(infer(ex.graph, _forced(f, info, ~y[info])).labels)
+            cands.append(infer_dp(ex.graph, g).labels)
+        cands.append(infer_dp(ex.graph, _forced(f, info, ~y[info])).labels)
     best: tuple[np.ndarray | None, float, float] = (None, 1.0, -np.inf)
 
     def consider(c: np.ndarray) -> None:
@@ -245,7 +291,7 @@ def slack_most_violated(ex: Example, w: np.ndarray, n_levels: int = 12, exact_ma
     if best[0] is None and ex.graph.n:
         order = np.argsort(np.abs(f), kind="stable")[:50]
         for v in order:
-            consider(infer(ex.graph, _forced(f, np.array([v]), np.array([not y[v]]))).labels)
+            consider(infer_dp(ex.graph, _forced(f, np.array([v]), np.array([not y[v]]))).labels)
     return best
 
 
@@ -478,12 +524,18 @@ def load_records(data: Path, split: str, level: int, cache: Path) -> list[PageRe
     return out
 
 
-def make_examples(records: Sequence[PageRecord], loss: str = "margin"
+def make_examples(records: Sequence[PageRecord], loss: str = "margin",
+                  features: Sequence[str] = DEFAULT_FEATURES
                   ) -> tuple[list[Example], np.ndarray, np.ndarray]:
-    """Graphs, raw features and gold labels -> standardised examples, (mean, scale)."""
+    """Graphs, raw features and gold labels -> standardised examples, (mean, scale).
+
+    Only the columns of ``features`` (a subset of :data:`BOUNDARY_FEATURES`) are kept.
+    """
+    cols = feature_columns(features)
     graphs = [build_graph(r.page) for r in records]
-    raw = [boundary_features(g) for g in graphs]
-    mean, scale = fit_scaling(raw)
+    ctx = any(f not in LOCAL_FEATURES for f in features)
+    raw = [boundary_features(g, context=ctx)[:, cols] for g in graphs]
+    mean, scale = fit_scaling(raw, features)
     exs = []
     for r, g, X in zip(records, graphs, raw, strict=True):
         y = gold_boundary_labels(g, r.gold)
@@ -535,19 +587,43 @@ def informative_segmented(page: Page, leaf_labels: np.ndarray, node: int | None
     return bool(np.count_nonzero(lab == inside[0]) == hi - lo)
 
 
+def fit(loss: str, records: Sequence[PageRecord], C: float,
+        features: Sequence[str] = DEFAULT_FEATURES, eps: float = 0.1, max_iter: int = 100
+        ) -> WPSModel:
+    """Train one model with a fixed ``C`` on ``records`` (no validation; used per CV fold).
+
+    ``model.info`` records C, the feature set, the cutting-plane report and the training
+    seconds (examples + Algorithm 2).
+    """
+    t0 = time.perf_counter()
+    exs, mean, scale = make_examples(records, loss, features)
+    w, rep = cutting_plane(exs, C, loss, eps=eps, max_iter=max_iter)
+    secs = time.perf_counter() - t0
+    return WPSModel(w, mean, scale, loss, {"C": C, "eps": eps, "report": rep.as_dict(),
+                                           "train_seconds": round(secs, 2),
+                                           "train_pages": [r.id for r in records]},
+                    list(features))
+
+
 def train(loss: str, train_recs: Sequence[PageRecord], val_recs: Sequence[PageRecord],
           level: int = 2, Cs: Sequence[float] = tuple(CS), eps: float = 0.1,
-          max_iter: int = 100, verbose: bool = True) -> WPSModel:
-    """Fit on ``train_recs`` for every C, keep the C with the best validation mean ARI."""
-    exs, mean, scale = make_examples(train_recs, loss)
+          max_iter: int = 100, verbose: bool = True,
+          features: Sequence[str] = DEFAULT_FEATURES) -> WPSModel:
+    """Fit on ``train_recs`` for every C, keep the C with the best validation mean ARI.
+
+    ``info["validation"]`` has, per C, the validation scores, the cutting-plane report and its
+    training seconds (Algorithm 2 only; building the examples is ``info["prepare_seconds"]``).
+    """
+    t0 = time.perf_counter()
+    exs, mean, scale = make_examples(train_recs, loss, features)
+    prep_secs = time.perf_counter() - t0
     best: tuple[float, WPSModel] | None = None
     table: dict[str, Any] = {}
     for C in Cs:
         w, rep = cutting_plane(exs, C, loss, eps=eps, max_iter=max_iter)
-        model = WPSModel(w, mean, scale, loss)
+        model = WPSModel(w, mean, scale, loss, features=list(features))
         v = validate(model, val_recs, level)
-        table[str(C)] = {**{k: round(x, 4) for k, x in v.items()},
-                          **{k: x for k, x in rep.as_dict().items() if k != "seconds"}}
+        table[str(C)] = {**{k: round(x, 4) for k, x in v.items()}, **rep.as_dict()}
         if verbose:
             print(f"train: wps-{loss} C={C}: val ARI {v['ari']:.4f} (finest "
                   f"{v['ari_finest']:.4f}, {v['segments']:.1f} segments, informative segment "
@@ -562,6 +638,10 @@ def train(loss: str, train_recs: Sequence[PageRecord], val_recs: Sequence[PageRe
     C_best = [c for c in Cs if table[str(c)]["ari"] == round(best[0], 4)][0]
     n_info = [int(len(e.info)) for e in exs]
     model.info.update(C=C_best, eps=eps, max_iter=max_iter, gold_level=level,
+                      feature_set=("all" if list(features) == BOUNDARY_FEATURES else
+                                   "local" if list(features) == LOCAL_FEATURES else "custom"),
+                      prepare_seconds=round(prep_secs, 2),
+                      train_seconds_best_C=table[str(C_best)]["seconds"],
                       train_pages=[r.id for r in train_recs],
                       val_pages=[r.id for r in val_recs], validation=table,
                       val_ari=round(best[0], 4),
@@ -585,6 +665,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--Cs", default=None, help="comma-separated C grid (default: CS)")
     ap.add_argument("--eps", type=float, default=0.1, help="precision of Algorithm 2")
     ap.add_argument("--max-iter", type=int, default=100, help="cutting-plane passes at most")
+    ap.add_argument("--features", choices=sorted(FEATURE_SETS), default="local",
+                    help="local features only (default, as the shipped models) or all "
+                         "(with the context features)")
     args = ap.parse_args(argv)
     Cs = [float(x) for x in args.Cs.split(",")] if args.Cs else CS
     t0 = time.perf_counter()
@@ -592,7 +675,8 @@ def main(argv: list[str] | None = None) -> int:
     va = load_records(args.data, "val", args.level, args.cache)
     print(f"train: {len(tr)} train pages, {len(va)} validation pages (gold level "
           f"{args.level})", file=sys.stderr)
-    model = train(args.loss, tr, va, args.level, Cs, args.eps, args.max_iter)
+    model = train(args.loss, tr, va, args.level, Cs, args.eps, args.max_iter,
+                  features=FEATURE_SETS[args.features])
     secs = time.perf_counter() - t0
     model.info.update(dataset=args.data.name, Cs=Cs,
                       command="python -m webseg.wps.train " + " ".join(
