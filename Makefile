@@ -5,14 +5,16 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DATA ?= ../shared/data
 
-.PHONY: setup chromium test demo lint bench clean
+.PHONY: setup chromium java test demo lint bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
+# dev: pytest, ruff; eval: the peers the harnesses compare with (the tests run them too);
+# spark: pyspark for `webseg spark` (tested in local mode).
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -e '.[dev,eval,spark]'
 	touch $@
 
 # chromium renders pages that need frames (scripts, screenshots); the headless shell (same
@@ -24,15 +26,25 @@ chromium:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
 	    chromium chromium-headless-shell >/dev/null; }
 
-setup: $(VENV)/.installed chromium
+# Spark needs a Java 17+ runtime; Debian bookworm's is openjdk-17.
+java:
+	@command -v java >/dev/null 2>&1 || { \
+	  echo "installing Debian's openjdk-17-jre-headless (for Spark)"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
+	    openjdk-17-jre-headless >/dev/null; }
+
+setup: $(VENV)/.installed chromium java
 
 test: setup
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 
+# The main job on the embedded defaults: the indexing pipeline over the shipped demo crawl
+# (a WARC of two made-up sites), then a search in the index it built.
 demo: setup
-	$(BIN)/webseg show tests/fixtures/news.html --algo dom -o demo-overlay.png
-	$(BIN)/webseg segment tests/fixtures/news.html --algo dom
+	$(BIN)/webseg pipeline examples/crawl.warc.gz -o demo-out
+	$(BIN)/webseg search demo-out/index "sourdough starter" -k 3
 
 lint: setup
 	$(BIN)/ruff check .
@@ -41,4 +53,4 @@ bench: setup
 	$(BIN)/python bench/render.py --data $(DATA)/segmentation/kreuzer-random
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info demo-out

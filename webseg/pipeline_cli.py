@@ -24,7 +24,7 @@ from webseg.pipeline.process import COLLECTION_STAGES, PAGE_STAGES
               type=click.Choice(["bm25", "lucene"]), help="Search index backend.")
 @click.option("--concurrency", default=3, show_default=True, help="Pages rendered at once.")
 @click.option("--timeout", default=30.0, show_default=True, help="Per-page render time limit (s).")
-@click.option("--max-nodes", default=100_000, show_default=True, help="DOM size limit per page.")
+@click.option("--max-nodes", default=200_000, show_default=True, help="DOM size limit per page.")
 @click.option("--javascript/--no-javascript", default=None,
               help="Run page scripts (default: off for local and WARC input, on for URLs).")
 @click.option("--progress/--no-progress", default=True, show_default=True)

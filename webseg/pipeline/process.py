@@ -169,8 +169,16 @@ class PageProcessor:
         out["main_text"] = clean(page, threshold=self.config.template_threshold,
                                  segmenter=self.config.clean_segmenter)
 
+    @cached_property
+    def page_type_model(self) -> Any:
+        from classify.model import PageTypeModel
+
+        return PageTypeModel.load()  # the shipped WCXB page-type model
+
     def _classify(self, page: Page, out: dict[str, Any], scratch: dict[str, Any]) -> None:
-        raise NotImplementedError("page classification is not available in this build")
+        """Page functional type (WCXB types) from in-segment-position TF-ISF features."""
+        ((label, prob),) = self.page_type_model.predict_pages([page])
+        out["page_type"] = {"type": label, "probability": round(float(prob), 4)}
 
     def _sketch(self, page: Page, out: dict[str, Any], scratch: dict[str, Any]) -> None:
         """Bottom-k sketch of the (template-stripped) text, plus its MinHash signature for the
