@@ -1,0 +1,1 @@
+"""PRF evaluation harness (clean and semi-synthetic web collections)."""

