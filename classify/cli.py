@@ -1,0 +1,176 @@
+"""``webseg classify train`` / ``webseg classify predict``: the page-type classifier's CLI.
+
+``webseg/cli.py`` imports this module and adds :data:`COMMANDS` to the ``webseg`` group. Heavy
+imports (scikit-learn, the renderer) stay inside the commands so ``webseg --help`` stays fast.
+
+Exit codes follow ``webseg``: 0 every input classified, 1 some input failed (each reported on
+stderr as ``webseg: error: <input>: <stage>: <reason>``; the batch goes on), 2 bad usage.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from webseg.cli import _err, _is_page_json, _render_options, with_render_opts
+
+__all__ = ["COMMANDS", "classify"]
+
+
+@click.group("classify")
+def classify() -> None:
+    """Page functional type (article, forum, product, ...) from WPS in-segment positions.
+
+    The shipped model (webseg/models/pagetype.json.gz) was trained on the WCXB dev pages'
+    7 page types; see eval/results/classify/ for its cross-validated accuracy.
+    """
+
+
+@classify.command("train")
+@click.option("--data", "data", multiple=True, required=True,
+              type=click.Path(exists=True, file_okay=False),
+              help="Dataset folder with manifest.jsonl and page_type/label (repeatable).")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="Model file to write (.json or .json.gz).")
+@click.option("--C", "c", default=1.0, show_default=True, help="SVM regularisation constant.")
+@click.option("--select", default=0.1, show_default=True,
+              help="Fraction of terms kept by information gain.")
+@click.option("--render/--no-render", default=True, show_default=True,
+              help="Render pages missing from the render cache (else they count as failed).")
+def train(data: tuple[str, ...], output: str, c: float, select: float, render: bool) -> None:
+    """Train the classifier on labelled dataset folders and write the model."""
+    from classify.corpus import compute_views
+    from classify.model import PageTypeModel, file_sha256
+    from webseg.datasets import load_records
+    from webseg.segmenters.base import get_segmenter
+    from webseg.wps.train import MODELS_DIR
+
+    if not 0.0 < select <= 1.0:
+        raise click.BadParameter("must be in (0, 1]", param_hint="--select")
+    if c <= 0:
+        raise click.BadParameter("must be positive", param_hint="--C")
+    records = []
+    for d in data:
+        try:
+            recs = load_records(d)
+        except (FileNotFoundError, ValueError) as e:
+            raise click.UsageError(str(e)) from e
+        unlabelled = [r for r in recs if not r.label]
+        for r in unlabelled:
+            _err(f"{r.dataset}/{r.id}: label: page has no page_type/label")
+        records += [r for r in recs if r.label]
+    if not records:
+        raise click.UsageError("no labelled pages in --data")
+    t0 = time.perf_counter()
+    vs = compute_views(records, ["positions"], render=render,
+                       log=lambda m: click.echo(m, err=True))
+    have = [r for r in records if r.id in vs.texts["positions"]]
+    for r in records:
+        if r.id not in vs.texts["positions"]:
+            _err(f"{r.dataset}/{r.id}: features: {vs.missing.get(r.id, 'no features')}")
+    if len({r.label for r in have}) < 2:
+        raise click.UsageError("need pages of at least two types to train")
+    t1 = time.perf_counter()
+    model = PageTypeModel.fit_texts([vs.texts["positions"][r.id] for r in have],
+                                    [str(r.label) for r in have], C=c, select=select)
+    t2 = time.perf_counter()
+    seg = get_segmenter(model.segmenter)
+    wps_file = Path(getattr(seg, "model", None) or MODELS_DIR / "wps-margin.json")
+    feats = model.pipeline.named_steps["features"]
+    counts: dict[str, int] = {}
+    for r in have:
+        counts[str(r.label)] = counts.get(str(r.label), 0) + 1
+    model.info = {"data": [Path(d).name for d in data], "pages": len(have),
+                  "pages_failed": len(records) - len(have), "class_counts": counts,
+                  "terms_candidate": feats.n_candidate_terms_,
+                  "terms_selected": len(feats.vocabulary_),
+                  "wps_model_sha256": file_sha256(wps_file) if wps_file.is_file() else None,
+                  "features_seconds": round(t1 - t0, 1), "fit_seconds": round(t2 - t1, 2),
+                  "trained": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    model.save(output)
+    click.echo(f"trained on {len(have)} pages ({len(records) - len(have)} failed), "
+               f"{len(model.classes)} types, {len(feats.vocabulary_)} terms x 10 positions; "
+               f"fit {t2 - t1:.1f} s -> {output}", err=True)
+    sys.exit(0 if len(have) == len(records) else 1)
+
+
+@classify.command("predict")
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("--model", "model_path", default=None, type=click.Path(dir_okay=False),
+              help="Model file (default: the shipped webseg/models/pagetype.json.gz).")
+@click.option("--json", "as_json", is_flag=True,
+              help="One JSON object per line: input, url, type, probability.")
+@click.option("-c", "--concurrency", default=3, show_default=True,
+              help="Pages rendered in parallel.")
+@with_render_opts
+def predict(inputs: tuple[str, ...], model_path: str | None, as_json: bool, concurrency: int,
+            timeout: float, javascript: bool | None, max_nodes: int) -> None:
+    """Print the page type and its probability for every INPUT.
+
+    INPUT: HTML files (.html, .htm, .html.gz), directories of them, WARC files, URL lists
+    (.txt/.urls), http(s) URLs, or rendered pages (.page.json[.gz]).
+    """
+    from classify.model import PageTypeModel
+
+    try:
+        model = PageTypeModel.load(model_path)
+    except (FileNotFoundError, ValueError) as e:
+        raise click.UsageError(str(e)) from e
+    failed = 0
+    for inp, url, page, error in _pages(inputs, _render_options(timeout, javascript,
+                                                                max_nodes), concurrency):
+        if page is None:
+            _err(f"{inp}: {error}")
+            failed += 1
+            continue
+        try:
+            (typ, prob), = model.predict_pages([page])
+        except Exception as e:  # noqa: BLE001 - report and go on with the batch
+            _err(f"{inp}: classify: {type(e).__name__}: {e}")
+            failed += 1
+            continue
+        if as_json:
+            click.echo(json.dumps({"input": inp, "url": url or page.url, "type": typ,
+                                   "probability": round(prob, 4)}, ensure_ascii=False))
+        else:
+            click.echo(f"{inp}\t{typ}\t{prob:.3f}")
+    sys.exit(1 if failed else 0)
+
+
+def _pages(inputs: tuple[str, ...], opts: dict[str, Any], concurrency: int):
+    """Yield (input id, url, Page | None, error) per page, in argument order.
+
+    Rendered pages (``.page.json[.gz]``) are loaded; everything else goes through
+    :func:`webseg.inputs.iter_inputs` / :func:`~webseg.inputs.render_inputs` with one shared
+    renderer (started on first need).
+    """
+    import contextlib
+
+    from webseg.inputs import iter_inputs, render_inputs
+    from webseg.page import Page
+
+    with contextlib.ExitStack() as stack:
+        renderer = None
+        for arg in inputs:
+            if _is_page_json(arg):
+                try:
+                    page = Page.load(arg)
+                    yield arg, page.url, page, None
+                except (OSError, ValueError, EOFError) as e:
+                    yield arg, None, None, f"read: {e}"
+                continue
+            if renderer is None:
+                from webseg.render import Renderer
+
+                renderer = stack.enter_context(Renderer(**opts))
+            for rec, page, error in render_inputs(iter_inputs([arg]), concurrency,
+                                                  renderer=renderer):
+                yield rec.id, rec.url, page, error
+
+
+COMMANDS: list[click.Command] = [classify]

@@ -1,0 +1,1 @@
+"""Page-type classification harness (``python -m eval.classify --data DIR --out DIR``)."""

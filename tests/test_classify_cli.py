@@ -1,0 +1,109 @@
+"""``webseg classify train`` / ``predict`` end to end."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from classify.model import PageTypeModel
+from webseg.cli import main
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+FORUM = """<html><body><div>Community forum</div><div><p>Reply to thread {k}</p>
+<p>Posted by member {k}. Reply quote report post.</p></div><div>Forum rules</div></body></html>"""
+SHOP = """<html><body><div>Shop</div><div><p>Add to cart, price {k} dollars</p>
+<p>Buy now, free shipping, checkout.</p></div><div>Returns policy</div></body></html>"""
+
+
+def _synthetic_model(path: Path) -> None:
+    rng = np.random.default_rng(0)
+    texts, labels = [], []
+    for k in range(20):
+        kind = ["forum", "product"][k % 2]
+        words = (["reply", "thread", "member", "post"] if kind == "forum" else
+                 ["cart", "price", "buy", "shipping"])
+        t = [""] * 10
+        t[4] = " ".join(rng.choice(words, 5))
+        texts.append(t)
+        labels.append(kind)
+    PageTypeModel.fit_texts(texts, labels, select=1.0).save(path)
+
+
+@pytest.fixture
+def page_json(renderer, tmp_path) -> Path:
+    page = renderer.render(FORUM.format(k=1).encode())
+    p = tmp_path / "forum.page.json.gz"
+    page.save(p)
+    return p
+
+
+@pytest.mark.browser
+def test_predict_json_with_a_given_model(page_json, tmp_path):
+    model = tmp_path / "m.json.gz"
+    _synthetic_model(model)
+    res = CliRunner().invoke(main, ["classify", "predict", str(page_json), "--model",
+                                    str(model), "--json"])
+    assert res.exit_code == 0, res.output
+    (line,) = res.stdout.strip().splitlines()
+    obj = json.loads(line)
+    assert obj["type"] == "forum" and 0.5 < obj["probability"] <= 1.0
+    assert obj["input"] == str(page_json)
+
+
+@pytest.mark.browser
+def test_predict_with_the_shipped_model_and_a_failing_input(page_json, tmp_path):
+    res = CliRunner().invoke(main, ["classify", "predict", str(page_json),
+                                    str(tmp_path / "missing.html")])
+    assert res.exit_code == 1
+    out = res.stdout.strip().splitlines()
+    assert len(out) == 1
+    name, typ, prob = out[0].split("\t")
+    assert name == str(page_json) and typ in PageTypeModel.load().classes
+    assert 0.0 <= float(prob) <= 1.0
+    assert "webseg: error: " in res.stderr and "missing.html" in res.stderr
+
+
+def test_predict_usage_errors(tmp_path):
+    r = CliRunner().invoke(main, ["classify", "predict", "x.html", "--model",
+                                  str(tmp_path / "none.json")])
+    assert r.exit_code == 2 and "not found" in r.output
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]")
+    r = CliRunner().invoke(main, ["classify", "predict", "x.html", "--model", str(bad)])
+    assert r.exit_code == 2
+    assert CliRunner().invoke(main, ["classify", "predict"]).exit_code == 2
+
+
+@pytest.mark.browser
+def test_train_on_a_dataset_folder_then_predict(tmp_path, monkeypatch, renderer):
+    data = tmp_path / "toyset"
+    (data / "html").mkdir(parents=True)
+    rows = []
+    for k in range(8):
+        kind, tpl = (("forum", FORUM) if k % 2 == 0 else ("product", SHOP))
+        name = f"html/{k}.html.gz"
+        (data / name).write_bytes(gzip.compress(tpl.format(k=k).encode()))
+        rows.append({"id": str(k), "html": name, "page_type": kind, "source": "toyset",
+                     "site": f"s{k}.example"})
+    rows.append({"id": "nolabel", "html": "html/0.html.gz", "source": "toyset"})
+    (data / "manifest.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    monkeypatch.chdir(tmp_path)  # render and view caches go under tmp_path/.cache
+    out = tmp_path / "toy.json.gz"
+    r = CliRunner().invoke(main, ["classify", "train", "--data", str(data), "-o", str(out),
+                                  "--select", "1.0"])
+    assert r.exit_code == 0, r.output
+    assert "nolabel: label" in r.stderr  # the unlabelled page is reported, not used
+    m = PageTypeModel.load(out)
+    assert m.classes == ["forum", "product"] and m.info["pages"] == 8
+    assert (tmp_path / ".cache/webseg/boilerplate/toyset").is_dir()
+    html = tmp_path / "shop.html"
+    html.write_text(SHOP.format(k=99))
+    r = CliRunner().invoke(main, ["classify", "predict", str(html), "--model", str(out)])
+    assert r.exit_code == 0, r.output
+    assert r.stdout.split("\t")[1] == "product"
