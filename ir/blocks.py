@@ -17,7 +17,7 @@ from typing import Any
 from ir.analysis import Analyzer
 from ir.store import Block
 
-__all__ = ["SOURCES", "page_blocks", "page_text", "window_blocks"]
+__all__ = ["SOURCES", "page_blocks", "page_text", "segmentation_blocks", "window_blocks"]
 
 #: source name -> (registered segmenter, its parameters); ``windows`` needs no segmenter.
 SOURCES: dict[str, tuple[str, dict[str, Any]] | None] = {
@@ -75,9 +75,16 @@ def page_blocks(page: Any, source: str, an: Analyzer) -> list[Block]:
     seg_algo = _CACHE.get(source)
     if seg_algo is None:
         seg_algo = _CACHE[source] = _segmenter(source)
-    seg = seg_algo.segment(page)
+    return segmentation_blocks(seg_algo.segment(page), an,
+                               non_template_only=source == "pagelevel")
+
+
+def segmentation_blocks(seg: Any, an: Analyzer, non_template_only: bool = False
+                        ) -> list[Block]:
+    """Blocks from a segmentation already computed: its finest non-empty segments in geometry
+    rank order (only those with templateness < 0.5 when ``non_template_only``)."""
     segs = seg.at_level(None)
-    if source == "pagelevel":
+    if non_template_only:
         segs = [s for s in segs if float(s.attrs.get("templateness", 0.0)) < 0.5]
     segs = [s for s in segs if s.text and s.text.strip()]
     segs.sort(key=lambda s: (float(s.box[1]), float(s.box[0]), s.id))

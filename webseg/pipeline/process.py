@@ -106,12 +106,13 @@ class PageProcessor:
 
     @cached_property
     def segmenter(self) -> Any:
+        from ir.blocks import SOURCES
         from webseg.segmenters import get_segmenter
 
-        name, params = self.config.segmenter, dict(self.config.segmenter_params)
-        if name == "vips" and not params:
-            params = {"pdoc": 0.6}  # the block granularity of the PRF experiment (ir.blocks)
-        return get_segmenter(name, **params)
+        # The block sources of the search index name their segmenters and parameters
+        # (vips = VIPS at PDoC 0.6, wps = wps-margin, ...); other names are segmenters.
+        spec = SOURCES.get(self.config.segmenter) or (self.config.segmenter, {})
+        return get_segmenter(spec[0], **{**spec[1], **self.config.segmenter_params})
 
     @cached_property
     def analyzer(self) -> Any:
@@ -139,17 +140,25 @@ class PageProcessor:
                 timings[stage] = round(time.perf_counter() - t0, 4)
         if "index" in self.config.stages and out["status"] == "ok":
             t0 = time.perf_counter()
-            out["index_doc"] = self._index_doc(rec_id, url, page)
+            out["index_doc"] = self._index_doc(rec_id, url, page, scratch.get("segmentation"))
             timings["index"] = round(time.perf_counter() - t0, 4)
         out["timings"] = timings
         return out
 
-    def _index_doc(self, rec_id: str, url: str | None, page: Page) -> dict[str, Any]:
-        """The page as the search index stores it (terms + blocks), built the way
-        ``webseg index`` builds it (:func:`ir.pipeline.doc_from_page`)."""
+    def _index_doc(self, rec_id: str, url: str | None, page: Page,
+                   seg: Any = None) -> dict[str, Any]:
+        """The page as the search index stores it (terms + blocks), exactly as ``webseg index``
+        builds it (:func:`ir.pipeline.doc_from_page`), reusing the segment stage's
+        segmentation when it has one (same segmenter and parameters)."""
+        from ir.blocks import segmentation_blocks
         from ir.pipeline import doc_from_page
 
-        doc = doc_from_page(rec_id, page, self.analyzer, [self.config.segmenter], url=url)
+        source = self.config.segmenter
+        if seg is None or source == "pagelevel":
+            doc = doc_from_page(rec_id, page, self.analyzer, [source], url=url)
+        else:
+            doc = doc_from_page(rec_id, page, self.analyzer, [], url=url)
+            doc.blocks[source] = segmentation_blocks(seg, self.analyzer)
         return stored_doc_to_dict(doc)
 
     # ------------------------------------------------------------------ stages

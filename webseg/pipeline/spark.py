@@ -192,7 +192,7 @@ def duplicate_clusters(df: Any, config: PipelineConfig, max_iterations: int = 50
 
     # (No type hints on UDFs: pyspark would read them as pandas-UDF hints.)
     @F.udf(T.BooleanType())
-    def verify(sa, sb):  # noqa: ANN001, ANN202
+    def verify(sa, sb):
         import numpy as np
 
         return bool(is_duplicate(np.array([int(v) for v in sa], dtype=np.uint64),
@@ -220,7 +220,7 @@ def duplicate_clusters(df: Any, config: PipelineConfig, max_iterations: int = 50
         raise RuntimeError("connected components did not converge; raise max_iterations")
 
     @F.udf(T.StringType())
-    def cluster_name(smallest):  # noqa: ANN001, ANN202
+    def cluster_name(smallest):
         from webseg.pipeline.run import cluster_label
 
         return cluster_label(smallest)
@@ -236,6 +236,7 @@ def run_spark(inputs: list[str], out: str, config: PipelineConfig | None = None,
     from pyspark import StorageLevel
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
+    from pyspark.sql import types as T
 
     config = config or PipelineConfig()
     own = spark is None
@@ -266,8 +267,9 @@ def run_spark(inputs: list[str], out: str, config: PipelineConfig | None = None,
         else:
             df = df.withColumn("duplicate_cluster", F.lit(None).cast("string"))
         df = df.cache()
-        with_cluster = F.udf(_add_cluster)("line", "duplicate_cluster",
-                                           F.lit("dedup" in config.stages))
+        add_cluster = F.udf(lambda line, cluster, dd: _add_cluster(line, cluster, dd),
+                            T.StringType())  # a lambda: pyspark reads type hints as pandas UDFs
+        with_cluster = add_cluster("line", "duplicate_cluster", F.lit("dedup" in config.stages))
         df.drop("line", "minhash").write.mode("overwrite").parquet(f"{out}/pages.parquet")
         df.select(with_cluster.alias("value")).write.mode("overwrite").text(
             f"{out}/pages.jsonl")
