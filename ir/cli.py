@@ -191,7 +191,8 @@ def search_cmd(index: str, query: str, prf: str, k: int, source: str | None,
         click.echo("no matching pages")
     for h in res.hits:
         flag = "" if h.status == "ok" else f" [{h.status}]"
-        click.echo(f"{h.rank:3d}. {h.score:8.3f}  {h.id}{flag}  {h.title[:60]}")
+        where = h.url or h.id  # a WARC record's id is path#offset: its URL says more
+        click.echo(f"{h.rank:3d}. {h.score:8.3f}  {where}{flag}  {h.title[:60]}")
         if h.snippet:
             click.echo(f"       {h.snippet}")
 
