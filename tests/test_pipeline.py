@@ -173,3 +173,31 @@ def test_index_entry_is_what_webseg_index_stores(renderer) -> None:
     expected = doc_from_page("p7", page, Analyzer(), ["vips"], url="http://example.org/7")
     assert out["index_doc"] == stored_doc_to_dict(expected)
     assert out["index_doc"]["blocks"]["vips"]
+
+
+@pytest.mark.browser
+def test_browser_killed_mid_run_loses_nothing(tmp_path: Path, process_tools) -> None:
+    """Fault injection: the pipeline's Chromium is killed while pages are in flight."""
+    from tests.test_render import browser_processes, kill
+
+    pages = make_pages(tmp_path / "in", 10)
+    before = set(process_tools[0]())
+    proc = PageProcessor(BASIC)
+    real = proc.process
+    killed: list[int] = []
+
+    def process(rec_id, url, page):
+        if not killed and rec_id.endswith("p002.html"):
+            killed.extend(browser_processes(before, process_tools)[0])
+            kill(killed)
+        return real(rec_id, url, page)
+
+    proc.process = process
+    run_pipeline([str(p) for p in pages], tmp_path / "out", BASIC, progress=False,
+                 processor=proc, concurrency=2)
+    assert killed, "found no browser of this run to kill"
+    lines = read_lines(tmp_path / "out" / "pages.jsonl")
+    assert [Path(r["id"]).name for r in lines] == [p.name for p in pages]
+    for r in lines:  # a page in the dying browser may fail, and says so
+        assert r["status"] == "ok" or r["error"]["stage"], r
+    assert all(r["status"] == "ok" for r in lines[6:])  # the run went on with a new browser
