@@ -24,7 +24,7 @@ What runs where:
 * **Output**: ``OUT/pages.parquet`` (columns below) and ``OUT/pages.jsonl/`` (part files, one
   JSON line per input record, the same fields as the single-machine ``pages.jsonl``).
 
-The search index is not built by this job; ``webseg index`` reads the JSONL output.
+The search index is not built by this job; ``webseg index`` on the same input builds it.
 """
 
 from __future__ import annotations
