@@ -37,3 +37,39 @@ def sample_page(**kw) -> Page:
         (4, "p", ""),              # 12
         (12, "#text", "zeta"),     # 13
     ], **kw)
+
+
+def news_page(nav_news: str = "News", para1: str = "", para2: str = "") -> Page:
+    """A laid-out news page: nav (3 links), h1, two paragraphs, footer (2 links).
+
+    Node ids: nav 2 (links 3, 5, 7), story div 9 (h1 10, paragraphs 12 and 14), footer 16.
+    """
+    rows = [  # (parent, tag, text, href, box)
+        (-1, "html", "", None, (0, 0, 1000, 1200)),
+        (0, "body", "", None, (0, 0, 1000, 1200)),
+        (1, "nav", "", None, (0, 0, 1000, 100)),
+        (2, "a", "", "/", (0, 0, 100, 40)),
+        (3, "#text", "Home", None, (0, 0, 100, 40)),
+        (2, "a", "", "/news", (100, 0, 100, 40)),
+        (5, "#text", nav_news, None, (100, 0, 100, 40)),
+        (2, "a", "", "/sport", (200, 0, 100, 40)),
+        (7, "#text", "Sport", None, (200, 0, 100, 40)),
+        (1, "div", "", None, (100, 150, 800, 800)),
+        (9, "h1", "", None, (100, 150, 800, 60)),
+        (10, "#text", "Bridge repairs begin", None, (100, 150, 800, 60)),
+        (9, "p", "", None, (100, 220, 800, 300)),
+        (12, "#text", para1, None, (100, 220, 800, 300)),
+        (9, "p", "", None, (100, 540, 800, 300)),
+        (14, "#text", para2, None, (100, 540, 800, 300)),
+        (1, "footer", "", None, (0, 1100, 1000, 100)),
+        (16, "a", "", "/contact", (0, 1100, 200, 50)),
+        (17, "#text", "Contact us", None, (0, 1100, 200, 50)),
+        (16, "a", "", "/privacy", (200, 1100, 200, 50)),
+        (19, "#text", "Privacy", None, (200, 1100, 200, 50)),
+    ]
+    return Page.from_columns(
+        parent=[r[0] for r in rows], kind=[TEXT if r[1] == "#text" else ELEMENT for r in rows],
+        tag=[r[1] for r in rows], text=[r[2] for r in rows],
+        attrs=[{"href": r[3]} if r[3] else None for r in rows], box=[r[4] for r in rows],
+        visible=[True] * len(rows), width=1000.0, height=1200.0, url="http://x.org/a",
+        title="Bridge repairs begin")

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests import helpers
 from webseg.page import ELEMENT, TEXT, NoLayoutError, Page
 from webseg.segmenters.base import available, get_segmenter
 from webseg.segmenters.pagelevel import PageLevelSegmenter, sections_to_roots
@@ -29,35 +30,7 @@ def link_classifier() -> TemplateClassifier:
 
 
 def news_page() -> Page:
-    rows = [  # (parent, tag, text, href, box)
-        (-1, "html", "", None, (0, 0, 1000, 1200)),
-        (0, "body", "", None, (0, 0, 1000, 1200)),
-        (1, "nav", "", None, (0, 0, 1000, 100)),
-        (2, "a", "", "/", (0, 0, 100, 40)),
-        (3, "#text", "Home", None, (0, 0, 100, 40)),
-        (2, "a", "", "/news", (100, 0, 100, 40)),
-        (5, "#text", "News", None, (100, 0, 100, 40)),
-        (2, "a", "", "/sport", (200, 0, 100, 40)),
-        (7, "#text", "Sport", None, (200, 0, 100, 40)),
-        (1, "div", "", None, (100, 150, 800, 800)),
-        (9, "h1", "", None, (100, 150, 800, 60)),
-        (10, "#text", "Bridge repairs begin", None, (100, 150, 800, 60)),
-        (9, "p", "", None, (100, 220, 800, 300)),
-        (12, "#text", STORY * 3, None, (100, 220, 800, 300)),
-        (9, "p", "", None, (100, 540, 800, 300)),
-        (14, "#text", STORY * 2, None, (100, 540, 800, 300)),
-        (1, "footer", "", None, (0, 1100, 1000, 100)),
-        (16, "a", "", "/contact", (0, 1100, 200, 50)),
-        (17, "#text", "Contact us", None, (0, 1100, 200, 50)),
-        (16, "a", "", "/privacy", (200, 1100, 200, 50)),
-        (19, "#text", "Privacy", None, (200, 1100, 200, 50)),
-    ]
-    return Page.from_columns(
-        parent=[r[0] for r in rows], kind=[TEXT if r[1] == "#text" else ELEMENT for r in rows],
-        tag=[r[1] for r in rows], text=[r[2] for r in rows],
-        attrs=[{"href": r[3]} if r[3] else None for r in rows], box=[r[4] for r in rows],
-        visible=[True] * len(rows), width=1000.0, height=1200.0, url="http://x.org/a",
-        title="Bridge repairs begin")
+    return helpers.news_page("News", STORY * 3, STORY * 2)
 
 
 def segmenter(name: str, **kw) -> PageLevelSegmenter:
