@@ -27,7 +27,7 @@ from dedup.shingle import (
     words,
 )
 
-__all__ = ["DedupResult", "detect", "shared_snippet"]
+__all__ = ["DedupResult", "detect", "index_result", "shared_snippet"]
 
 
 @dataclass
@@ -60,6 +60,15 @@ def detect(docs: Iterable[tuple[Hashable, str]], params: ShingleParams = PAPER,
                          storage_config=storage_config)
     for key, text in docs:
         idx.add(key, shingle_hashes(text, params.window))
+    return index_result(idx, candidates)
+
+
+def index_result(idx: DuplicateIndex, candidates: str = "lsh") -> DedupResult:
+    """Verified pairs and clusters of the documents already in ``idx``.
+
+    ``candidates``: ``lsh`` (the index's buckets) or ``all`` (every pair that could match).
+    """
+    params = idx.params
     if candidates == "lsh":
         cands = list(idx.candidates())
     else:

@@ -31,7 +31,7 @@ up by the caller instead.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -82,7 +82,11 @@ def minhash_values(hashes: np.ndarray, num_perm: int = 64, seed: int = 1) -> np.
 
 def minhash(hashes: np.ndarray, num_perm: int = 64, seed: int = 1) -> MinHash:
     """A datasketch :class:`MinHash` with :func:`minhash_values` as its hash values."""
-    return MinHash(num_perm=num_perm, seed=seed, hashvalues=minhash_values(hashes, num_perm, seed),
+    return _minhash_of(minhash_values(hashes, num_perm, seed), num_perm, seed)
+
+
+def _minhash_of(values: np.ndarray, num_perm: int, seed: int) -> MinHash:
+    return MinHash(num_perm=num_perm, seed=seed, hashvalues=values,
                    permutations=_permutations(num_perm, seed), scheme="affine32")
 
 
@@ -136,42 +140,39 @@ class DuplicateIndex:
         """
         from dedup.shingle import sketch
 
-        if key in self._pos:
-            raise ValueError(f"duplicate key {key!r}")
-        self._pos[key] = len(self.keys)
-        self.keys.append(key)
-        sk = sketch(hashes, self.params.k)
-        if self.keep_sketches:
-            self.sketches[key] = sk
-        if len(sk) < self.params.threshold:
-            (self.empty if len(sk) == 0 else self.short).append(key)
-            return
-        self.lsh.insert(key, minhash(hashes, self.num_perm, self.seed), check_duplication=False)
+        self._add(key, sketch(hashes, self.params.k),
+                  lambda: minhash_values(hashes, self.num_perm, self.seed))
 
     def add_signature(self, key: Hashable, sketch: np.ndarray, signature: np.ndarray) -> None:
         """Index a document from a stored bottom-k ``sketch`` and MinHash ``signature``.
 
         For callers that computed both earlier (the pipeline keeps them per page, so duplicate
         detection never rehashes text). ``signature`` must come from :func:`minhash_values`
-        with this index's ``num_perm`` and ``seed``; an empty sketch means an empty document.
+        with this index's ``num_perm`` and ``seed``; it is not read for documents that
+        :meth:`add` would not index either (empty or short).
         """
+        def values() -> np.ndarray:
+            if len(signature) != self.num_perm:
+                raise ValueError(f"signature has {len(signature)} values, index uses "
+                                 f"num_perm={self.num_perm}")
+            return np.asarray(signature, dtype=np.uint32)
+
+        self._add(key, np.asarray(sketch, dtype=np.uint64), values)
+
+    def _add(self, key: Hashable, sk: np.ndarray, signature: Callable[[], np.ndarray]) -> None:
+        """The bookkeeping both ways of adding share; ``signature`` is called only when the
+        document goes into the LSH."""
         if key in self._pos:
             raise ValueError(f"duplicate key {key!r}")
-        sketch = np.asarray(sketch, dtype=np.uint64)
         self._pos[key] = len(self.keys)
         self.keys.append(key)
         if self.keep_sketches:
-            self.sketches[key] = sketch
-        if len(sketch) == 0:
-            self.empty.append(key)
+            self.sketches[key] = sk
+        if len(sk) < self.params.threshold:
+            (self.empty if len(sk) == 0 else self.short).append(key)
             return
-        if len(signature) != self.num_perm:
-            raise ValueError(f"signature has {len(signature)} values, index uses "
-                             f"num_perm={self.num_perm}")
-        mh = MinHash(num_perm=self.num_perm, seed=self.seed,
-                     hashvalues=np.asarray(signature, dtype=np.uint64),
-                     permutations=_permutations(self.num_perm, self.seed), scheme="affine32")
-        self.lsh.insert(key, mh, check_duplication=False)
+        self.lsh.insert(key, _minhash_of(signature(), self.num_perm, self.seed),
+                        check_duplication=False)
 
     def candidates(self) -> Iterable[tuple[Hashable, Hashable]]:
         """Candidate pairs from the LSH buckets, each once, ordered by insertion position."""

@@ -217,8 +217,8 @@ def _dedup(records: list[dict[str, Any]], out: Path, config: PipelineConfig,
     """
     import numpy as np
 
-    from dedup.detect import DedupResult
-    from dedup.lsh import DuplicateIndex, clusters
+    from dedup.detect import index_result
+    from dedup.lsh import DuplicateIndex
     from dedup.report import PageInfo, write_report
     from dedup.shingle import ShingleParams
 
@@ -237,11 +237,7 @@ def _dedup(records: list[dict[str, Any]], out: Path, config: PipelineConfig,
                           np.asarray(rec.get("minhash") or [], dtype=np.uint32))
         pages[rid] = PageInfo(id=rid, url=rec.get("url"), title=rec.get("title") or "",
                               text=rec.get("main_text") or "")
-    cands = list(idx.candidates())
-    pairs = [p for p in (idx.verify(a, b) for a, b in cands) if p.duplicate]
-    result = DedupResult(keys=idx.keys, sketches=idx.sketches, pairs=pairs,
-                         clusters=clusters(idx.keys, ((p.a, p.b) for p in pairs)),
-                         empty=idx.empty, candidates=len(cands), params=params)
+    result = index_result(idx)
     tmp = out / "dedup.tmp"
     if tmp.exists():
         shutil.rmtree(tmp)
