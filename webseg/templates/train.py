@@ -51,8 +51,7 @@ from pathlib import Path
 
 import numpy as np
 
-from webseg.datasets import DEFAULT_CACHE as DATASETS_CACHE
-from webseg.datasets import PageRecord, load_records, render_cached
+from webseg.datasets import DEFAULT_CACHE, PageRecord, load_records, render_cached
 from webseg.page import Page
 from webseg.templates.classifier import DEFAULT_EDGES, TemplateClassifier
 from webseg.templates.features import node_features
@@ -61,7 +60,6 @@ from webseg.templates.sitelevel import sitelevel_labels
 __all__ = ["PageRecord", "build_samples", "gold_labels", "load_records", "render_cached",
            "select_sites", "train"]
 
-DEFAULT_CACHE = DATASETS_CACHE
 HIDDEN_AREA = 2000.0
 _WORD = re.compile(r"\w+")
 
