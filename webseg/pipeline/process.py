@@ -198,8 +198,10 @@ class PageProcessor:
         params = ShingleParams(**self.config.dedup_params)
         if self.config.dedup_strip == "pagelevel":
             text = out["main_text"]
-        else:
-            text = " ".join(page.text[j] for j in page.text_leaves.tolist())
+        else:  # dedup's "none" strategy
+            from dedup.strip import full_text
+
+            text = full_text(page)
         hashes = shingle_hashes(text, params.window)
         out["sketch"] = [int(v) for v in sketch(hashes, params.k)]
         out["minhash"] = ([int(v) for v in minhash_values(hashes, self.config.minhash_perm)]

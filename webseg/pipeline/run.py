@@ -21,10 +21,9 @@ import dataclasses
 import json
 import os
 import shutil
-import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -101,8 +100,7 @@ def split_error(err: str) -> tuple[str, str]:
 def run_pipeline(inputs: Sequence[str | Path], out_dir: str | Path,
                  config: PipelineConfig | None = None, *, concurrency: int = 3,
                  render_options: dict[str, Any] | None = None, progress: bool = True,
-                 processor: PageProcessor | None = None,
-                 log: Callable[[str], None] | None = None) -> RunSummary:
+                 processor: PageProcessor | None = None) -> RunSummary:
     """Run (or resume) the pipeline over ``inputs`` into ``out_dir``; see the module doc."""
     config = config or PipelineConfig()
     out = Path(out_dir)
@@ -110,15 +108,14 @@ def run_pipeline(inputs: Sequence[str | Path], out_dir: str | Path,
     work.mkdir(parents=True, exist_ok=True)
     _check_config(work, config)
     processor = processor or PageProcessor(config)
-    log = log or (lambda m: print(m, file=sys.stderr))
 
-    total = sum(1 for _ in unique_ids(iter_inputs(inputs)))
+    order = [r.id for r in unique_ids(iter_inputs(inputs))]  # for the bar and the final order
     t0 = time.perf_counter()
     processed = 0
     with Journal.open(work / JOURNAL) as journal:
         resumed = len(journal.done)
         todo = (r for r in unique_ids(iter_inputs(inputs)) if r.id not in journal.done)
-        bar = _progress(total, resumed, progress)
+        bar = _progress(len(order), resumed, progress)
         try:
             for rec, page, err in render_inputs(todo, concurrency, **(render_options or {})):
                 if page is None:
@@ -135,7 +132,7 @@ def run_pipeline(inputs: Sequence[str | Path], out_dir: str | Path,
                 bar.update(1)
         finally:
             bar.close()
-    summary = finalize(inputs, out, config)
+    summary = finalize(order, out, config)
     summary.processed_now = processed
     summary.resumed = resumed
     summary.seconds = round(time.perf_counter() - t0, 2)
@@ -163,11 +160,13 @@ def _progress(total: int, initial: int, enabled: bool) -> Any:
                 dynamic_ncols=True, desc="pages")
 
 
-def finalize(inputs: Sequence[str | Path], out: Path, config: PipelineConfig) -> RunSummary:
-    """Phase 2: duplicate clusters, index and the final pages.jsonl from the journal."""
+def finalize(order: Sequence[str], out: Path, config: PipelineConfig) -> RunSummary:
+    """Phase 2: duplicate clusters, index and the final pages.jsonl from the journal.
+
+    ``order`` is the input records' ids in input order (one output line each).
+    """
     work = out / WORK
     lines = {str(rec["id"]): rec for rec in read_journal(work / JOURNAL)}
-    order = [r.id for r in unique_ids(iter_inputs(inputs))]
     missing = [i for i in order if i not in lines]
     if missing:
         raise RuntimeError(f"{len(missing)} input records have no journal line (first: "
