@@ -24,7 +24,10 @@ What runs where:
 * **Output**: ``OUT/pages.parquet`` (columns below) and ``OUT/pages.jsonl/`` (part files, one
   JSON line per input record, the same fields as the single-machine ``pages.jsonl``).
 
-The search index is not built by this job; ``webseg index`` on the same input builds it.
+With the ``index`` stage (the default) the job also writes ``OUT/index_docs/`` (each page's
+stored index document: analysed terms and stored blocks) and ``OUT/lucene_docs/`` (the same as
+Anserini ``JsonCollection`` lines); ``webseg index OUT/ -o INDEX`` builds the search index from
+them without rendering anything (:mod:`ir.from_output`).
 """
 
 from __future__ import annotations
@@ -122,6 +125,10 @@ def _process_partition(rows: Iterable[tuple[Any, ...]],
             line = error_record(rec.id, rec.url, stage, msg)
             if rec.skipped:
                 line["status"] = "skipped"
+            elif "index" in processor.config.stages:  # searchable text-only, as on one machine
+                from webseg.pipeline.run import text_only_doc
+
+                line["index_doc"] = text_only_doc(rec, f"{stage}: {msg}", processor)
         else:
             line = processor.process(rec.id, rec.url, page)
         yield _row(line)
@@ -140,7 +147,9 @@ def _row(line: dict[str, Any]) -> tuple[Any, ...]:
             line.get("main_text"), pt.get("type"), None if prob is None else float(prob),
             [str(v) for v in line.get("sketch") or []],
             [int(v) for v in line.get("minhash") or []],  # uint32 values: fit in a long
-            json.dumps(public, ensure_ascii=False))
+            json.dumps(public, ensure_ascii=False),
+            None if not line.get("index_doc") else json.dumps(line["index_doc"],
+                                                              ensure_ascii=False))
 
 
 def lsh_bands(num_perm: int, threshold: float) -> tuple[int, int]:
@@ -168,6 +177,7 @@ def _schema() -> Any:
         T.StructField("sketch", T.ArrayType(T.StringType()), True),
         T.StructField("minhash", T.ArrayType(T.LongType()), True),
         T.StructField("line", T.StringType(), False),
+        T.StructField("index_doc", T.StringType(), True),
     ])
 
 
@@ -273,6 +283,15 @@ def run_spark(inputs: list[str], out: str, config: PipelineConfig | None = None,
         df.drop("line", "minhash").write.mode("overwrite").parquet(f"{out}/pages.parquet")
         df.select(with_cluster.alias("value")).write.mode("overwrite").text(
             f"{out}/pages.jsonl")
+        if "index" in config.stages:
+            # What `webseg index OUT/` builds the search index from, without rendering:
+            # the stored documents (terms + blocks), and the same documents as Anserini
+            # JsonCollection lines (id + pre-tokenised terms) for its multi-threaded indexer.
+            docs = df.where(F.col("index_doc").isNotNull()).select("index_doc")
+            docs.write.mode("overwrite").text(f"{out}/index_docs")
+            to_lucene = F.udf(lambda d: _lucene_line(d), T.StringType())
+            docs.select(to_lucene("index_doc")).write.mode("overwrite").text(
+                f"{out}/lucene_docs")
         counts = {r["status"]: r["count"] for r in df.groupBy("status").count().collect()}
         clusters_n = df.where(F.col("duplicate_cluster").isNotNull()) \
             .select("duplicate_cluster").distinct().count()
@@ -290,6 +309,14 @@ def _add_cluster(line: str, cluster: str | None, with_dedup: bool) -> str:
     if with_dedup:
         d["duplicate_cluster"] = cluster
     return json.dumps(d, ensure_ascii=False)
+
+
+def _lucene_line(index_doc: str) -> str:
+    from ir.from_output import lucene_contents
+
+    d = json.loads(index_doc)
+    return json.dumps({"id": d["id"], "contents": lucene_contents(d["terms"])},
+                      ensure_ascii=False)
 
 
 def _hadoop_paths(inputs: list[str]) -> list[str]:
