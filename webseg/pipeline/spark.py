@@ -36,6 +36,7 @@ import atexit
 import json
 import os
 import sys
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -260,7 +261,14 @@ def run_spark(inputs: list[str], out: str, config: PipelineConfig | None = None,
     try:
         sc = spark.sparkContext
         paths = ",".join(_hadoop_paths(inputs))
-        n = partitions or max(2, sc.defaultParallelism * 2)
+        # Several partitions per core: a worker that finishes early takes the next one
+        # instead of idling while the last big partition renders (pages vary 10x in cost).
+        n = partitions or max(2, sc.defaultParallelism * 4)
+        if own:
+            # The collection stages shuffle tiny tables (ids, bands, pairs): Spark's default
+            # of 200 shuffle partitions turns each of their many small jobs into 200 tasks.
+            spark.conf.set("spark.sql.shuffle.partitions", str(max(2, sc.defaultParallelism * 2)))
+        t_start = time.perf_counter()
         records = sc.binaryFiles(paths).flatMap(_records_of_file).repartition(n)
         cfg_json = json.dumps(config.to_dict(), sort_keys=True)
         opts = dict(render_options or {})
@@ -270,6 +278,7 @@ def run_spark(inputs: list[str], out: str, config: PipelineConfig | None = None,
         # before the DataFrame work (which would otherwise re-run the lineage per action).
         rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
         rows.count()
+        t_pages = time.perf_counter()
         df = spark.createDataFrame(rows, _schema()).cache()
         if "dedup" in config.stages:
             clusters = duplicate_clusters(df, config)
@@ -298,7 +307,9 @@ def run_spark(inputs: list[str], out: str, config: PipelineConfig | None = None,
         return {"records": sum(counts.values()), "ok": counts.get("ok", 0),
                 "skipped": counts.get("skipped", 0),
                 "errors": sum(v for k, v in counts.items() if k not in ("ok", "skipped")),
-                "duplicate_clusters": clusters_n}
+                "duplicate_clusters": clusters_n,
+                "seconds": {"pages": round(t_pages - t_start, 2),
+                            "collection": round(time.perf_counter() - t_pages, 2)}}
     finally:
         if own:
             spark.stop()
