@@ -247,18 +247,28 @@ def build_from_output(folder: str | Path, out: str | Path, backend: str = "bm25"
     be the one the pipeline analysed the pages with (the default analyzer, as the pipeline
     uses); the terms are stored already analysed and are not analysed again.
     """
+    import itertools
+
     docs = iter_output_docs(folder)
-    first = next(docs, None)
-    if first is None:
+    # The block sources: the pipeline's configuration, else those of the first documents
+    # (a page that failed to render has windows only, so look a little further).
+    head = list(itertools.islice(docs, 200))
+    if not head:
         raise ValueError(f"{folder}: holds no index entries (was the index stage run?)")
     if sources is None:
-        sources = [s for s in (first.get("blocks") or {}) if s != "windows"] or ["windows"]
+        cfg = Path(folder) / "work" / "config.json"
+        if cfg.is_file():
+            sources = [json.loads(cfg.read_text(encoding="utf-8")).get("segmenter", "vips")]
+        else:
+            found = {s for d in head for s in (d.get("blocks") or {}) if s != "windows"}
+            sources = sorted(found) or ["windows"]
     builder = IndexBuilder(out, backend=backend, analyzer=analyzer, sources=sources, k1=k1,
                            b=b, overwrite=overwrite, threads=threads, shard_docs=shard_docs)
-    builder.add(first)
-    for d in docs:
+    for d in itertools.chain(head, docs):
         builder.add(d)
-    return builder.close()
+    spark_lucene = Path(folder) / "lucene_docs"
+    use = spark_lucene if backend == "lucene" and spark_lucene.is_dir() else None
+    return builder.close(lucene_input=use)
 
 
 def _anserini_main(args: list[str]) -> int:

@@ -41,3 +41,26 @@ def test_lucene_index_from_a_pipeline_folder_matches_one_built_by_adds(tmp_path:
         fa = ref.search(q, k=5, prf="blocks", fb_pages=5)
         fb = bulk.search(q, k=5, prf="blocks", fb_pages=5)
         assert fa.expanded == fb.expanded  # block feedback reads the same stored blocks
+
+    # A Spark output folder (part files in any order, JsonCollection lines written by the
+    # job): indexed from its lucene_docs/ partitions, same documents and scores.
+    from webseg.pipeline.spark import _lucene_line
+
+    docs = list(iter_output_docs(out))
+    rng.shuffle(docs)
+    spark = tmp_path / "spark"
+    for sub in ("index_docs", "lucene_docs"):
+        (spark / sub).mkdir(parents=True)
+    for part in range(3):
+        chunk = docs[part::3]
+        (spark / "index_docs" / f"part-{part:05d}-x.txt").write_text(
+            "".join(json.dumps(d) + "\n" for d in chunk), encoding="utf-8")
+        (spark / "lucene_docs" / f"part-{part:05d}-x.txt").write_text(
+            "".join(_lucene_line(json.dumps(d)) + "\n" for d in chunk), encoding="utf-8")
+    (spark / "lucene_docs" / "_SUCCESS").write_text("")
+    assert build_from_output(spark, tmp_path / "from-spark", backend="lucene") == n
+    fs = Index.open(tmp_path / "from-spark")
+    assert sorted(d.id for d in fs.docs) == sorted(d.id for d in ref.docs)
+    for q in ("w3 w17", "w120"):
+        assert sorted((h.id, round(h.score, 5)) for h in fs.search(q, k=20).hits) == \
+            sorted((h.id, round(h.score, 5)) for h in ref.search(q, k=20).hits)

@@ -5,9 +5,10 @@ pointed at". :func:`iter_inputs` turns command-line arguments into a stream of
 :class:`InputRecord` objects, one per page, in a deterministic order, and
 :func:`render_inputs` renders that stream in a batch. Two rules hold throughout:
 
-* **Nothing is dropped silently.** An input that cannot be read (missing file, corrupt WARC,
-  a WARC response that is not HTML, a malformed URL line) becomes a record with ``error`` set,
-  so a caller writes one result per record and can report what failed.
+* **Nothing is dropped silently.** An input that cannot be read (missing file, corrupt or
+  truncated WARC, a malformed URL line) becomes a record with ``error`` set, and so does one
+  that is not a page (a WARC response that is not HTML, wget's metadata records, a WARC of
+  requests only: ``skipped``), so a caller writes one result per record and can say why.
 * **Local bytes render offline.** Files and WARC payloads are served to Chromium from memory
   under their own URL (the WARC ``WARC-Target-URI``), so relative links resolve but no request
   leaves the machine (see :mod:`webseg.render`). Only explicit http(s) URLs use the network.
@@ -140,13 +141,15 @@ def _iter_url_list(path: Path) -> Iterator[InputRecord]:
 
 
 def iter_warc(path: str | Path) -> Iterator[InputRecord]:
-    """One record per ``response`` (and ``resource``) record of a WARC / WARC.gz file.
+    """One record per ``response`` (and ``resource``) record of a WARC / WARC.gz / ARC file.
 
     The id is ``<path>#<byte offset of the record>``, stable across runs. The HTTP payload is
-    de-chunked and content-decoded by warcio. Responses whose Content-Type is not HTML-like
-    (images, scripts, PDFs) become error records rather than disappearing, and so do payloads
-    over :data:`MAX_PAYLOAD_BYTES`. A corrupt or truncated WARC yields the records read so far
-    and then one error record for the rest of the file.
+    de-chunked and content-decoded by warcio. Records that are not pages are ``skipped`` with
+    the reason (a Content-Type that is not HTML-like: images, scripts, PDFs; a target URI that
+    is not http(s) or file, such as wget's ``metadata://`` log records), and a WARC without any
+    page record yields one skipped record saying what it holds. Payloads over
+    :data:`MAX_PAYLOAD_BYTES` are errors. A corrupt or truncated WARC yields the records read
+    so far and then one error record naming the offset where reading stopped.
     """
     path = Path(path)
     try:
