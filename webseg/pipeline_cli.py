@@ -74,8 +74,9 @@ def pipeline(inputs: tuple[str, ...], output: str, stages: str, segmenter: str,
               help="Spark master, e.g. local[2] (default: from spark-submit / the session).")
 @click.option("--partitions", type=int, default=None,
               help="Record partitions (default: 2 x the default parallelism).")
-@click.option("--stages", default="segment,clean,classify,sketch,dedup", show_default=True,
-              help="Comma-separated stages (no index: build it with webseg index).")
+@click.option("--stages", default=",".join(PAGE_STAGES + COLLECTION_STAGES), show_default=True,
+              help="Comma-separated stages (index: each page's index document is written to "
+                   "OUTPUT/index_docs/; build the index with `webseg index OUTPUT/`).")
 @click.option("--timeout", default=30.0, show_default=True, help="Per-page render time limit (s).")
 def spark(inputs: tuple[str, ...], output: str, master: str | None, partitions: int | None,
           stages: str, timeout: float) -> None:

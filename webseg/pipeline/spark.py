@@ -24,7 +24,10 @@ What runs where:
 * **Output**: ``OUT/pages.parquet`` (columns below) and ``OUT/pages.jsonl/`` (part files, one
   JSON line per input record, the same fields as the single-machine ``pages.jsonl``).
 
-The search index is not built by this job; ``webseg index`` on the same input builds it.
+With the ``index`` stage (the default) the job also writes ``OUT/index_docs/`` (each page's
+stored index document: analysed terms and stored blocks) and ``OUT/lucene_docs/`` (the same as
+Anserini ``JsonCollection`` lines); ``webseg index OUT/ -o INDEX`` builds the search index from
+them without rendering anything (:mod:`ir.from_output`).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import atexit
 import json
 import os
 import sys
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -122,6 +126,10 @@ def _process_partition(rows: Iterable[tuple[Any, ...]],
             line = error_record(rec.id, rec.url, stage, msg)
             if rec.skipped:
                 line["status"] = "skipped"
+            elif "index" in processor.config.stages:  # searchable text-only, as on one machine
+                from webseg.pipeline.run import text_only_doc
+
+                line["index_doc"] = text_only_doc(rec, f"{stage}: {msg}", processor)
         else:
             line = processor.process(rec.id, rec.url, page)
         yield _row(line)
@@ -140,7 +148,9 @@ def _row(line: dict[str, Any]) -> tuple[Any, ...]:
             line.get("main_text"), pt.get("type"), None if prob is None else float(prob),
             [str(v) for v in line.get("sketch") or []],
             [int(v) for v in line.get("minhash") or []],  # uint32 values: fit in a long
-            json.dumps(public, ensure_ascii=False))
+            json.dumps(public, ensure_ascii=False),
+            None if not line.get("index_doc") else json.dumps(line["index_doc"],
+                                                              ensure_ascii=False))
 
 
 def lsh_bands(num_perm: int, threshold: float) -> tuple[int, int]:
@@ -168,6 +178,7 @@ def _schema() -> Any:
         T.StructField("sketch", T.ArrayType(T.StringType()), True),
         T.StructField("minhash", T.ArrayType(T.LongType()), True),
         T.StructField("line", T.StringType(), False),
+        T.StructField("index_doc", T.StringType(), True),
     ])
 
 
@@ -250,7 +261,14 @@ def run_spark(inputs: list[str], out: str, config: PipelineConfig | None = None,
     try:
         sc = spark.sparkContext
         paths = ",".join(_hadoop_paths(inputs))
-        n = partitions or max(2, sc.defaultParallelism * 2)
+        # Several partitions per core: a worker that finishes early takes the next one
+        # instead of idling while the last big partition renders (pages vary 10x in cost).
+        n = partitions or max(2, sc.defaultParallelism * 4)
+        if own:
+            # The collection stages shuffle tiny tables (ids, bands, pairs): Spark's default
+            # of 200 shuffle partitions turns each of their many small jobs into 200 tasks.
+            spark.conf.set("spark.sql.shuffle.partitions", str(max(2, sc.defaultParallelism * 2)))
+        t_start = time.perf_counter()
         records = sc.binaryFiles(paths).flatMap(_records_of_file).repartition(n)
         cfg_json = json.dumps(config.to_dict(), sort_keys=True)
         opts = dict(render_options or {})
@@ -260,6 +278,7 @@ def run_spark(inputs: list[str], out: str, config: PipelineConfig | None = None,
         # before the DataFrame work (which would otherwise re-run the lineage per action).
         rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
         rows.count()
+        t_pages = time.perf_counter()
         df = spark.createDataFrame(rows, _schema()).cache()
         if "dedup" in config.stages:
             clusters = duplicate_clusters(df, config)
@@ -273,13 +292,24 @@ def run_spark(inputs: list[str], out: str, config: PipelineConfig | None = None,
         df.drop("line", "minhash").write.mode("overwrite").parquet(f"{out}/pages.parquet")
         df.select(with_cluster.alias("value")).write.mode("overwrite").text(
             f"{out}/pages.jsonl")
+        if "index" in config.stages:
+            # What `webseg index OUT/` builds the search index from, without rendering:
+            # the stored documents (terms + blocks), and the same documents as Anserini
+            # JsonCollection lines (id + pre-tokenised terms) for its multi-threaded indexer.
+            docs = df.where(F.col("index_doc").isNotNull()).select("index_doc")
+            docs.write.mode("overwrite").text(f"{out}/index_docs")
+            to_lucene = F.udf(lambda d: _lucene_line(d), T.StringType())
+            docs.select(to_lucene("index_doc")).write.mode("overwrite").text(
+                f"{out}/lucene_docs")
         counts = {r["status"]: r["count"] for r in df.groupBy("status").count().collect()}
         clusters_n = df.where(F.col("duplicate_cluster").isNotNull()) \
             .select("duplicate_cluster").distinct().count()
         return {"records": sum(counts.values()), "ok": counts.get("ok", 0),
                 "skipped": counts.get("skipped", 0),
                 "errors": sum(v for k, v in counts.items() if k not in ("ok", "skipped")),
-                "duplicate_clusters": clusters_n}
+                "duplicate_clusters": clusters_n,
+                "seconds": {"pages": round(t_pages - t_start, 2),
+                            "collection": round(time.perf_counter() - t_pages, 2)}}
     finally:
         if own:
             spark.stop()
@@ -290,6 +320,14 @@ def _add_cluster(line: str, cluster: str | None, with_dedup: bool) -> str:
     if with_dedup:
         d["duplicate_cluster"] = cluster
     return json.dumps(d, ensure_ascii=False)
+
+
+def _lucene_line(index_doc: str) -> str:
+    from ir.from_output import lucene_contents
+
+    d = json.loads(index_doc)
+    return json.dumps({"id": d["id"], "contents": lucene_contents(d["terms"])},
+                      ensure_ascii=False)
 
 
 def _hadoop_paths(inputs: list[str]) -> list[str]:
