@@ -80,6 +80,13 @@ def clean_html(page: Page, threshold: float = 0.5, segmenter: str = "pagelevel",
     return "".join(parts)
 
 
+def _block_owner(page: Page) -> np.ndarray:
+    """Line key per node (the old name): :func:`webseg.clean.txt.block_owner`."""
+    from webseg.clean.txt import block_owner
+
+    return block_owner(page)
+
+
 def _subtree_html(page: Page, root: int) -> str:
     from webseg.clean.html_out import subtree_html
 
