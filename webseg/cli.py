@@ -214,7 +214,8 @@ def main() -> None:
       webseg segment page.html --algo dom -o seg.json
       webseg segment pages/ --algo dom -o out/          # a directory of pages, in a batch
       webseg show page.html --algo dom -o overlay.png
-      webseg clean article.html                         # main text (PageLevel)
+      webseg clean article.html                         # main text
+      webseg clean crawl.warc.gz --no-render -f json    # no browser, JSON lines
     """
 
 
@@ -426,38 +427,129 @@ def show(input: str, algo: str, param: tuple[str, ...], output: str, max_height:
 
 @main.command()
 @click.argument("inputs", nargs=-1, required=True)
-@click.option("-o", "--output", help="Output file (one input) or directory (several).")
-@click.option("--html", "as_html", is_flag=True, help="Write the kept segments as HTML.")
+@click.option("-o", "--output", help="Output file (one input) or directory (several inputs). "
+              "Default: stdout for one input, and JSON lines on stdout for several with "
+              "--format json.")
+@click.option("--format", "-f", "fmt", type=click.Choice(["txt", "markdown", "json", "html"]),
+              default="txt", show_default=True, help="Output format.")
+@click.option("--links", is_flag=True, help="Markdown: keep links as [text](url).")
+@click.option("--method", "-m", default=None,
+              help="blocks (the learned block model), pagelevel, pagelevel-basic or "
+              "pagelevel-merge. Default: the default of webseg.clean.")
+@click.option("--no-render", "no_render", is_flag=True,
+              help="Parse the HTML without a browser (no geometry; blocks method only). "
+              "For crawls too large to render; reads files and WARC records, not URLs.")
+@click.option("--page-type", "page_type", is_flag=True,
+              help="Classify each page's type into the JSON output (rendered pages only).")
 @click.option("--threshold", default=0.5, show_default=True,
-              help="Segments with templateness below this are kept.")
-@click.option("--algo", "-a", default="pagelevel", show_default=True,
-              help="PageLevel variant: pagelevel, pagelevel-basic, pagelevel-merge.")
+              help="PageLevel: segments with templateness below this are kept.")
+@click.option("--html", "as_html", is_flag=True, hidden=True, help="Same as --format html.")
+@click.option("--algo", "-a", "algo", default=None, hidden=True, help="Same as --method.")
 @click.option("--concurrency", default=3, show_default=True, help="Pages rendered at once.")
 @with_render_opts
-def clean(inputs: tuple[str, ...], output: str | None, as_html: bool, threshold: float,
-          algo: str, concurrency: int, timeout: float, javascript: bool | None,
-          max_nodes: int) -> None:
-    """Main content of pages: the text of their non-template segments (PageLevel).
+def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
+          method: str | None, no_render: bool, page_type: bool, threshold: float,
+          as_html: bool, algo: str | None, concurrency: int, timeout: float,
+          javascript: bool | None, max_nodes: int) -> None:
+    """Main content of pages: text, Markdown, JSON (with XPaths) or HTML.
+
+    INPUTS are HTML files, directories of them, WARC files, text files of URLs, URLs,
+    '-' for stdin, or rendered '*.page.json[.gz]' files. Every input record gets one result
+    or one error line on stderr.
 
     \b
     Examples:
       webseg clean article.html
-      webseg clean article.html --html -o main.html
+      webseg clean article.html --format markdown --links
+      webseg clean crawl.warc.gz --no-render --format json > main.jsonl
       webseg clean pages/ -o texts/            # writes texts/<name>.txt
+      webseg clean article.html --method pagelevel --format html -o main.html
     """
-    from webseg.segmenters import available
-    from webseg.templates.clean import clean as clean_text
-    from webseg.templates.clean import clean_html
+    from webseg.clean import DEFAULT_METHOD, FORMATS, METHODS
+    from webseg.clean.run import clean_records
+    from webseg.inputs import InputRecord, iter_inputs
 
-    if algo not in available():
-        raise click.UsageError(f"unknown segmenter {algo!r}")
-    extract = clean_html if as_html else clean_text
+    method = method or algo or DEFAULT_METHOD
+    if method not in METHODS:
+        raise click.UsageError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+    if as_html:
+        fmt = "html"
+    if no_render and method != "blocks":
+        raise click.UsageError(f"--no-render needs the blocks method ({method} needs layout)")
+    if no_render and page_type:
+        raise click.UsageError("--page-type classifies rendered pages: drop --no-render")
+    records: list[InputRecord] = []
+    for a in inputs:
+        if a == "-":
+            records.append(InputRecord(id="-", url=None, source=sys.stdin.buffer.read(),
+                                       kind="file"))
+            continue
+        if not (_looks_like_url(a) or Path(a).exists()):
+            raise click.UsageError(f"no such file or directory: {a}")
+        records.extend(iter_inputs([a]))
+    if not records:
+        raise click.UsageError("no pages found in the inputs")
+    many = len(records) > 1 or Path(inputs[0]).is_dir()
+    json_lines = many and not output and fmt == "json"
+    if many and not output and not json_lines:
+        raise click.UsageError("several inputs need -o DIRECTORY (or --format json for JSON "
+                               "lines on stdout)")
+    names: dict[str, int] = {}
+    failed = 0
+    results = clean_records(records, method, render=not no_render,
+                            render_options=_render_options(timeout, javascript, max_nodes),
+                            concurrency=concurrency, page_types=page_type,
+                            threshold=threshold)
+    bar = None
+    if many:
+        from tqdm import tqdm
 
-    def run(page: Any, many: bool) -> str:
-        return extract(page, threshold=threshold, segmenter=algo)
+        bar = tqdm(total=len(records), unit="page", file=sys.stderr)
+    for rec, res, err in results:
+        if bar is not None:
+            bar.update(1)
+        if res is None:
+            if rec.skipped:
+                click.echo(f"webseg: note: {rec.id}: {err}", err=True)
+                continue
+            failed += 1
+            _err(f"{rec.id}: {err}")
+            continue
+        if json_lines:
+            d = res.to_dict()
+            click.echo(json.dumps({"id": rec.id, **d}, ensure_ascii=False))
+            continue
+        text = res.format(fmt, links=links)
+        if many:
+            out = Path(output) / (_record_name(rec, names) + FORMATS[fmt])  # type: ignore[arg-type]
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text, encoding="utf-8")
+        elif output:
+            Path(output).write_text(text, encoding="utf-8")
+        else:
+            click.echo(text, nl=not text.endswith("\n"))
+    if bar is not None:
+        bar.close()
+    sys.exit(EXIT_FAILED if failed else EXIT_OK)
 
-    _batch(inputs, output, ".html" if as_html else ".txt", run, "clean",
-           _render_options(timeout, javascript, max_nodes), concurrency)
+
+def _record_name(rec: Any, taken: dict[str, int]) -> str:
+    """A file name for a record's output: the page's stem, ``<warc>-<offset>`` for WARC
+    records, a sanitised URL for URLs; ``-2``, ``-3``... when two records share a name."""
+    if rec.kind == "warc" and "#" in rec.id:
+        path, _, off = rec.id.rpartition("#")
+        name = Path(path).name
+        for suf in (".warc.gz", ".warc"):
+            name = name.removesuffix(suf)
+        name = f"{name}-{off}"
+    elif rec.kind == "url":
+        name = rec.id.split("://", 1)[-1]
+    else:
+        name = _stem(rec.id)
+    name = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)[:150] or "page"
+    k = taken.get(name, 0) + 1
+    taken[name] = k
+    return name if k == 1 else f"{name}-{k}"
 
 
 #: algorithm -> (trainer module, whether its main() takes the algorithm name first)
