@@ -37,6 +37,28 @@ def _parse_params(params: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
+def _parse_fields(spec: str) -> dict[str, float] | None:
+    """``default`` -> DEFAULT_FIELDS, ``page`` -> None, else ``name=weight,...``."""
+    from ir.content import FIELDS
+    from ir.index import DEFAULT_FIELDS
+
+    if spec == "default":
+        return dict(DEFAULT_FIELDS)
+    if spec == "page":
+        return None
+    out: dict[str, float] = {}
+    for part in spec.split(","):
+        name, _, w = part.partition("=")
+        name = name.strip()
+        if name not in FIELDS:
+            raise click.UsageError(f"--fields: unknown field {name!r}; use {', '.join(FIELDS)}")
+        try:
+            out[name] = float(w)
+        except ValueError:
+            raise click.UsageError(f"--fields {name}: not a number: {w!r}") from None
+    return out
+
+
 def _jsonl_docs(path: str, an: Any) -> Any:
     """Documents of a ``docs.jsonl`` text collection (id, title, text), for --format jsonl."""
     from ir.pipeline import doc_from_text
@@ -70,13 +92,18 @@ def _jsonl_docs(path: str, an: Any) -> Any:
               show_default=True)
 @click.option("--stopwords", type=click.Choice(["nltk", "lucene", "none"]), default="nltk",
               show_default=True)
-@click.option("--k1", default=1.5, show_default=True, type=float)
-@click.option("--b", "b", default=0.75, show_default=True, type=float)
+@click.option("--fields", "fields_opt", default="default", show_default=True,
+              help="What a page is scored by: 'default' (content-aware: title, main text and "
+                   "the rest of the page as weighted fields, weights chosen on the dev "
+                   "collections), 'page' (whole page text), or weights such as "
+                   "'title=1,main=1,rest=0.1'.")
+@click.option("--k1", default=None, type=float, help="BM25 k1 (default: the tuned value).")
+@click.option("--b", "b", default=None, type=float, help="BM25 b (default: the tuned value).")
 @click.option("--concurrency", default=2, show_default=True, help="Pages rendered at once.")
 @click.option("--timeout", default=30.0, show_default=True, help="Per-page time limit (s).")
 def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, fmt: str,
-              append: bool, overwrite: bool, stemmer: str, stopwords: str, k1: float, b: float,
-              concurrency: int, timeout: float) -> None:
+              append: bool, overwrite: bool, stemmer: str, stopwords: str, fields_opt: str,
+              k1: float | None, b: float | None, concurrency: int, timeout: float) -> None:
     """Index pages: render and segment each once, store its blocks beside the index.
 
     \b
@@ -88,6 +115,7 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
     """
     from ir import Analyzer, Index
     from ir.blocks import SOURCES
+    from ir.index import DEFAULT_B, DEFAULT_K1
     from ir.store import IndexCorruptError, IndexNotFoundError
     from webseg.segmenters import available
 
@@ -104,7 +132,9 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
             ix = Index.open(output)
         else:
             ix = Index.create(output, backend=backend, sources=srcs, overwrite=overwrite,
-                              analyzer=Analyzer(stopwords=stopwords, stemmer=stemmer), k1=k1, b=b)
+                              analyzer=Analyzer(stopwords=stopwords, stemmer=stemmer),
+                              k1=DEFAULT_K1 if k1 is None else k1,
+                              b=DEFAULT_B if b is None else b, fields=_parse_fields(fields_opt))
     except (FileExistsError, NotADirectoryError, IndexNotFoundError) as e:
         raise click.UsageError(f"{e} (use --append or --overwrite)" if isinstance(
             e, FileExistsError) else str(e)) from None

@@ -8,7 +8,8 @@ model behind ``webseg.templates.clean.kept_segments``). Everything else here onl
 those probabilities:
 
 * :func:`page_fields` splits the page's terms into the fields ``title`` (the page title),
-  ``main`` (the leaves with probability >= 0.5) and ``rest`` (the others). The index combines them BM25F-style with per-field weights (:mod:`ir.index`).
+  ``main`` (the leaves with probability >= 0.5) and ``rest`` (the others). The index
+  combines them BM25F-style with per-field weights (:mod:`ir.index`).
 * :func:`weigh_blocks` gives every stored feedback block the text-length-weighted mean
   probability of its leaves (``Block.weight``) and its role (``main`` when >= 0.5, else
   ``template``), so block feedback can use content blocks only, weighted by their role.

@@ -31,13 +31,16 @@ from ir.analysis import Analyzer
 from ir.bm25 import EmbeddedBM25, bm25_term_scores
 from ir.store import Block, IndexStore, StoredDoc
 
-__all__ = ["BACKENDS", "DEFAULT_FIELDS", "EmptyQueryError", "Hit", "Index", "SearchResult"]
+__all__ = ["BACKENDS", "DEFAULT_B", "DEFAULT_FIELDS", "DEFAULT_K1", "EmptyQueryError", "Hit",
+           "Index", "SearchResult"]
 
 BACKENDS = ("bm25", "lucene")
 
 #: Field weights of the content-aware default (``webseg index``), chosen on the dev collection
 #: (the cranfield web versions; eval/results/prf/README.md "Content-aware indexing").
 DEFAULT_FIELDS: dict[str, float] = {"title": 1.0, "main": 1.0, "rest": 0.1}
+#: BM25 parameters of ``webseg index`` (chosen on the same dev collections).
+DEFAULT_K1, DEFAULT_B = 1.5, 0.75
 
 
 class EmptyQueryError(ValueError):
