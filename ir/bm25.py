@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["EmbeddedBM25", "bm25_term_scores", "okapi_idf"]
+__all__ = ["EmbeddedBM25", "bm25_term_scores", "okapi_idf", "top_candidates"]
 
 
 def bm25_term_scores(tf: np.ndarray, dl: np.ndarray, avgdl: float, idf: float | np.ndarray,
@@ -45,6 +45,21 @@ def okapi_idf(df: np.ndarray, n: int, epsilon: float) -> np.ndarray:
         eps = epsilon * float(idf.mean())
         idf = np.where(idf < 0, eps, idf)
     return idf
+
+
+def top_candidates(s: np.ndarray, cand: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` best of rows ``cand`` (ascending) by score ``s``, ties by row; as arrays."""
+    if len(cand) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+    sc = s[cand]
+    if len(sc) > k:
+        part = np.argpartition(-sc, k - 1)[:k]
+        kth = sc[part].min()
+        # every tie of the k-th score competes, so row order breaks ties exactly
+        keep = np.flatnonzero(sc >= kth)
+        cand, sc = cand[keep], sc[keep]
+    order = np.lexsort((cand, -sc))[:k]
+    return cand[order].astype(np.int64), sc[order]
 
 
 class EmbeddedBM25:
@@ -240,25 +255,17 @@ class EmbeddedBM25:
         IDF and query weight is positive (nearly always), matching is the same as a positive
         score, and no match mask is built.
         """
+        return top_candidates(*self.match(weights), k)
+
+    def match(self, weights: Mapping[str, float]) -> tuple[np.ndarray, np.ndarray]:
+        """Scores of every row and the (ascending) live rows that contain a query term."""
         self._refresh()
         if self._idf_positive and all(w > 0 for w in weights.values()):
             s = self._accumulate(weights, None)
-            cand = np.flatnonzero(s > 0)  # retired rows have weight 0: never candidates
-        else:
-            matched = np.zeros(self._rows, dtype=bool)
-            s = self._accumulate(weights, matched)
-            cand = np.flatnonzero(matched & self._live)
-        if len(cand) == 0:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
-        sc = s[cand]
-        if len(sc) > k:
-            part = np.argpartition(-sc, k - 1)[:k]
-            kth = sc[part].min()
-            # every tie of the k-th score competes, so row order breaks ties exactly
-            keep = np.flatnonzero(sc >= kth)
-            cand, sc = cand[keep], sc[keep]
-        order = np.lexsort((cand, -sc))[:k]
-        return cand[order].astype(np.int64), sc[order]
+            return s, np.flatnonzero(s > 0)  # retired rows have weight 0: never candidates
+        matched = np.zeros(self._rows, dtype=bool)
+        s = self._accumulate(weights, matched)
+        return s, np.flatnonzero(matched & self._live)
 
     def top_list(self, weights: Mapping[str, float], k: int) -> list[tuple[int, float]]:
         """:meth:`top` as a list of (row, score) pairs."""

@@ -188,11 +188,14 @@ def search_cmd(index: str, query: str, prf: str, k: int, source: str | None,
       webseg search idx "crystalline lens" --prf blocks -P fb_blocks=10 --json
     """
     from ir import EmptyQueryError, Index
+    from ir.feedback import BEST_BLOCKS
     from ir.store import IndexCorruptError, IndexNotFoundError
 
     kw = _parse_params(params)
-    if prf == "blocks" and source:
-        kw["source"] = source
+    if prf == "blocks":
+        kw = {**BEST_BLOCKS, **kw}  # the best measured configuration unless -P says otherwise
+        if source:
+            kw["source"] = source
     try:
         ix = Index.open(index)
     except IndexNotFoundError as e:
@@ -201,6 +204,8 @@ def search_cmd(index: str, query: str, prf: str, k: int, source: str | None,
     except IndexCorruptError as e:
         _err(f"{index}: open: {e}")
         sys.exit(EXIT_FAILED)
+    if prf == "blocks" and kw["source"] not in (*ix.sources, "windows"):
+        kw["source"] = "windows"  # the tuned source is not stored here: windows always are
     try:
         res = ix.search(query, k=k, prf=prf, snippet_source=source, **kw)
     except EmptyQueryError as e:

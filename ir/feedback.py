@@ -45,7 +45,7 @@ import numpy as np
 from ir.bm25 import bm25_term_scores
 from ir.store import Block
 
-__all__ = ["BlockParams", "Rm3Params", "block_units", "expand", "params_for",
+__all__ = ["BEST_BLOCKS", "BlockParams", "Rm3Params", "block_units", "expand", "params_for",
            "query_vector", "relevance_model"]
 
 _TERM_OK = re.compile(r"[a-z0-9]+")
@@ -89,6 +89,14 @@ class BlockParams:
             raise ValueError("min_block_weight must be in [0, 1]")
         if self.weight_power < 0:
             raise ValueError("weight_power must be >= 0")
+
+
+#: Block-PRF parameters of ``webseg search --prf blocks``: the best configuration measured on
+#: the dev collection (eval/results/prf/content/chosen.json; the dataclass defaults above stay
+#: the paper's, which the issue-7 tables use).
+BEST_BLOCKS: dict[str, Any] = {"source": "windows", "fb_pages": 80, "fb_blocks": 20,
+                               "fb_terms": 10, "orig_weight": 0.5, "min_block_weight": 0.5,
+                               "weight_power": 1.0}
 
 
 def _check(fb_terms: int, orig_weight: float, max_df_ratio: float) -> None:

@@ -28,11 +28,11 @@ import numpy as np
 
 from ir import feedback as fb
 from ir.analysis import Analyzer
-from ir.bm25 import EmbeddedBM25, bm25_term_scores
+from ir.bm25 import EmbeddedBM25, bm25_term_scores, top_candidates
 from ir.store import Block, IndexStore, StoredDoc
 
-__all__ = ["BACKENDS", "DEFAULT_B", "DEFAULT_FIELDS", "DEFAULT_K1", "EmptyQueryError", "Hit",
-           "Index", "SearchResult"]
+__all__ = ["BACKENDS", "DEFAULT_B", "DEFAULT_FIELDS", "DEFAULT_K1", "DEFAULT_PASSAGES",
+           "EmptyQueryError", "Hit", "Index", "SearchResult"]
 
 BACKENDS = ("bm25", "lucene")
 
@@ -41,6 +41,11 @@ BACKENDS = ("bm25", "lucene")
 DEFAULT_FIELDS: dict[str, float] = {"title": 1.0, "main": 1.0, "rest": 0.1}
 #: BM25 parameters of ``webseg index`` (chosen on the same dev collections).
 DEFAULT_K1, DEFAULT_B = 1.5, 0.75
+#: Passage evidence of ``webseg index``: a page's score is its field-weighted BM25 plus
+#: ``weight`` x the best BM25 score of its content blocks of ``source`` (blocks with P(main) >=
+#: ``min_block_weight`` and >= ``min_terms`` terms, scored as documents of their own).
+DEFAULT_PASSAGES: dict[str, Any] = {"source": "vips", "weight": 1.0, "min_block_weight": 0.5,
+                                    "min_terms": 3}
 
 
 class EmptyQueryError(ValueError):
@@ -133,9 +138,10 @@ class Index:
     """
 
     def __init__(self, store: IndexStore, **overrides: Any) -> None:
-        bad = set(overrides) - {"k1", "b", "fields"}
+        bad = set(overrides) - {"k1", "b", "fields", "passages"}
         if bad:
-            raise ValueError(f"unknown index setting(s) {sorted(bad)}: use k1, b, fields")
+            raise ValueError(f"unknown index setting(s) {sorted(bad)}: use k1, b, fields, "
+                             "passages")
         self.store = store
         s = {**store.settings, **{k: v for k, v in overrides.items() if v is not None}}
         self.backend_name: str = s["backend"]
@@ -143,6 +149,11 @@ class Index:
         self.k1, self.b = float(s["k1"]), float(s["b"])
         self.sources: list[str] = list(s.get("sources", []))
         self.fields: dict[str, float] | None = dict(s["fields"]) if s.get("fields") else None
+        self.passages: dict[str, Any] | None = (dict(s["passages"]) if s.get("passages")
+                                                else None)
+        self._pas: EmbeddedBM25 | None = None
+        self._pas_owner: list[int] = []
+        self._pas_rows: dict[int, range] = {}
         self.engine = EmbeddedBM25(k1=self.k1, b=self.b)
         self._ids: list[str] = []
         self._meta: list[tuple[str | None, str, str, str | None]] = []
@@ -156,12 +167,14 @@ class Index:
     @classmethod
     def create(cls, path: str | Path, backend: str = "bm25", analyzer: Analyzer | None = None,
                k1: float = 1.5, b: float = 0.75, sources: Sequence[str] = ("vips",),
-               overwrite: bool = False, fields: Mapping[str, float] | None = None) -> Index:
+               overwrite: bool = False, fields: Mapping[str, float] | None = None,
+               passages: Mapping[str, Any] | None = None) -> Index:
         """A new, empty index at ``path``.
 
         ``sources``: block sources stored per page. ``fields``: per-field weights (e.g.
         :data:`DEFAULT_FIELDS`) to score pages by their ``title``/``main``/``rest`` fields;
-        ``None`` scores whole pages (full-page indexing).
+        ``None`` scores whole pages (full-page indexing). ``passages`` (e.g.
+        :data:`DEFAULT_PASSAGES`) adds the best content block's score (embedded backend).
         """
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}: use one of {BACKENDS}")
@@ -172,19 +185,22 @@ class Index:
         an = analyzer or Analyzer()
         store = IndexStore.create(path, {"backend": backend, "analyzer": an.to_dict(),
                                          "k1": k1, "b": b, "sources": list(sources),
-                                         "fields": dict(fields) if fields else None},
+                                         "fields": dict(fields) if fields else None,
+                                         "passages": dict(passages) if passages else None},
                                   overwrite=overwrite)
         return cls(store)
 
     @classmethod
     def open(cls, path: str | Path, k1: float | None = None, b: float | None = None,
-             fields: Mapping[str, float] | None = None) -> Index:
+             fields: Mapping[str, float] | None = None,
+             passages: Mapping[str, Any] | None = None) -> Index:
         """Open an existing index (raises IndexNotFoundError / IndexCorruptError).
 
-        ``k1``, ``b`` and ``fields`` override the stored settings for this session only
-        (nothing is written; the embedded backend recomputes its weights), e.g. to tune them.
+        ``k1``, ``b``, ``fields`` and ``passages`` override the stored settings for this
+        session only (nothing is written; the embedded backend recomputes its weights), e.g.
+        to tune them; ``{}`` switches fields or passages off.
         """
-        return cls(IndexStore.open(path), k1=k1, b=b, fields=fields)
+        return cls(IndexStore.open(path), k1=k1, b=b, fields=fields, passages=passages)
 
     def index_terms(self, d: StoredDoc) -> Mapping[str, float]:
         """What the engine scores for ``d``: its terms, or its field-weighted fields."""
@@ -207,11 +223,52 @@ class Index:
             old = self.pos.get(d.id)
             if old is not None:  # a re-added id supersedes (and moves to the end)
                 self.engine.remove(old)
+                self._retire_passages(old)
             self.pos[d.id] = r
             self._ids.append(d.id)
             self._meta.append((d.url, d.title, d.status, d.reason))
         if self._blocks is not None:
             self._blocks.extend(d.blocks for d in docs)
+        if self._pas is not None:
+            self._add_passages([(r, d.blocks) for d, r in zip(docs, rows, strict=True)])
+            for d, r in zip(docs, rows, strict=True):  # an id twice in this batch
+                if self.pos[d.id] != r:
+                    self._retire_passages(r)
+
+    def _add_passages(self, pages: Sequence[tuple[int, dict[str, list[Block]]]]) -> None:
+        """Content blocks of ``pages`` (row, blocks) as rows of the passage engine."""
+        assert self.passages is not None and self._pas is not None
+        p = self.passages
+        src = p["source"]
+        mw, mt = float(p.get("min_block_weight", 0.5)), int(p.get("min_terms", 3))
+        terms: list[dict[str, int]] = []
+        for row, bl in pages:
+            got = bl.get(src)
+            if got is None:
+                got = bl.get("windows", [])
+            sel = [b.terms for b in got if b.weight >= mw and b.length >= mt]
+            start = self._pas.rows + len(terms)
+            terms.extend(sel)
+            self._pas_owner.extend([row] * len(sel))
+            self._pas_rows[row] = range(start, start + len(sel))
+        self._pas.add(terms)
+
+    def _retire_passages(self, row: int) -> None:
+        if self._pas is not None:
+            for pr in self._pas_rows.pop(row, range(0)):
+                self._pas.remove(pr)
+
+    def _passage_engine(self) -> tuple[EmbeddedBM25, np.ndarray]:
+        if self._pas is None:
+            self._pas = EmbeddedBM25(k1=self.k1, b=self.b)
+            if self._ids:
+                self.blocks(0)  # loads the block store once
+            blocks = self._blocks or []
+            self._add_passages([(r, blocks[r]) for r in sorted(self.pos.values())])
+        if len(self._pas_owner) != getattr(self, "_pas_owner_len", -1):
+            self._pas_owner_arr = np.asarray(self._pas_owner, dtype=np.int64)
+            self._pas_owner_len = len(self._pas_owner)
+        return self._pas, self._pas_owner_arr
 
     def __len__(self) -> int:
         return len(self.pos)
@@ -287,7 +344,16 @@ class Index:
                      if d in self.pos]
             return (np.asarray([r for r, _ in pairs], dtype=np.int64),
                     np.asarray([s for _, s in pairs], dtype=np.float64))
-        return self.engine.top(weights, k)
+        if not self.passages:
+            return self.engine.top(weights, k)
+        s, cand = self.engine.match(weights)
+        pas, owner = self._passage_engine()
+        ps, pcand = pas.match(weights)
+        if len(pcand):
+            best = np.zeros(len(s))
+            np.maximum.at(best, owner[pcand], ps[pcand])
+            s = s + float(self.passages.get("weight", 1.0)) * best
+        return top_candidates(s, cand, k)
 
     def search(self, query: str, k: int = 10, prf: str = "none", snippets: bool = True,
                snippet_source: str | None = None, **params: Any) -> SearchResult:

@@ -147,3 +147,31 @@ def test_engine_handles_many_batches_compactly():
     r2, s2 = one.top(q, 20)
     assert r1.tolist() == r2.tolist() and np.allclose(s1, s2)
     assert e.doc_terms(5) == {t: float(c) for t, c in docs[5].items()}
+
+
+def test_passage_evidence_ranks_pages_by_their_best_content_block(tmp_path):
+    """Two pages with the same page-level counts: the one whose query terms sit together in
+    one content block wins; boilerplate blocks (weight < 0.5) give no passage evidence."""
+
+    def blk(text, weight):
+        return Block(text, {t: 1 for t in text.split()}, weight=weight,
+                     role="main" if weight >= 0.5 else "template")
+
+    together = StoredDoc("together", {"steel": 1, "cabl": 1, "x": 1, "y": 1},
+                         blocks={"vips": [blk("steel cabl", 0.9), blk("x y", 0.9)]})
+    apart = StoredDoc("apart", {"steel": 1, "cabl": 1, "x": 1, "y": 1},
+                      blocks={"vips": [blk("steel x", 0.9), blk("cabl y", 0.9)]})
+    boiler = StoredDoc("boiler", {"steel": 1, "cabl": 1, "x": 1, "y": 1},
+                       blocks={"vips": [blk("steel cabl", 0.1), blk("x y", 0.9)]})
+    fill = [StoredDoc(f"f{i}", {f"w{i}": 2}) for i in range(5)]
+    pas = {"source": "vips", "weight": 1.0, "min_block_weight": 0.5, "min_terms": 1}
+    ix = Index.create(tmp_path / "i", sources=["vips"], passages=pas)
+    ix.add([apart, boiler, together, *fill])
+    res = ix.search("steel cables", k=3)
+    assert res.ids[0] == "together" and res.ids[-1] == "boiler"
+    plain = Index.open(tmp_path / "i", passages={})
+    assert plain.search("steel cables", k=3).ids == ["apart", "boiler", "together"]  # ties
+    # re-adding a page replaces its passages too
+    ix.add([StoredDoc("together", {"zebra": 1}, blocks={"vips": [blk("zebra", 0.9)]})])
+    assert "together" not in ix.search("steel cables", k=3).ids
+    assert Index.open(tmp_path / "i").search("steel cables", k=3).ids[0] == "apart"
