@@ -17,7 +17,7 @@ from webseg.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, _err
 #: feedback parameter name -> type, for ``-P key=value``
 _PARAM_TYPES = {"fb_docs": int, "fb_terms": int, "orig_weight": float, "max_df_ratio": float,
                 "fb_pages": int, "fb_blocks": int, "min_block_terms": int,
-                "page_weight": float}
+                "page_weight": float, "min_block_weight": float, "weight_power": float}
 
 
 def _parse_params(params: tuple[str, ...]) -> dict[str, Any]:
@@ -34,6 +34,28 @@ def _parse_params(params: tuple[str, ...]) -> dict[str, Any]:
             out[k] = typ(v)
         except ValueError:
             raise click.UsageError(f"-P {k}: not a {typ.__name__}: {v!r}") from None
+    return out
+
+
+def _parse_fields(spec: str) -> dict[str, float] | None:
+    """``default`` -> DEFAULT_FIELDS, ``page`` -> None, else ``name=weight,...``."""
+    from ir.content import FIELDS
+    from ir.index import DEFAULT_FIELDS
+
+    if spec == "default":
+        return dict(DEFAULT_FIELDS)
+    if spec == "page":
+        return None
+    out: dict[str, float] = {}
+    for part in spec.split(","):
+        name, _, w = part.partition("=")
+        name = name.strip()
+        if name not in FIELDS:
+            raise click.UsageError(f"--fields: unknown field {name!r}; use {', '.join(FIELDS)}")
+        try:
+            out[name] = float(w)
+        except ValueError:
+            raise click.UsageError(f"--fields {name}: not a number: {w!r}") from None
     return out
 
 
@@ -70,13 +92,18 @@ def _jsonl_docs(path: str, an: Any) -> Any:
               show_default=True)
 @click.option("--stopwords", type=click.Choice(["nltk", "lucene", "none"]), default="nltk",
               show_default=True)
-@click.option("--k1", default=1.5, show_default=True, type=float)
-@click.option("--b", "b", default=0.75, show_default=True, type=float)
+@click.option("--fields", "fields_opt", default="default", show_default=True,
+              help="What a page is scored by: 'default' (content-aware: title, main text and "
+                   "the rest of the page as weighted fields, weights chosen on the dev "
+                   "collections), 'page' (whole page text), or weights such as "
+                   "'title=1,main=1,rest=0.1'.")
+@click.option("--k1", default=None, type=float, help="BM25 k1 (default: the tuned value).")
+@click.option("--b", "b", default=None, type=float, help="BM25 b (default: the tuned value).")
 @click.option("--concurrency", default=2, show_default=True, help="Pages rendered at once.")
 @click.option("--timeout", default=30.0, show_default=True, help="Per-page time limit (s).")
 def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, fmt: str,
-              append: bool, overwrite: bool, stemmer: str, stopwords: str, k1: float, b: float,
-              concurrency: int, timeout: float) -> None:
+              append: bool, overwrite: bool, stemmer: str, stopwords: str, fields_opt: str,
+              k1: float | None, b: float | None, concurrency: int, timeout: float) -> None:
     """Index pages: render and segment each once, store its blocks beside the index.
 
     \b
@@ -89,6 +116,7 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
     """
     from ir import Analyzer, Index
     from ir.blocks import SOURCES
+    from ir.index import DEFAULT_B, DEFAULT_K1
     from ir.store import IndexCorruptError, IndexNotFoundError
     from webseg.segmenters import available
 
@@ -112,7 +140,9 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
             ix = Index.open(output)
         else:
             ix = Index.create(output, backend=backend, sources=srcs, overwrite=overwrite,
-                              analyzer=Analyzer(stopwords=stopwords, stemmer=stemmer), k1=k1, b=b)
+                              analyzer=Analyzer(stopwords=stopwords, stemmer=stemmer),
+                              k1=DEFAULT_K1 if k1 is None else k1,
+                              b=DEFAULT_B if b is None else b, fields=_parse_fields(fields_opt))
     except (FileExistsError, NotADirectoryError, IndexNotFoundError) as e:
         raise click.UsageError(f"{e} (use --append or --overwrite)" if isinstance(
             e, FileExistsError) else str(e)) from None
@@ -196,11 +226,14 @@ def search_cmd(index: str, query: str, prf: str, k: int, source: str | None,
       webseg search idx "crystalline lens" --prf blocks -P fb_blocks=10 --json
     """
     from ir import EmptyQueryError, Index
+    from ir.feedback import BEST_BLOCKS
     from ir.store import IndexCorruptError, IndexNotFoundError
 
     kw = _parse_params(params)
-    if prf == "blocks" and source:
-        kw["source"] = source
+    if prf == "blocks":
+        kw = {**BEST_BLOCKS, **kw}  # the best measured configuration unless -P says otherwise
+        if source:
+            kw["source"] = source
     try:
         ix = Index.open(index)
     except IndexNotFoundError as e:
@@ -209,6 +242,8 @@ def search_cmd(index: str, query: str, prf: str, k: int, source: str | None,
     except IndexCorruptError as e:
         _err(f"{index}: open: {e}")
         sys.exit(EXIT_FAILED)
+    if prf == "blocks" and kw["source"] not in (*ix.sources, "windows"):
+        kw["source"] = "windows"  # the tuned source is not stored here: windows always are
     try:
         res = ix.search(query, k=k, prf=prf, snippet_source=source, **kw)
     except EmptyQueryError as e:
