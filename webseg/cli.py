@@ -467,7 +467,7 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
     """
     from webseg.clean import DEFAULT_METHOD, FORMATS, METHODS
     from webseg.clean.run import clean_records
-    from webseg.inputs import InputRecord, iter_inputs
+    from webseg.inputs import InputRecord
 
     method = method or algo or DEFAULT_METHOD
     if method not in METHODS:
@@ -478,15 +478,8 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
         raise click.UsageError(f"--no-render needs the blocks method ({method} needs layout)")
     if no_render and page_type:
         raise click.UsageError("--page-type classifies rendered pages: drop --no-render")
-    records: list[InputRecord] = []
-    for a in inputs:
-        if a == "-":
-            records.append(InputRecord(id="-", url=None, source=sys.stdin.buffer.read(),
-                                       kind="file"))
-            continue
-        if not (_looks_like_url(a) or Path(a).exists()):
-            raise click.UsageError(f"no such file or directory: {a}")
-        records.extend(iter_inputs([a]))
+    _check_inputs(inputs)
+    records: list[InputRecord] = list(_records(inputs))
     if not records:
         raise click.UsageError("no pages found in the inputs")
     many = len(records) > 1 or Path(inputs[0]).is_dir()

@@ -19,7 +19,7 @@ from typing import Any
 from webseg.clean import DEFAULT_METHOD, METHODS
 from webseg.page import Page
 
-__all__ = ["PAGE_STAGES", "PipelineConfig", "PageProcessor", "error_record"]
+__all__ = ["PAGE_STAGES", "PipelineConfig", "PageProcessor", "error_record", "record_html"]
 
 #: Stages that run on each page, in this order.
 PAGE_STAGES = ("segment", "clean", "classify", "sketch")
@@ -98,6 +98,20 @@ def error_record(rec_id: str, url: str | None, stage: str, message: str,
             "error": {"stage": stage, "message": message}, **extra}
 
 
+def record_html(rec: Any, config: PipelineConfig) -> str | None:
+    """The decoded HTML source of a local input record when the classify stage runs (its
+    structured-metadata view reads ``<meta>`` / JSON-LD, which the Page model drops); None
+    for URL inputs, undecodable bytes, or when the stage is off."""
+    if "classify" not in config.stages:
+        return None
+    from webseg.decode import decode_html
+
+    try:
+        return decode_html(rec.read_bytes()).text
+    except Exception:  # noqa: BLE001 - no source: the metadata view is empty
+        return None
+
+
 class PageProcessor:
     """Runs the page stages of a :class:`PipelineConfig`; segmenters and models load once."""
 
@@ -123,11 +137,13 @@ class PageProcessor:
 
         return Analyzer()
 
-    def process(self, rec_id: str, url: str | None, page: Page) -> dict[str, Any]:
-        """The output record of one rendered page (never raises for a bad page)."""
+    def process(self, rec_id: str, url: str | None, page: Page,
+                html: str | None = None) -> dict[str, Any]:
+        """The output record of one rendered page (never raises for a bad page).
+        ``html``: the page's source when at hand (:func:`record_html`), for the classifier."""
         out: dict[str, Any] = {"id": rec_id, "url": url or page.url, "status": "ok",
                                "error": None, "title": page.title}
-        scratch: dict[str, Any] = {}
+        scratch: dict[str, Any] = {"html": html}
         timings: dict[str, float] = {}
         for stage in PAGE_STAGES:
             if stage not in self.config.stages:
@@ -185,14 +201,18 @@ class PageProcessor:
 
     @cached_property
     def page_type_model(self) -> Any:
-        from classify.model import PageTypeModel
+        from classify.model import load_model
 
-        return PageTypeModel.load()  # the shipped WCXB page-type model
+        return load_model()  # the shipped WCXB page-type model (stacked; no WPS run)
 
     def _classify(self, page: Page, out: dict[str, Any], scratch: dict[str, Any]) -> None:
-        """Page functional type (WCXB types) from in-segment-position TF-ISF features."""
-        ((label, prob),) = self.page_type_model.predict_pages([page])
-        out["page_type"] = {"type": label, "probability": round(float(prob), 4)}
+        """Page functional type (WCXB types) and the probability of every type."""
+        (probs,) = self.page_type_model.predict_proba_pages([page], [scratch.get("html")],
+                                                             urls=[out.get("url")])
+        label = max(probs, key=lambda k: probs[k])
+        out["page_type"] = {"type": label, "probability": round(float(probs[label]), 4),
+                            "probabilities": {k: round(float(v), 4)
+                                              for k, v in sorted(probs.items())}}
 
     def _sketch(self, page: Page, out: dict[str, Any], scratch: dict[str, Any]) -> None:
         """Bottom-k sketch of the (template-stripped) text, plus its MinHash signature for the

@@ -29,7 +29,7 @@ from typing import Any
 
 from webseg.inputs import InputRecord, iter_inputs, render_inputs
 from webseg.pipeline.journal import Journal
-from webseg.pipeline.process import PageProcessor, PipelineConfig, error_record
+from webseg.pipeline.process import PageProcessor, PipelineConfig, error_record, record_html
 
 __all__ = ["RunSummary", "cluster_label", "finalize", "run_pipeline", "split_error",
            "unique_ids"]
@@ -125,7 +125,8 @@ def run_pipeline(inputs: Sequence[str | Path], out_dir: str | Path,
                     elif "index" in config.stages:
                         line["index_doc"] = text_only_doc(rec, f"{stage}: {msg}", processor)
                 else:
-                    line = processor.process(rec.id, rec.url, page)
+                    line = processor.process(rec.id, rec.url, page,
+                                     html=record_html(rec, processor.config))
                 journal.append(line)
                 processed += 1
                 bar.update(1)

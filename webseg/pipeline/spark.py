@@ -111,7 +111,7 @@ def _process_partition(rows: Iterable[tuple[Any, ...]],
                        concurrency: int) -> Iterator[tuple[Any, ...]]:
     """Render and process one partition of records with this worker's Chromium."""
     from webseg.inputs import InputRecord, render_inputs
-    from webseg.pipeline.process import error_record
+    from webseg.pipeline.process import error_record, record_html
     from webseg.pipeline.run import split_error
 
     records = [InputRecord(rid, url, payload, "warc" if "#" in rid else "file", err, skipped)
@@ -131,7 +131,8 @@ def _process_partition(rows: Iterable[tuple[Any, ...]],
 
                 line["index_doc"] = text_only_doc(rec, f"{stage}: {msg}", processor)
         else:
-            line = processor.process(rec.id, rec.url, page)
+            line = processor.process(rec.id, rec.url, page,
+                                     html=record_html(rec, processor.config))
         yield _row(line)
 
 
