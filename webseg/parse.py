@@ -144,32 +144,34 @@ def _walk_lexbor(text: str, b: _Builder) -> None:
     if root is None:
         return
     title_node = None
-    # stack items: (node, parent id, parent visible); text nodes are pushed as-is
-    stack: list[tuple[Any, int, bool]] = [(root, -1, True)]
+    # stack items: (node or text, parent id, parent visible, is text); text is read once
+    stack: list[tuple[Any, int, bool, bool]] = [(root, -1, True, False)]
+    pop, push = stack.pop, stack.append
+    add_text, add_element = b.text, b.element
+    non_blank = _NON_BLANK.search
     while stack:
-        node, parent, pvis = stack.pop()
-        tag = node.tag
-        if tag == "-text":
-            b.text(parent, node.text_content, pvis)
+        node, parent, pvis, is_text = pop()
+        if is_text:
+            add_text(parent, node, pvis)
             continue
-        tag = tag.lower()
-        idx, vis = b.element(parent, tag, node.attributes, pvis)
+        tag = node.tag.lower()
+        idx, vis = add_element(parent, tag, node.attributes, pvis)
         if tag == "title" and title_node is None:
             title_node = node
         if tag == "template":  # its content is a DocumentFragment, not children
             continue
         skip_text = tag in _SKIP_TEXT
-        items = []
-        c = node.child
+        c = node.last_child  # push children in reverse: they pop in document order
         while c is not None:
             ct = c.tag
             if ct == "-text":
-                if not skip_text and _NON_BLANK.search(c.text_content or ""):
-                    items.append((c, idx, vis))
+                if not skip_text:
+                    t = c.text_content
+                    if t and non_blank(t):
+                        push((t, idx, vis, True))
             elif ct is not None and ct[0] != "-" and ct != "!doctype":
-                items.append((c, idx, vis))  # elements; not comments or processing instr.
-            c = c.next
-        stack.extend(reversed(items))
+                push((c, idx, vis, False))  # elements; not comments or processing instr.
+            c = c.prev
     if title_node is not None:
         b.title = " ".join((title_node.text(deep=True) or "").split())
 
