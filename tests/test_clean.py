@@ -371,3 +371,27 @@ def test_cli_pagelevel_formats_on_the_fixture() -> None:
     r = run(str(fixture), "--method", "pagelevel", "--format", "markdown")
     assert r.exit_code == 0, r.output
     assert "Ferry timetable changes this winter" in r.stdout and "Privacy" not in r.stdout
+
+
+def test_cli_page_type_from_a_model(tmp_path: Path, fake_blocks: list[Page],
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import classify.model
+
+    class FakeTypes:
+        def predict_pages(self, pages, htmls=None):
+            assert htmls is not None and "Story 3" in htmls[0]
+            return [("article", 0.9) for _ in pages]
+
+    monkeypatch.setattr(classify.model, "load_model", lambda *a, **k: FakeTypes())
+    p = tmp_path / "p.html"
+    p.write_text(ARTICLE.format(i=3))
+    r = run(str(p), "--no-render", "-m", "blocks", "-f", "json", "--page-type")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["page_type"] == "article"
+
+    def missing(*a, **k):
+        raise FileNotFoundError("page-type model x not found")
+
+    monkeypatch.setattr(classify.model, "load_model", missing)
+    r = run(str(p), "--no-render", "-m", "blocks", "--page-type")
+    assert r.exit_code == 2 and "not found" in r.output
