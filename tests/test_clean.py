@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from tests.test_inputs import write_warc
 from webseg.clean import DEFAULT_METHOD, METHODS, CleanResult, extract
 from webseg.clean.mask import node_mask, roots
+from webseg.clean.txt import BLOCK_TAGS, block_owner
 from webseg.cli import main
 from webseg.page import ELEMENT, TEXT, NoLayoutError, Page
 from webseg.parse import parse
@@ -116,6 +117,28 @@ def test_node_mask_and_roots_match_brute_force(tree: tuple[Page, np.ndarray]) ->
         covered |= set(page.descendants(r)) & all_leaves
     assert covered == kept_leaves  # the roots' subtrees hold exactly the kept text
     assert rs == sorted(rs)
+
+
+@settings(max_examples=100, deadline=None)
+@given(trees(), st.lists(st.sampled_from(["div", "span", "br", "p", "b"]), min_size=30,
+                         max_size=30))
+def test_block_owner_matches_brute_force(tree: tuple[Page, np.ndarray], tags: list[str]) -> None:
+    page, _ = tree
+    page.tag = [t if t == "#text" else (tags[i] if i else "body")
+                for i, t in enumerate(page.tag)]
+    key = block_owner(page)
+    for j in page.text_leaves.tolist():
+        for k in page.text_leaves.tolist():
+            # same line <=> same nearest block ancestor and no <br> between them in it
+            def owner(i: int) -> int:
+                while i and page.tag[i] not in BLOCK_TAGS:
+                    i = int(page.parent[i])
+                return i
+
+            a, b = sorted((j, k))
+            same = owner(a) == owner(b) and not any(
+                page.tag[x] == "br" and page.is_ancestor(owner(a), x) for x in range(a, b))
+            assert (key[j] == key[k]) == same
 
 
 def test_mask_length_is_checked() -> None:
