@@ -81,7 +81,8 @@ class _Clock:
         row[f"{key}_cpu_ms"] = 1000 * (time.process_time() - self.cpu)
 
 
-def run_page(rec: PageRecord, cache: Path, method: str, traf: Any) -> dict[str, Any]:
+def run_page(rec: PageRecord, cache: Path, method: str, traf: Any,
+             params: dict[str, Any] | None = None) -> dict[str, Any]:
     raw = rec.read_html()
     gold = rec.read_gold() or ""
     enc = KNOWN_ENCODINGS.get(rec.dataset)
@@ -96,7 +97,7 @@ def run_page(rec: PageRecord, cache: Path, method: str, traf: Any) -> dict[str, 
     # rendered: the analysis after rendering
     clock = _Clock()
     try:
-        res_r = extract(page, method)
+        res_r = extract(page, method, **(params or {}))
         texts["rendered"] = res_r.text
     except Exception as e:  # noqa: BLE001 - recorded, scored as empty
         res_r, texts["rendered"] = None, ""
@@ -113,7 +114,7 @@ def run_page(rec: PageRecord, cache: Path, method: str, traf: Any) -> dict[str, 
         parsed = parse(dec.text, url=rec.url, encoding=dec.encoding)
         part.stop(row, "parse")
         part = _Clock()
-        res_n = extract(parsed, method)
+        res_n = extract(parsed, method, **(params or {}))
         texts["no_render"] = res_n.text
         part.stop(row, "no_render_model")
         row["same_tree"] = parsed.xpaths == page.xpaths
@@ -136,6 +137,18 @@ def run_page(rec: PageRecord, cache: Path, method: str, traf: Any) -> dict[str, 
     for m in MODES:
         row[f"{m}_f1"] = bow_prf(words(texts[m]), g)[2]
     return row
+
+
+def _trained_on(args: argparse.Namespace) -> Any:
+    """What the block model was trained on (its ``trained_on`` field), to tell seen sets."""
+    if args.method != "blocks":
+        return None
+    try:
+        from webseg.blocks.model import load_model
+
+        return load_model(args.model).meta.get("trained_on")
+    except Exception as e:  # noqa: BLE001 - informational only
+        return f"unknown ({type(e).__name__})"
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -162,7 +175,8 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def markdown(summary: dict[str, Any], args: argparse.Namespace) -> str:
     lines = [f"`{' '.join(sys.argv)}` ({summary['when']}, {summary['machine']}, method "
-             f"`{args.method}`, trafilatura {summary['trafilatura_version']})", "",
+             f"`{args.method}`, trafilatura {summary['trafilatura_version']}; block model "
+             f"trained on {summary['model_trained_on']})", "",
              "CPU ms per page (median / p95; wall-clock medians in brackets, the machine was "
              "shared):", "",
              "| set | pages | rendered ms | no-render ms | trafilatura ms | F1 rendered | "
@@ -189,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=200, help="pages per set (0: all)")
     ap.add_argument("--split", default="test")
     ap.add_argument("--method", default="blocks")
+    ap.add_argument("--model", help="block model file (default: the shipped one)")
     ap.add_argument("--render-cache", type=Path, default=DEFAULT_CACHE)
     ap.add_argument("--out", type=Path, help="write bench.json, pages.csv and bench.md here")
     args = ap.parse_args(argv)
@@ -198,12 +213,13 @@ def main(argv: list[str] | None = None) -> int:
     first = next((rs[0] for rs in sets.values() if rs), None)
     if first is None:
         ap.error("no rendered pages of the --data sets in the render cache")
-    run_page(first, args.render_cache, args.method, trafilatura)  # load models, warm caches
+    params = {"model": args.model} if args.model else {}
+    run_page(first, args.render_cache, args.method, trafilatura, params)  # load models first
     rows: list[dict[str, Any]] = []
     t0 = time.perf_counter()
     for name, recs in sets.items():
         for k, r in enumerate(recs, 1):
-            rows.append(run_page(r, args.render_cache, args.method, trafilatura))
+            rows.append(run_page(r, args.render_cache, args.method, trafilatura, params))
             if k % 50 == 0:
                 print(f"  {name}: {k}/{len(recs)} pages, {time.perf_counter() - t0:.0f} s",
                       file=sys.stderr, flush=True)
@@ -214,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": f"{platform.machine()}, {platform.python_version()}",
         "trafilatura_version": metadata.version("trafilatura"),
         "method": args.method,
+        "model_trained_on": _trained_on(args),
         "sets": {name: summarise([r for r in rows if r["dataset"] == recs[0].dataset])
                  for name, recs in sets.items() if recs},
         "all": summarise(rows),
