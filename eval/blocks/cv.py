@@ -1,0 +1,202 @@
+"""``python -m eval.blocks``: site-grouped cross-validation of the block model, beside peers.
+
+    python -m webseg.blocks.train table --data ../shared/data/wcxb-dev --data ...  # once
+    python -m eval.blocks --datasets wcxb,dragnet,cleaneval,l3s-gn1,cleanportaleval \\
+        --peers-from ../shared/data/wcxb-dev ... --out eval/results/blocks
+
+Protocol. Every page of the training table (:mod:`webseg.blocks.train`; rendered pages and
+the parsed variant of a fixed 35 % of them) gets a fold from the hash of its manifest ``site``
+(``k`` folds, the same for all datasets, so a site is never in two folds, and a page's parsed
+variant stays with its rendered one). For each fold the two stages are trained on the other
+folds (stage 2 on inner out-of-fold stage-1 scores) and the held-out pages are scored with
+each decoder. Dragnet is reported on its ``test`` split only (its train pages are scored too,
+but left out of the table, as in ``eval.templates``). Scores are the bag-of-words P/R/F1 of
+``eval.templates`` (mean over pages); peers come from ``eval.templates``' per-page result cache
+(run ``python -m eval.templates --ours none`` first, or pass ``--peers-from`` to fill it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from webseg.blocks.context import context_features
+from webseg.blocks.train import (
+    TABLE_ROOT,
+    PageTable,
+    fit_stages,
+    fold_of,
+    load_tables,
+    page_f1,
+)
+
+DECODERS = ("threshold", "stack")
+
+
+def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5,
+               **hgb: Any) -> list[dict[str, Any]]:
+    """Per-page out-of-fold scores for every decoder."""
+    fold = np.array([fold_of(m["site"], folds) for m in t.meta])
+    rows: list[dict[str, Any]] = []
+    for k in range(folds):
+        t0 = time.perf_counter()
+        tr = np.flatnonzero(fold != k)
+        te = np.flatnonzero(fold == k)
+        m1, m2 = fit_stages(t, tr, log=log, **hgb)
+        for p in te:
+            a, b = t.off[p], t.off[p + 1]
+            X = t.X[a:b]
+            s1 = m1.predict_proba(X)[:, 1] if b > a else np.zeros(0)
+            ctx = context_features(s1, t.chars[a:b], t.ranges[a:b])
+            s2 = m2.predict_proba(np.hstack([X, ctx]))[:, 1] if b > a else np.zeros(0)
+            for dec, s in (("threshold", s1), ("stack", s2)):
+                pr, rc, f1 = page_f1(t, p, s >= threshold)
+                rows.append({**{k_: t.meta[p][k_] for k_ in ("dataset", "id", "variant",
+                                                              "page_type", "split", "site")},
+                             "fold": k, "method": f"blocks-{dec}", "p": pr, "r": rc, "f1": f1})
+        log(f"  fold {k}: {len(tr)} train pages, {len(te)} test pages, "
+            f"{time.perf_counter() - t0:.0f} s")
+    return rows
+
+
+def _mean(v: list[float]) -> float:
+    a = np.array([x for x in v if x is not None], dtype=float)
+    a = a[~np.isnan(a)]
+    return float(a.mean()) if len(a) else float("nan")
+
+
+def reported(row: dict[str, Any]) -> bool:
+    """Dragnet is reported on its test split only (as in eval.templates)."""
+    return not (row["dataset"] == "dragnet" and row.get("split") not in (None, "test"))
+
+
+def peer_rows(cache_dir: Path, datasets: list[str]) -> list[dict[str, Any]]:
+    """Per-page peer results from eval.templates' result cache (newest file per method)."""
+    out = []
+    for ds in datasets:
+        d = cache_dir / ds
+        if not d.is_dir():
+            continue
+        newest: dict[str, Path] = {}
+        for f in d.glob("*.jsonl"):
+            name = f.name.split(".")[0]
+            if name in ("trafilatura", "readability", "justext", "boilerpy3") and (
+                    name not in newest or f.stat().st_mtime > newest[name].stat().st_mtime):
+                newest[name] = f
+        for name, f in newest.items():
+            for line in f.read_text(encoding="utf-8").splitlines():
+                try:
+                    r = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                out.append({"dataset": ds, "id": r["id"], "method": name, "p": r.get("p"),
+                            "r": r.get("r"), "f1": r.get("f1")})
+    return out
+
+
+def summarise(rows: list[dict[str, Any]], peers: list[dict[str, Any]]) -> str:
+    """Markdown tables: F1 per dataset (and variant), per WCXB page type; same pages for all."""
+    ours = [r for r in rows if reported(r)]
+    by_page = {(r["dataset"], r["id"]): r for r in ours if r["variant"] == "rendered"}
+    peer_by = defaultdict(dict)
+    for r in peers:
+        if (r["dataset"], r["id"]) in by_page:
+            peer_by[r["method"]][(r["dataset"], r["id"])] = r
+    peer_names = [m for m in ("trafilatura", "readability", "justext", "boilerpy3")
+                  if m in peer_by]
+    datasets = sorted({r["dataset"] for r in ours})
+    lines = ["## Main-content word F1 (mean over pages), site-grouped CV", "",
+             "| method | variant | " + " | ".join(datasets) + " |",
+             "|---|---|" + "---:|" * len(datasets)]
+    for meth in sorted({r["method"] for r in ours}):
+        for var in ("rendered", "parsed"):
+            cells = []
+            for ds in datasets:
+                v = [r["f1"] for r in ours if r["method"] == meth and r["variant"] == var
+                     and r["dataset"] == ds]
+                cells.append(f"{_mean(v):.3f} ({len(v)})" if v else "-")
+            lines.append(f"| {meth} | {var} | " + " | ".join(cells) + " |")
+    # the peers and ours on exactly the same pages (rendered pages with a result from every peer)
+    lines += ["", "## Same pages: ours (rendered) vs peers", "",
+              "| method | " + " | ".join(datasets) + " |", "|---|" + "---:|" * len(datasets)]
+    common = {k for k in by_page if all(k in peer_by[m] for m in peer_names)}
+    meths = sorted({r["method"] for r in ours})
+    for meth in meths + peer_names:
+        cells = []
+        for ds in datasets:
+            keys = [k for k in common if k[0] == ds]
+            if meth in peer_names:
+                v = [peer_by[meth][k]["f1"] for k in keys]
+            else:
+                v = [r["f1"] for r in ours if r["method"] == meth and r["variant"] == "rendered"
+                     and (r["dataset"], r["id"]) in common and r["dataset"] == ds]
+            cells.append(f"{_mean(v):.3f} ({len(v)})" if v else "-")
+        lines.append(f"| {meth} | " + " | ".join(cells) + " |")
+    types = sorted({r["page_type"] for r in ours if r["page_type"]})
+    if types:
+        lines += ["", "## WCXB per page type (same pages)", "",
+                  "| method | " + " | ".join(types) + " |", "|---|" + "---:|" * len(types)]
+        for meth in meths + peer_names:
+            cells = []
+            for pt in types:
+                keys = [k for k in common if by_page[k]["page_type"] == pt]
+                if meth in peer_names:
+                    v = [peer_by[meth][k]["f1"] for k in keys]
+                else:
+                    v = [r["f1"] for r in ours if r["method"] == meth
+                         and r["variant"] == "rendered" and r["page_type"] == pt
+                         and (r["dataset"], r["id"]) in common]
+                cells.append(f"{_mean(v):.3f} ({len(v)})" if v else "-")
+            lines.append(f"| {meth} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m eval.blocks", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--datasets", default="wcxb,dragnet,cleaneval,l3s-gn1,cleanportaleval",
+                    help="table names (the manifests' source)")
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--out", type=Path, default=Path("eval/results/blocks"))
+    ap.add_argument("--table-root", type=Path, default=TABLE_ROOT)
+    ap.add_argument("--peer-cache", type=Path, default=Path(".cache/webseg/eval-templates"))
+    ap.add_argument("--report-only", action="store_true",
+                    help="tables from the per-page CSV already in --out")
+    a = ap.parse_args(argv)
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    datasets = [d for d in a.datasets.split(",") if d]
+    a.out.mkdir(parents=True, exist_ok=True)
+    per_page = a.out / "per_page.csv"
+    if a.report_only:
+        with per_page.open(encoding="utf-8") as f:
+            rows = [{**r, "f1": float(r["f1"]), "p": float(r["p"]), "r": float(r["r"])}
+                    for r in csv.DictReader(f)]
+    else:
+        t = load_tables(datasets, a.table_root)
+        log(f"table: {t.n_pages} pages ({sum(m['variant'] == 'parsed' for m in t.meta)} "
+            f"parsed), {len(t.y)} leaves")
+        rows = cv_predict(t, a.folds, log)
+        with per_page.open("w", encoding="utf-8", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+    table_names = {"wcxb": "wcxb-dev"}
+    peers = peer_rows(a.peer_cache, [table_names.get(d, d) for d in datasets])
+    for r in peers:
+        r["dataset"] = {v: k for k, v in table_names.items()}.get(r["dataset"], r["dataset"])
+    md = summarise(rows, peers)
+    cmd = "python -m eval.blocks " + " ".join(sys.argv[1:] if argv is None else argv)
+    (a.out / "summary.md").write_text(f"Command: `{cmd}`\n\n{md}", encoding="utf-8")
+    print(md)
+    return 0

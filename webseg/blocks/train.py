@@ -1,0 +1,329 @@
+"""Training the block model: a feature/label table from labelled sets, then the two stages.
+
+    python -m webseg.blocks.train table --data ../shared/data/wcxb-dev --data ...
+    python -m webseg.blocks.train fit --data ../shared/data/wcxb-dev --data ... \\
+        --out webseg/models/blocks.json.gz
+
+``table`` turns every labelled page (gold not null, gold found in the HTML) of each dataset into
+one ``.npz`` under ``.cache/webseg/blocks/table/<features-hash>/<dataset>/``: leaf features
+(:mod:`webseg.blocks.features`), labels (gold alignment, :mod:`webseg.blocks.align`), word
+weights, the leaf ranges for stage 2, and the leaf tokens and gold token counts (so F1 can be
+computed without the page). Pages come from the shared render cache (``rendered`` variant);
+a fixed share of pages (by hash of the id) is also parsed without a browser
+(:func:`webseg.parse.parse`, ``parsed`` variant: no geometry, markup-only visibility), so the
+model learns to work on ``--no-render`` pages. Existing files are skipped (resumable).
+
+``fit`` trains stage 1 on all rows, stage 2 on out-of-fold stage-1 scores (2 folds grouped by
+site) plus the features, and writes the JSON model. The evaluation (site-grouped CV) is
+``python -m eval.blocks``.
+
+Rows are weighted by the leaf's words over the page's words, so every page weighs the same, as
+in the mean per-page F1 that is reported; leaves without words are not trained on. At most
+``max_rows`` leaves per page are drawn for training (weights rescaled) to keep fits fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import sys
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from webseg.blocks.align import align_gold, words
+from webseg.blocks.context import CONTEXT_NAMES, context_features
+from webseg.blocks.features import FEATURE_NAMES, LeafFeatures, leaf_features
+from webseg.blocks.gbt import export_hgb
+from webseg.datasets import DEFAULT_CACHE, KNOWN_ENCODINGS, cache_path, load_records
+from webseg.page import Page
+
+__all__ = ["PageTable", "build_table", "fit_model", "load_tables", "page_f1", "table_dir"]
+
+TABLE_ROOT = Path(".cache/webseg/blocks/table")
+PARSED_SHARE = 0.35
+HGB_PARAMS: dict[str, Any] = {"max_iter": 300, "learning_rate": 0.08, "max_leaf_nodes": 48,
+                              "min_samples_leaf": 40, "l2_regularization": 1.0,
+                              "max_bins": 255, "early_stopping": False, "random_state": 0}
+
+
+def table_dir(root: Path = TABLE_ROOT) -> Path:
+    h = hashlib.sha1("\n".join(FEATURE_NAMES).encode()).hexdigest()[:10]
+    return root / h
+
+
+def _hash01(s: str) -> float:
+    return int(hashlib.sha1(s.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+
+
+def page_arrays(lf: LeafFeatures, gold: str | None) -> dict[str, np.ndarray]:
+    """The per-page arrays stored in the table (labels only when ``gold`` is given)."""
+    vocab: dict[str, int] = {}
+    tok_ids = np.fromiter((vocab.setdefault(t, len(vocab)) for toks in lf.tokens for t in toks),
+                          dtype=np.int32)
+    tok_off = np.concatenate([[0], np.cumsum([len(t) for t in lf.tokens])]).astype(np.int64)
+    out = {"X": lf.X.astype(np.float32), "chars": lf.chars.astype(np.float32),
+           "words": lf.words.astype(np.float32), "ranges": lf.ranges.astype(np.int32),
+           "tok_ids": tok_ids, "tok_off": tok_off}
+    if gold is not None:
+        g = words(gold)
+        gid = np.fromiter((vocab.get(t, -1) for t in g), dtype=np.int64, count=len(g))
+        out["gold_unmatched"] = np.array([int((gid < 0).sum())])
+        out["gold_counts"] = np.bincount(gid[gid >= 0], minlength=len(vocab)).astype(np.int32)
+    return out
+
+
+def build_table(data: Path, render_cache: Path = DEFAULT_CACHE, root: Path = TABLE_ROOT,
+                parsed_share: float = PARSED_SHARE, limit: int = 0, log=print) -> int:
+    """Write the table files of one dataset; returns the number of new files."""
+    from webseg.parse import parse
+
+    recs = [r for r in load_records(data) if r.gold is not None and not r.exclude_text_metrics]
+    recs.sort(key=lambda r: hashlib.sha1(r.id.encode()).hexdigest())
+    if limit:
+        recs = recs[:limit]
+    out_dir = table_dir(root) / recs[0].dataset if recs else table_dir(root)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    new = 0
+    t0 = time.perf_counter()
+    for k, r in enumerate(recs, 1):
+        safe = cache_path(Path(""), r).name.removesuffix(".json.gz")
+        variants = ["rendered"] + (["parsed"] if _hash01("parsed:" + r.id) < parsed_share else [])
+        for var in variants:
+            f = out_dir / f"{safe}.{var}.npz"
+            if f.is_file():
+                continue
+            try:
+                if var == "rendered":
+                    cp = cache_path(render_cache, r)
+                    if not cp.is_file():
+                        continue
+                    page = Page.load(cp)
+                else:
+                    page = parse(r.read_html(), url=r.url,
+                                 encoding=KNOWN_ENCODINGS.get(r.dataset))
+                if r.url:
+                    page.url = r.url
+                gold = r.read_gold() or ""
+                lf = leaf_features(page)
+                al = align_gold(page, gold)
+            except Exception as e:  # noqa: BLE001 - one bad page is logged and skipped
+                log(f"  {r.dataset}/{r.id} ({var}): {type(e).__name__}: {e}")
+                continue
+            arr = page_arrays(lf, gold)
+            arr["y"] = al.content.astype(np.int8)
+            meta = {"dataset": r.dataset, "id": r.id, "site": r.site or r.id, "split": r.split,
+                    "page_type": r.label, "variant": var, "coverage": al.coverage}
+            arr["meta"] = np.array(json.dumps(meta))
+            tmp = f.with_name(f.name + ".part.npz")
+            np.savez_compressed(tmp, **arr)
+            tmp.replace(f)
+            new += 1
+        if k % 100 == 0:
+            log(f"  {data.name}: {k}/{len(recs)} pages, {new} new files, "
+                f"{time.perf_counter() - t0:.0f} s")
+    return new
+
+
+@dataclass
+class PageTable:
+    """All table rows of many pages, concatenated; ``off[p]:off[p+1]`` are page ``p``'s rows."""
+
+    X: np.ndarray
+    y: np.ndarray
+    words: np.ndarray
+    chars: np.ndarray
+    ranges: np.ndarray
+    off: np.ndarray
+    meta: list[dict[str, Any]]
+    tok_ids: list[np.ndarray]
+    tok_off: list[np.ndarray]
+    gold_counts: list[np.ndarray]
+    gold_unmatched: np.ndarray
+
+    @property
+    def n_pages(self) -> int:
+        return len(self.meta)
+
+    def rows(self, pages: Iterable[int]) -> np.ndarray:
+        return np.concatenate([np.arange(self.off[p], self.off[p + 1]) for p in pages]
+                              or [np.zeros(0, dtype=np.int64)])
+
+
+def load_tables(datasets: Iterable[str], root: Path = TABLE_ROOT,
+                variants: tuple[str, ...] = ("rendered", "parsed")) -> PageTable:
+    """Concatenate the table files of ``datasets`` (dataset names, e.g. ``wcxb``)."""
+    parts: dict[str, list[Any]] = {k: [] for k in ("X", "y", "words", "chars", "ranges",
+                                                   "tok_ids", "tok_off", "gold_counts",
+                                                   "gold_unmatched", "meta")}
+    for ds in datasets:
+        for f in sorted((table_dir(root) / ds).glob("*.npz")):
+            if f.name.endswith(".part.npz") or f.name.split(".")[-2] not in variants:
+                continue
+            with np.load(f) as z:
+                for k in parts:
+                    if k == "meta":
+                        parts[k].append(json.loads(str(z["meta"])))
+                    elif k == "gold_unmatched":
+                        parts[k].append(int(z[k][0]))
+                    else:
+                        parts[k].append(z[k])
+    sizes = [len(y) for y in parts["y"]]
+    off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    F = len(FEATURE_NAMES)
+    return PageTable(
+        X=np.concatenate(parts["X"]) if sizes else np.zeros((0, F), np.float32),
+        y=np.concatenate(parts["y"]) if sizes else np.zeros(0, np.int8),
+        words=np.concatenate(parts["words"]) if sizes else np.zeros(0, np.float32),
+        chars=np.concatenate(parts["chars"]) if sizes else np.zeros(0, np.float32),
+        ranges=np.concatenate(parts["ranges"]) if sizes else np.zeros((0, 8, 2), np.int32),
+        off=off, meta=parts["meta"], tok_ids=parts["tok_ids"], tok_off=parts["tok_off"],
+        gold_counts=parts["gold_counts"],
+        gold_unmatched=np.asarray(parts["gold_unmatched"], dtype=np.int64))
+
+
+def page_f1(t: PageTable, p: int, keep: np.ndarray) -> tuple[float, float, float]:
+    """Bag-of-words (P, R, F1) of page ``p`` keeping the leaves in ``keep`` (as eval.templates
+    computes it, including its conventions for empty gold and empty output)."""
+    ids, toff = t.tok_ids[p], t.tok_off[p]
+    gc = t.gold_counts[p]
+    n_gold = int(gc.sum()) + int(t.gold_unmatched[p])
+    sel = np.repeat(keep, np.diff(toff))
+    pred = ids[sel]
+    n_pred = len(pred)
+    if n_gold == 0:
+        return (1.0, 1.0, 1.0) if n_pred == 0 else (0.0, float("nan"), 0.0)
+    if n_pred == 0:
+        return float("nan"), 0.0, 0.0
+    pc = np.bincount(pred, minlength=len(gc))
+    common = int(np.minimum(pc, gc).sum())
+    pr, rc = common / n_pred, common / n_gold
+    return pr, rc, (2 * pr * rc / (pr + rc) if common else 0.0)
+
+
+def training_rows(t: PageTable, pages: Iterable[int], max_rows: int = 150,
+                  seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Rows used to fit (leaves with words, at most ``max_rows`` per page) and their weights."""
+    rng = np.random.default_rng(seed)
+    rows, wts = [], []
+    for p in pages:
+        r = np.arange(t.off[p], t.off[p + 1])
+        wd = t.words[r].astype(np.float64)
+        total = wd.sum()
+        r, wd = r[wd > 0], wd[wd > 0]
+        if not len(r):
+            continue
+        w = wd / total * 100.0
+        if len(r) > max_rows:
+            pick = rng.choice(len(r), max_rows, replace=False)
+            w = w[pick] * (len(r) / max_rows)
+            r = r[pick]
+        rows.append(r)
+        wts.append(w)
+    if not rows:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    return np.concatenate(rows), np.concatenate(wts)
+
+
+def _hgb(**over: Any):
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    return HistGradientBoostingClassifier(**{**HGB_PARAMS, **over})
+
+
+def stage2_matrix(t: PageTable, pages: Iterable[int], s1: np.ndarray) -> np.ndarray:
+    """Stage-2 inputs for the rows of ``pages`` (``s1``: stage-1 scores of all table rows)."""
+    out = []
+    for p in pages:
+        a, b = t.off[p], t.off[p + 1]
+        ctx = context_features(s1[a:b], t.chars[a:b], t.ranges[a:b])
+        out.append(np.hstack([t.X[a:b], ctx]))
+    return np.concatenate(out) if out else np.zeros((0, len(FEATURE_NAMES) + len(CONTEXT_NAMES)))
+
+
+def groups_of(t: PageTable, pages: np.ndarray) -> np.ndarray:
+    return np.array([t.meta[p]["site"] for p in pages])
+
+
+def fold_of(site: str, k: int, salt: str = "") -> int:
+    return int(hashlib.sha1((salt + site).encode()).hexdigest()[:8], 16) % k
+
+
+def fit_stages(t: PageTable, pages: np.ndarray, inner_folds: int = 2, log=print,
+               **hgb: Any) -> tuple[Any, Any]:
+    """Fit stage 1 on ``pages`` and stage 2 on inner out-of-fold stage-1 scores."""
+    pages = np.asarray(pages)
+    s1 = np.zeros(len(t.y))
+    inner = np.array([fold_of(t.meta[p]["site"], inner_folds, "inner") for p in pages])
+    for k in range(inner_folds):
+        tr, te = pages[inner != k], pages[inner == k]
+        rows, w = training_rows(t, tr)
+        m = _hgb(**hgb).fit(t.X[rows], t.y[rows], sample_weight=w)
+        r_te = t.rows(te)
+        s1[r_te] = m.predict_proba(t.X[r_te])[:, 1]
+        log(f"    inner fold {k}: {len(rows)} rows")
+    rows, w = training_rows(t, pages)
+    m1 = _hgb(**hgb).fit(t.X[rows], t.y[rows], sample_weight=w)
+    X2_pages = stage2_matrix(t, pages, s1)
+    all_rows = t.rows(pages)
+    pos = {int(r): k for k, r in enumerate(all_rows)}
+    rows2, w2 = training_rows(t, pages, seed=1)
+    idx = np.array([pos[int(r)] for r in rows2], dtype=np.int64)
+    m2 = _hgb(**hgb).fit(X2_pages[idx], t.y[rows2], sample_weight=w2)
+    return m1, m2
+
+
+def fit_model(t: PageTable, log=print, **hgb: Any) -> dict[str, Any]:
+    """The JSON model trained on every page of ``t``."""
+    from webseg.blocks import ROLES
+
+    m1, m2 = fit_stages(t, np.arange(t.n_pages), log=log, **hgb)
+    datasets = sorted({m["dataset"] for m in t.meta})
+    return {"format": "webseg.blocks", "version": 1, "roles": list(ROLES),
+            "feature_names": list(FEATURE_NAMES), "context_names": list(CONTEXT_NAMES),
+            "threshold": 0.5, "trained_on": {"datasets": datasets, "pages": t.n_pages,
+                                             "rows": int(len(t.y))},
+            "hgb_params": {**HGB_PARAMS, **hgb},
+            "stage1": export_hgb(m1), "stage2": export_hgb(m2)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m webseg.blocks.train", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("command", choices=("table", "fit"))
+    ap.add_argument("--data", action="append", type=Path, required=True)
+    ap.add_argument("--out", type=Path, default=Path("webseg/models/blocks.json.gz"))
+    ap.add_argument("--render-cache", type=Path, default=DEFAULT_CACHE)
+    ap.add_argument("--table-root", type=Path, default=TABLE_ROOT)
+    ap.add_argument("--limit", type=int, default=0, help="pages per set (table)")
+    ap.add_argument("--parsed-share", type=float, default=PARSED_SHARE,
+                    help="share of pages also parsed without a browser (table)")
+    a = ap.parse_args(argv)
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    if a.command == "table":
+        for d in a.data:
+            n = build_table(d, a.render_cache, a.table_root, a.parsed_share, a.limit, log)
+            log(f"{d}: {n} new table files")
+        return 0
+    names = [load_records(d)[0].dataset for d in a.data]
+    t = load_tables(names, a.table_root)
+    log(f"table: {t.n_pages} pages, {len(t.y)} leaves")
+    model = fit_model(t, log=log)
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(a.out, "wt", encoding="utf-8") as f:
+        json.dump(model, f, separators=(",", ":"))
+    log(f"wrote {a.out} ({a.out.stat().st_size / 1e6:.1f} MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
