@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 
-from webseg.blocks.context import context_features
 from webseg.blocks.train import (
     TABLE_ROOT,
     PageTable,
@@ -41,7 +40,7 @@ from webseg.blocks.train import (
 DECODERS = ("threshold", "stack")
 
 
-def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5,
+def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5, max_rows: int = 30,
                **hgb: Any) -> list[dict[str, Any]]:
     """Per-page out-of-fold scores for every decoder."""
     fold = np.array([fold_of(m["site"], folds) for m in t.meta])
@@ -50,13 +49,14 @@ def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5,
         t0 = time.perf_counter()
         tr = np.flatnonzero(fold != k)
         te = np.flatnonzero(fold == k)
-        m1, m2 = fit_stages(t, tr, log=log, **hgb)
+        st = fit_stages(t, tr, log=log, max_rows=max_rows, **hgb)
+        r_te = t.rows(te)
+        s1_all = np.zeros(len(t.y))
+        s1_all[r_te] = st.s1(t.X[r_te])
         for p in te:
             a, b = t.off[p], t.off[p + 1]
-            X = t.X[a:b]
-            s1 = m1.predict_proba(X)[:, 1] if b > a else np.zeros(0)
-            ctx = context_features(s1, t.chars[a:b], t.ranges[a:b])
-            s2 = m2.predict_proba(np.hstack([X, ctx]))[:, 1] if b > a else np.zeros(0)
+            s1 = s1_all[a:b]
+            s2 = st.s2(t.X[a:b], s1, t.chars[a:b], t.ranges[a:b])
             for dec, s in (("threshold", s1), ("stack", s2)):
                 pr, rc, f1 = page_f1(t, p, s >= threshold)
                 rows.append({**{k_: t.meta[p][k_] for k_ in ("dataset", "id", "variant",
@@ -168,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=Path("eval/results/blocks"))
     ap.add_argument("--table-root", type=Path, default=TABLE_ROOT)
     ap.add_argument("--peer-cache", type=Path, default=Path(".cache/webseg/eval-templates"))
+    ap.add_argument("--max-rows", type=int, default=30, help="training draws per page")
+    ap.add_argument("--max-iter", type=int, default=100, help="boosting iterations")
     ap.add_argument("--report-only", action="store_true",
                     help="tables from the per-page CSV already in --out")
     a = ap.parse_args(argv)
@@ -186,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         t = load_tables(datasets, a.table_root)
         log(f"table: {t.n_pages} pages ({sum(m['variant'] == 'parsed' for m in t.meta)} "
             f"parsed), {len(t.y)} leaves")
-        rows = cv_predict(t, a.folds, log)
+        rows = cv_predict(t, a.folds, log, max_rows=a.max_rows, max_iter=a.max_iter)
         with per_page.open("w", encoding="utf-8", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0]))
             w.writeheader()

@@ -13,13 +13,15 @@ a fixed share of pages (by hash of the id) is also parsed without a browser
 (:func:`webseg.parse.parse`, ``parsed`` variant: no geometry, markup-only visibility), so the
 model learns to work on ``--no-render`` pages. Existing files are skipped (resumable).
 
-``fit`` trains stage 1 on all rows, stage 2 on out-of-fold stage-1 scores (2 folds grouped by
-site) plus the features, and writes the JSON model. The evaluation (site-grouped CV) is
-``python -m eval.blocks``.
+``fit`` trains stage 1 as a bag of two models, each on half of the sites, so that every page
+has an out-of-fold stage-1 score; stage 2 learns from those scores in context plus a few
+features; new pages get the mean raw stage-1 score of the bag. It writes the JSON model. The
+evaluation (site-grouped CV) is ``python -m eval.blocks``.
 
-Rows are weighted by the leaf's words over the page's words, so every page weighs the same, as
-in the mean per-page F1 that is reported; leaves without words are not trained on. At most
-``max_rows`` leaves per page are drawn for training (weights rescaled) to keep fits fast.
+Training rows are drawn per page, a fixed number per page, each leaf with probability
+proportional to its words (:func:`training_rows`): every page weighs the same and within a page
+every word does, as in the mean per-page word F1 that is reported; leaves without words are
+never drawn.
 """
 
 from __future__ import annotations
@@ -44,11 +46,12 @@ from webseg.blocks.gbt import export_hgb
 from webseg.datasets import DEFAULT_CACHE, KNOWN_ENCODINGS, cache_path, load_records
 from webseg.page import Page
 
-__all__ = ["PageTable", "build_table", "fit_model", "load_tables", "page_f1", "table_dir"]
+__all__ = ["PageTable", "Stages", "build_table", "export_stages", "fit_model", "fit_stages",
+           "load_tables", "page_f1", "table_dir"]
 
 TABLE_ROOT = Path(".cache/webseg/blocks/table")
 PARSED_SHARE = 0.35
-HGB_PARAMS: dict[str, Any] = {"max_iter": 300, "learning_rate": 0.08, "max_leaf_nodes": 48,
+HGB_PARAMS: dict[str, Any] = {"max_iter": 100, "learning_rate": 0.12, "max_leaf_nodes": 31,
                               "min_samples_leaf": 40, "l2_regularization": 1.0,
                               "max_bins": 255, "early_stopping": False, "random_state": 0}
 
@@ -207,28 +210,25 @@ def page_f1(t: PageTable, p: int, keep: np.ndarray) -> tuple[float, float, float
     return pr, rc, (2 * pr * rc / (pr + rc) if common else 0.0)
 
 
-def training_rows(t: PageTable, pages: Iterable[int], max_rows: int = 150,
+def training_rows(t: PageTable, pages: Iterable[int], max_rows: int = 40,
                   seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Rows used to fit (leaves with words, at most ``max_rows`` per page) and their weights."""
+    """Rows to fit on: ``max_rows`` draws per page (with replacement), each leaf drawn with
+    probability proportional to its words. So every page weighs the same and, within a page,
+    every word does - the weighting of the mean per-page word F1 - without sample weights
+    (sklearn's weighted binning is ~50x slower than the unweighted one). Returns the rows and
+    their (unit) weights."""
     rng = np.random.default_rng(seed)
-    rows, wts = [], []
+    rows = []
     for p in pages:
         r = np.arange(t.off[p], t.off[p + 1])
         wd = t.words[r].astype(np.float64)
-        total = wd.sum()
-        r, wd = r[wd > 0], wd[wd > 0]
-        if not len(r):
+        if not len(r) or wd.sum() <= 0:
             continue
-        w = wd / total * 100.0
-        if len(r) > max_rows:
-            pick = rng.choice(len(r), max_rows, replace=False)
-            w = w[pick] * (len(r) / max_rows)
-            r = r[pick]
-        rows.append(r)
-        wts.append(w)
+        rows.append(np.sort(rng.choice(r, max_rows, replace=True, p=wd / wd.sum())))
     if not rows:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
-    return np.concatenate(rows), np.concatenate(wts)
+    out = np.concatenate(rows)
+    return out, np.ones(len(out))
 
 
 def _hgb(**over: Any):
@@ -237,60 +237,121 @@ def _hgb(**over: Any):
     return HistGradientBoostingClassifier(**{**HGB_PARAMS, **over})
 
 
-def stage2_matrix(t: PageTable, pages: Iterable[int], s1: np.ndarray) -> np.ndarray:
-    """Stage-2 inputs for the rows of ``pages`` (``s1``: stage-1 scores of all table rows)."""
-    out = []
-    for p in pages:
-        a, b = t.off[p], t.off[p + 1]
-        ctx = context_features(s1[a:b], t.chars[a:b], t.ranges[a:b])
-        out.append(np.hstack([t.X[a:b], ctx]))
-    return np.concatenate(out) if out else np.zeros((0, len(FEATURE_NAMES) + len(CONTEXT_NAMES)))
-
-
-def groups_of(t: PageTable, pages: np.ndarray) -> np.ndarray:
-    return np.array([t.meta[p]["site"] for p in pages])
-
-
 def fold_of(site: str, k: int, salt: str = "") -> int:
+    """Fold of a site: a hash, so that every page of a site lands in the same fold."""
     return int(hashlib.sha1((salt + site).encode()).hexdigest()[:8], 16) % k
 
 
+def _drop(name: str) -> bool:
+    return ("_near" in name or name.startswith(("pl_b1_", "p3_")))
+
+
+#: stage-1 inputs: the feature columns the trees may split on (the rest are computed but not
+#: used: near-duplicates, dropped to keep training affordable on a 2-core machine)
+STAGE1_COLS = np.array([k for k, n in enumerate(FEATURE_NAMES) if not _drop(n)])
+_STAGE2_FEATURES = (
+    "leaf_log_chars", "leaf_words", "leaf_in_link", "leaf_is_heading", "leaf_stop_ratio",
+    "leaf_punct_ratio", "leaf_title_cover", "b0_link_density", "b0_log_chars",
+    "b1_link_density", "b1_log_chars", "pos_chars", "dist_title_leaf", "dist_h1", "has_layout",
+    "page_log_chars", "cat_any_comment", "cat_any_nav", "cat_any_footer", "cat_any_related",
+    "cat_any_content", "t_nav_any", "t_footer_any", "t_aside_any", "t_a_any", "t_heading_any",
+    "t_article_any", "t_main_any", "g_x", "g_w", "g_font_rel")
+#: stage-2 inputs: indices into ``hstack([features, context])``
+STAGE2_COLS = np.concatenate([[FEATURE_NAMES.index(n) for n in _STAGE2_FEATURES],
+                              len(FEATURE_NAMES) + np.arange(len(CONTEXT_NAMES))])
+
+
+@dataclass
+class Stages:
+    """Fitted models: stage 1 is a bag of models (mean raw score), stage 2 one model."""
+
+    stage1: list[Any]
+    stage2: Any
+
+    def s1(self, X: np.ndarray) -> np.ndarray:
+        if not len(X):
+            return np.zeros(0)
+        raw = np.mean([m.decision_function(X[:, STAGE1_COLS]) for m in self.stage1], axis=0)
+        return 1.0 / (1.0 + np.exp(-raw))
+
+    def s2(self, X: np.ndarray, s1: np.ndarray, chars: np.ndarray,
+           ranges: np.ndarray) -> np.ndarray:
+        if not len(X):
+            return np.zeros(0)
+        X2 = np.hstack([X, context_features(s1, chars, ranges)])
+        return self.stage2.predict_proba(X2[:, STAGE2_COLS])[:, 1]
+
+
 def fit_stages(t: PageTable, pages: np.ndarray, inner_folds: int = 2, log=print,
-               **hgb: Any) -> tuple[Any, Any]:
-    """Fit stage 1 on ``pages`` and stage 2 on inner out-of-fold stage-1 scores."""
-    pages = np.asarray(pages)
+               max_rows: int = 30, **hgb: Any) -> Stages:
+    """Stage 1: one model per inner fold (grouped by site), each scoring the pages it did not
+    see - those out-of-fold scores train stage 2; new pages get the mean of the models."""
+    pages = np.sort(np.asarray(pages))
     s1 = np.zeros(len(t.y))
     inner = np.array([fold_of(t.meta[p]["site"], inner_folds, "inner") for p in pages])
+    models = []
     for k in range(inner_folds):
         tr, te = pages[inner != k], pages[inner == k]
-        rows, w = training_rows(t, tr)
-        m = _hgb(**hgb).fit(t.X[rows], t.y[rows], sample_weight=w)
+        rows, _ = training_rows(t, tr, max_rows=max_rows, seed=k)
+        t0 = time.perf_counter()
+        m = _hgb(**hgb).fit(t.X[rows][:, STAGE1_COLS], t.y[rows])
         r_te = t.rows(te)
-        s1[r_te] = m.predict_proba(t.X[r_te])[:, 1]
-        log(f"    inner fold {k}: {len(rows)} rows")
-    rows, w = training_rows(t, pages)
-    m1 = _hgb(**hgb).fit(t.X[rows], t.y[rows], sample_weight=w)
-    X2_pages = stage2_matrix(t, pages, s1)
-    all_rows = t.rows(pages)
-    pos = {int(r): k for k, r in enumerate(all_rows)}
-    rows2, w2 = training_rows(t, pages, seed=1)
-    idx = np.array([pos[int(r)] for r in rows2], dtype=np.int64)
-    m2 = _hgb(**hgb).fit(X2_pages[idx], t.y[rows2], sample_weight=w2)
-    return m1, m2
+        s1[r_te] = m.predict_proba(t.X[r_te][:, STAGE1_COLS])[:, 1]
+        models.append(m)
+        log(f"    stage 1, inner fold {k}: {len(rows)} rows, {time.perf_counter() - t0:.0f} s")
+    rows2, _ = training_rows(t, pages, max_rows=max_rows, seed=7)
+    # stage-2 rows of the sampled leaves (context needs the whole page's scores)
+    X2 = []
+    for p in pages:
+        a, b = t.off[p], t.off[p + 1]
+        sel = rows2[(rows2 >= a) & (rows2 < b)]
+        if not len(sel):
+            continue
+        ctx = context_features(s1[a:b], t.chars[a:b], t.ranges[a:b])
+        X2.append(np.hstack([t.X[sel], ctx[sel - a]]))
+    X2m = np.concatenate(X2)[:, STAGE2_COLS]
+    t0 = time.perf_counter()
+    m2 = _hgb(**hgb).fit(X2m, t.y[rows2])
+    log(f"    stage 2: {len(rows2)} rows, {time.perf_counter() - t0:.0f} s")
+    return Stages(models, m2)
+
+
+def _remap(ens: dict[str, Any], cols: np.ndarray, n_features: int,
+           scale: float = 1.0) -> dict[str, Any]:
+    """An exported ensemble over column subset ``cols`` as one over all ``n_features``."""
+    for tr in ens["trees"]:
+        tr["feature"] = [int(cols[f]) if not leaf else 0
+                         for f, leaf in zip(tr["feature"], tr["leaf"], strict=True)]
+        tr["value"] = [v * scale for v in tr["value"]]
+    ens["n_features"] = n_features
+    ens["baseline"] *= scale
+    return ens
+
+
+def export_stages(st: Stages) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Both stages as JSON ensembles over the full feature vectors (stage 1's bag merged into
+    one ensemble: mean of raw scores = all trees with values scaled by 1/len(bag))."""
+    k = len(st.stage1)
+    parts = [_remap(export_hgb(m), STAGE1_COLS, len(FEATURE_NAMES), 1.0 / k)
+             for m in st.stage1]
+    e1 = {"kind": "binary-logistic", "baseline": sum(p["baseline"] for p in parts),
+          "n_features": len(FEATURE_NAMES), "trees": [tr for p in parts for tr in p["trees"]]}
+    e2 = _remap(export_hgb(st.stage2), STAGE2_COLS, len(FEATURE_NAMES) + len(CONTEXT_NAMES))
+    return e1, e2
 
 
 def fit_model(t: PageTable, log=print, **hgb: Any) -> dict[str, Any]:
     """The JSON model trained on every page of ``t``."""
     from webseg.blocks import ROLES
 
-    m1, m2 = fit_stages(t, np.arange(t.n_pages), log=log, **hgb)
+    st = fit_stages(t, np.arange(t.n_pages), log=log, **hgb)
+    e1, e2 = export_stages(st)
     datasets = sorted({m["dataset"] for m in t.meta})
     return {"format": "webseg.blocks", "version": 1, "roles": list(ROLES),
             "feature_names": list(FEATURE_NAMES), "context_names": list(CONTEXT_NAMES),
             "threshold": 0.5, "trained_on": {"datasets": datasets, "pages": t.n_pages,
                                              "rows": int(len(t.y))},
-            "hgb_params": {**HGB_PARAMS, **hgb},
-            "stage1": export_hgb(m1), "stage2": export_hgb(m2)}
+            "hgb_params": {**HGB_PARAMS, **hgb}, "stage1": e1, "stage2": e2}
 
 
 def main(argv: list[str] | None = None) -> int:
