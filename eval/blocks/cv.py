@@ -2,7 +2,7 @@
 
     python -m webseg.blocks.train table --data ../shared/data/wcxb-dev --data ...  # once
     python -m eval.blocks --datasets wcxb,dragnet,cleaneval,l3s-gn1,cleanportaleval \\
-        --peers-from ../shared/data/wcxb-dev ... --out eval/results/blocks
+        --out eval/results/blocks
 
 Protocol. Every page of the training table (:mod:`webseg.blocks.train`; rendered pages and
 the parsed variant of a fixed 35 % of them) gets a fold from the hash of its manifest ``site``
@@ -11,15 +11,15 @@ variant stays with its rendered one). For each fold the two stages are trained o
 folds (stage 2 on inner out-of-fold stage-1 scores) and the held-out pages are scored with
 each decoder. Dragnet is reported on its ``test`` split only (its train pages are scored too,
 but left out of the table, as in ``eval.templates``). Scores are the bag-of-words P/R/F1 of
-``eval.templates`` (mean over pages); peers come from ``eval.templates``' per-page result cache
-(run ``python -m eval.templates --ours none`` first, or pass ``--peers-from`` to fill it).
+``eval.templates`` (mean over pages); the peers' per-page scores come from the committed
+``eval/results/templates/per_page.csv.gz`` (same pages, same scorer), and the comparison
+tables use only pages that every method scored.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import json
 import sys
 import time
 from collections import defaultdict
@@ -78,27 +78,22 @@ def reported(row: dict[str, Any]) -> bool:
     return not (row["dataset"] == "dragnet" and row.get("split") not in (None, "test"))
 
 
-def peer_rows(cache_dir: Path, datasets: list[str]) -> list[dict[str, Any]]:
-    """Per-page peer results from eval.templates' result cache (newest file per method)."""
+PEER_METHODS = ("trafilatura", "readability", "justext", "boilerpy3", "pagelevel", "keep-all")
+
+
+def peer_rows(per_page_csv: Path) -> list[dict[str, Any]]:
+    """Per-page results of the peers (and PageLevel, keep-all) from ``eval.templates``'
+    committed per-page table (same pages, same scorer; they do not depend on our model)."""
+    import gzip
+
     out = []
-    for ds in datasets:
-        d = cache_dir / ds
-        if not d.is_dir():
-            continue
-        newest: dict[str, Path] = {}
-        for f in d.glob("*.jsonl"):
-            name = f.name.split(".")[0]
-            if name in ("trafilatura", "readability", "justext", "boilerpy3") and (
-                    name not in newest or f.stat().st_mtime > newest[name].stat().st_mtime):
-                newest[name] = f
-        for name, f in newest.items():
-            for line in f.read_text(encoding="utf-8").splitlines():
-                try:
-                    r = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                out.append({"dataset": ds, "id": r["id"], "method": name, "p": r.get("p"),
-                            "r": r.get("r"), "f1": r.get("f1")})
+    with gzip.open(per_page_csv, "rt", encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            if r["method"] not in PEER_METHODS:
+                continue
+            ds = {"wcxb-dev": "wcxb"}.get(r["dataset"], r["dataset"])
+            out.append({"dataset": ds, "id": r["id"], "method": r["method"],
+                        "f1": float(r["f1"]) if r["f1"] not in ("", "nan") else float("nan")})
     return out
 
 
@@ -110,8 +105,7 @@ def summarise(rows: list[dict[str, Any]], peers: list[dict[str, Any]]) -> str:
     for r in peers:
         if (r["dataset"], r["id"]) in by_page:
             peer_by[r["method"]][(r["dataset"], r["id"])] = r
-    peer_names = [m for m in ("trafilatura", "readability", "justext", "boilerpy3")
-                  if m in peer_by]
+    peer_names = [m for m in PEER_METHODS if m in peer_by]
     datasets = sorted({r["dataset"] for r in ours})
     lines = ["## Main-content word F1 (mean over pages), site-grouped CV", "",
              "| method | variant | " + " | ".join(datasets) + " |",
@@ -167,7 +161,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--out", type=Path, default=Path("eval/results/blocks"))
     ap.add_argument("--table-root", type=Path, default=TABLE_ROOT)
-    ap.add_argument("--peer-cache", type=Path, default=Path(".cache/webseg/eval-templates"))
+    ap.add_argument("--peers-csv", type=Path,
+                    default=Path("eval/results/templates/per_page.csv.gz"),
+                    help="eval.templates per-page results holding the peers")
     ap.add_argument("--max-rows", type=int, default=30, help="training draws per page")
     ap.add_argument("--max-iter", type=int, default=100, help="boosting iterations")
     ap.add_argument("--report-only", action="store_true",
@@ -193,10 +189,7 @@ def main(argv: list[str] | None = None) -> int:
             w = csv.DictWriter(f, fieldnames=list(rows[0]))
             w.writeheader()
             w.writerows(rows)
-    table_names = {"wcxb": "wcxb-dev"}
-    peers = peer_rows(a.peer_cache, [table_names.get(d, d) for d in datasets])
-    for r in peers:
-        r["dataset"] = {v: k for k, v in table_names.items()}.get(r["dataset"], r["dataset"])
+    peers = [r for r in peer_rows(a.peers_csv) if r["dataset"] in datasets]
     md = summarise(rows, peers)
     cmd = "python -m eval.blocks " + " ".join(sys.argv[1:] if argv is None else argv)
     (a.out / "summary.md").write_text(f"Command: `{cmd}`\n\n{md}", encoding="utf-8")

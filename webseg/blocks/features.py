@@ -110,27 +110,15 @@ def _interval_any(self_mask: np.ndarray, end: np.ndarray) -> np.ndarray:
     return np.cumsum(diff[:n], axis=0) > 0
 
 
-def _nearest_block(page: Page, is_block: np.ndarray, nodes: np.ndarray,
-                   memo: dict[int, int]) -> np.ndarray:
-    """Nearest block-level *strict* ancestor of each node (0 at the top)."""
-    par = page.parent
-    out = np.zeros(len(nodes), dtype=np.int64)
-    for k, i in enumerate(nodes.tolist()):
-        if i in memo:
-            out[k] = memo[i]
-            continue
-        path = [i]
-        p = int(par[i])
-        while p > 0 and not is_block[p]:
-            if p in memo:
-                break
-            path.append(p)
-            p = int(par[p])
-        res = memo[p] if (p > 0 and p in memo and not is_block[p]) else max(p, 0)
-        for q in path:
-            memo[q] = res
-        out[k] = res
-    return out
+def _nearest_block(parent: np.ndarray, is_block: np.ndarray) -> np.ndarray:
+    """Nearest block-level *strict* ancestor of every node (0 for the root's children)."""
+    par = parent.tolist()
+    blk = is_block.tolist()
+    nb = [0] * len(par)
+    for i in range(1, len(par)):  # pre-order: the parent is done
+        p = par[i]
+        nb[i] = p if blk[p] else nb[p]
+    return np.asarray(nb, dtype=np.int64)
 
 
 def leaf_features(page: Page) -> LeafFeatures:
@@ -177,7 +165,9 @@ def leaf_features(page: Page) -> LeafFeatures:
         if a:
             if t == "a" and "href" in a:
                 is_link[i] = True
-            masks[i] = attr_mask(a)
+            mk = attr_mask(a)
+            if mk:
+                masks[i] = mk
     cat_self = (masks[:, None] >> np.arange(len(CATEGORY_NAMES))[None, :]) & 1
     tag_codes, tag_inv = np.unique(np.asarray(tags, dtype=object), return_inverse=True)
     tag_table = np.array([[t in ts for ts in SEMANTIC_TAGS.values()] + [t in BLOCK_TAGS]
@@ -221,15 +211,15 @@ def leaf_features(page: Page) -> LeafFeatures:
     depth = page.depth.astype(np.float64)
 
     # ---------------------------------------------------------------- context levels
-    memo: dict[int, int] = {}
     p1 = np.maximum(par[leaves], 0)
     p2 = np.maximum(par[p1], 0)
     p3 = np.maximum(par[p2], 0)
-    b0 = _nearest_block(page, is_block, leaves, memo)
-    b1 = _nearest_block(page, is_block, b0, memo)
-    b2 = _nearest_block(page, is_block, b1, memo)
-    b3 = _nearest_block(page, is_block, b2, memo)
-    b4 = _nearest_block(page, is_block, b3, memo)
+    nb = _nearest_block(par, is_block)
+    b0 = nb[leaves]
+    b1 = nb[b0]
+    b2 = nb[b1]
+    b3 = nb[b2]
+    b4 = nb[b3]
     lv_nodes = {"p1": p1, "p2": p2, "p3": p3, "b0": b0, "b1": b1, "b2": b2, "b3": b3,
                 "b4": b4}
 

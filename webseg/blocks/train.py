@@ -159,36 +159,75 @@ class PageTable:
                               or [np.zeros(0, dtype=np.int64)])
 
 
+_ARRAYS = ("X", "y", "words", "chars", "ranges", "tok_ids", "tok_off", "gold_counts")
+
+
+def _load_dataset(d: Path) -> dict[str, Any]:
+    """One dataset's page files, concatenated; kept as one uncompressed pack next to them
+    (rebuilt when the set of page files changes), because reading thousands of small
+    compressed files takes minutes."""
+    files = sorted(f for f in d.glob("*.npz") if not f.name.endswith(".part.npz"))
+    names = "\n".join(f.name for f in files)
+    key = hashlib.sha1(names.encode()).hexdigest()[:12]
+    pack = d.parent / f"{d.name}.pack.npz"
+    if pack.is_file():
+        with np.load(pack) as z:
+            if str(z["key"]) == key:
+                return {k: z[k] for k in z.files}
+    parts: dict[str, list[Any]] = {k: [] for k in _ARRAYS}
+    meta, unmatched = [], []
+    for f in files:
+        with np.load(f) as z:
+            for k in _ARRAYS:
+                parts[k].append(z[k])
+            meta.append(json.loads(str(z["meta"])))
+            unmatched.append(int(z["gold_unmatched"][0]))
+    out: dict[str, Any] = {"key": np.array(key), "meta": np.array(json.dumps(meta)),
+                           "gold_unmatched": np.asarray(unmatched, dtype=np.int64)}
+    for k in _ARRAYS:
+        sizes = [len(x) for x in parts[k]]
+        out[f"{k}_off"] = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        out[k] = (np.concatenate(parts[k]) if parts[k] else np.zeros(0))
+    tmp = pack.with_name(pack.name + ".part.npz")
+    np.savez(tmp, **out)
+    tmp.replace(pack)
+    return out
+
+
 def load_tables(datasets: Iterable[str], root: Path = TABLE_ROOT,
                 variants: tuple[str, ...] = ("rendered", "parsed")) -> PageTable:
     """Concatenate the table files of ``datasets`` (dataset names, e.g. ``wcxb``)."""
-    parts: dict[str, list[Any]] = {k: [] for k in ("X", "y", "words", "chars", "ranges",
-                                                   "tok_ids", "tok_off", "gold_counts",
-                                                   "gold_unmatched", "meta")}
+    X, y, wd, ch, rg, meta = [], [], [], [], [], []
+    tok_ids, tok_off, gold_counts, unmatched = [], [], [], []
     for ds in datasets:
-        for f in sorted((table_dir(root) / ds).glob("*.npz")):
-            if f.name.endswith(".part.npz") or f.name.split(".")[-2] not in variants:
+        z = _load_dataset(table_dir(root) / ds)
+        m_all = json.loads(str(z["meta"]))
+        for p, m in enumerate(m_all):
+            if m["variant"] not in variants:
                 continue
-            with np.load(f) as z:
-                for k in parts:
-                    if k == "meta":
-                        parts[k].append(json.loads(str(z["meta"])))
-                    elif k == "gold_unmatched":
-                        parts[k].append(int(z[k][0]))
-                    else:
-                        parts[k].append(z[k])
-    sizes = [len(y) for y in parts["y"]]
+
+            sl = {k: z[k][z[f"{k}_off"][p]:z[f"{k}_off"][p + 1]] for k in _ARRAYS}
+            X.append(sl["X"])
+            y.append(sl["y"])
+            wd.append(sl["words"])
+            ch.append(sl["chars"])
+            rg.append(sl["ranges"])
+            tok_ids.append(sl["tok_ids"])
+            tok_off.append(sl["tok_off"])
+            gold_counts.append(sl["gold_counts"])
+            unmatched.append(int(z["gold_unmatched"][p]))
+            meta.append(m)
+    sizes = [len(v) for v in y]
     off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     F = len(FEATURE_NAMES)
     return PageTable(
-        X=np.concatenate(parts["X"]) if sizes else np.zeros((0, F), np.float32),
-        y=np.concatenate(parts["y"]) if sizes else np.zeros(0, np.int8),
-        words=np.concatenate(parts["words"]) if sizes else np.zeros(0, np.float32),
-        chars=np.concatenate(parts["chars"]) if sizes else np.zeros(0, np.float32),
-        ranges=np.concatenate(parts["ranges"]) if sizes else np.zeros((0, 8, 2), np.int32),
-        off=off, meta=parts["meta"], tok_ids=parts["tok_ids"], tok_off=parts["tok_off"],
-        gold_counts=parts["gold_counts"],
-        gold_unmatched=np.asarray(parts["gold_unmatched"], dtype=np.int64))
+        X=np.concatenate(X) if X else np.zeros((0, F), np.float32),
+        y=np.concatenate(y) if y else np.zeros(0, np.int8),
+        words=np.concatenate(wd) if wd else np.zeros(0, np.float32),
+        chars=np.concatenate(ch) if ch else np.zeros(0, np.float32),
+        ranges=np.concatenate(rg) if rg else np.zeros((0, 8, 2), np.int32),
+        off=off, meta=meta, tok_ids=tok_ids, tok_off=tok_off, gold_counts=gold_counts,
+        gold_unmatched=np.asarray(unmatched, dtype=np.int64))
 
 
 def page_f1(t: PageTable, p: int, keep: np.ndarray) -> tuple[float, float, float]:
@@ -340,18 +379,19 @@ def export_stages(st: Stages) -> tuple[dict[str, Any], dict[str, Any]]:
     return e1, e2
 
 
-def fit_model(t: PageTable, log=print, **hgb: Any) -> dict[str, Any]:
+def fit_model(t: PageTable, log=print, max_rows: int = 30, **hgb: Any) -> dict[str, Any]:
     """The JSON model trained on every page of ``t``."""
     from webseg.blocks import ROLES
 
-    st = fit_stages(t, np.arange(t.n_pages), log=log, **hgb)
+    st = fit_stages(t, np.arange(t.n_pages), log=log, max_rows=max_rows, **hgb)
     e1, e2 = export_stages(st)
     datasets = sorted({m["dataset"] for m in t.meta})
     return {"format": "webseg.blocks", "version": 1, "roles": list(ROLES),
             "feature_names": list(FEATURE_NAMES), "context_names": list(CONTEXT_NAMES),
             "threshold": 0.5, "trained_on": {"datasets": datasets, "pages": t.n_pages,
                                              "rows": int(len(t.y))},
-            "hgb_params": {**HGB_PARAMS, **hgb}, "stage1": e1, "stage2": e2}
+            "hgb_params": {**HGB_PARAMS, **hgb}, "max_rows": max_rows,
+            "stage1": e1, "stage2": e2}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -363,6 +403,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--render-cache", type=Path, default=DEFAULT_CACHE)
     ap.add_argument("--table-root", type=Path, default=TABLE_ROOT)
     ap.add_argument("--limit", type=int, default=0, help="pages per set (table)")
+    ap.add_argument("--max-rows", type=int, default=30, help="training draws per page (fit)")
+    ap.add_argument("--max-iter", type=int, default=HGB_PARAMS["max_iter"],
+                    help="boosting iterations (fit)")
     ap.add_argument("--parsed-share", type=float, default=PARSED_SHARE,
                     help="share of pages also parsed without a browser (table)")
     a = ap.parse_args(argv)
@@ -378,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     names = [load_records(d)[0].dataset for d in a.data]
     t = load_tables(names, a.table_root)
     log(f"table: {t.n_pages} pages, {len(t.y)} leaves")
-    model = fit_model(t, log=log)
+    model = fit_model(t, log=log, max_rows=a.max_rows, max_iter=a.max_iter)
     a.out.parent.mkdir(parents=True, exist_ok=True)
     with gzip.open(a.out, "wt", encoding="utf-8") as f:
         json.dump(model, f, separators=(",", ":"))

@@ -184,14 +184,14 @@ def attr_mask(attrs: dict[str, str] | None) -> int:
     """Bit mask over :data:`CATEGORY_NAMES` of an element's class, id and role."""
     if not attrs:
         return 0
-    m = 0
-    for key in ("class", "id"):
-        v = attrs.get(key)
-        if v:
-            m |= _value_mask(v)
-    r = attrs.get("role")
-    if r:
-        for part in r.lower().split():
+    return _mask3(attrs.get("class"), attrs.get("id"), attrs.get("role"))
+
+
+@functools.lru_cache(maxsize=65536)
+def _mask3(cls: str | None, ident: str | None, role: str | None) -> int:
+    m = (_value_mask(cls) if cls else 0) | (_value_mask(ident) if ident else 0)
+    if role:
+        for part in role.lower().split():
             c = ROLE_CATEGORY.get(part)
             if c:
                 m |= _CAT_BIT[c]
