@@ -4,8 +4,9 @@ The block model is trained with scikit-learn's ``HistGradientBoostingClassifier`
 log-loss) and shipped as JSON, never pickle: :func:`export_hgb` writes every tree as parallel
 arrays (split feature, threshold, children, NaN direction, leaf value) plus the baseline score.
 :class:`TreeEnsemble` evaluates all trees at once: the state is a ``(n_trees, n_samples)``
-array of current node ids, advanced one level per step with fancy indexing, so a page costs
-``max_depth`` numpy steps instead of a Python loop over trees or samples.
+array of current node ids (flattened), advanced one level per step with fancy indexing; pairs
+that reached a leaf drop out. A page costs ``max_depth`` numpy steps instead of a Python loop
+over trees or samples.
 
 Split semantics are sklearn's (``x <= threshold`` goes left; NaN goes to the side learned
 during training), so :meth:`TreeEnsemble.predict_proba` equals sklearn's ``predict_proba`` on
@@ -76,6 +77,8 @@ class TreeEnsemble:
         self.threshold[idx] = np.inf
         if np.any((self.feature < 0) | (self.feature >= self.n_features)):
             raise ValueError("tree references a feature outside the feature vector")
+        # children interleaved: child[2 * node] is the left, child[2 * node + 1] the right one
+        self.child = np.stack([self.left, self.right], axis=1).ravel()
 
     def raw(self, X: np.ndarray) -> np.ndarray:
         """Raw (log-odds) scores of the rows of ``X``."""
@@ -83,19 +86,30 @@ class TreeEnsemble:
         if X.ndim != 2 or X.shape[1] != self.n_features:
             raise ValueError(f"X must have shape (n, {self.n_features}), got {X.shape}")
         n = X.shape[0]
-        if n == 0 or len(self.roots) == 0:
+        T = len(self.roots)
+        if n == 0 or T == 0:
             return np.full(n, self.baseline)
-        node = np.repeat(self.roots[:, None], n, axis=1)
-        rows = np.arange(n)[None, :]
-        for _ in range(64):
-            f = self.feature[node]
-            x = X[rows, f]
-            go_left = np.where(np.isnan(x), self.missing_left[node], x <= self.threshold[node])
-            nxt = np.where(go_left, self.left[node], self.right[node])
-            if np.array_equal(nxt, node):
-                break
-            node = nxt
-        return self.baseline + self.value[node].sum(axis=0)
+        Xf = np.ascontiguousarray(X).ravel()
+        # one (tree, row) pair per entry; pairs that reach a leaf leave the active arrays,
+        # so late levels of deep, unbalanced (leaf-wise grown) trees cost little
+        cur = np.repeat(self.roots, n)
+        pos = np.arange(T * n)
+        base = np.tile(np.arange(n, dtype=np.int64) * self.n_features, T)
+        final = np.empty(T * n, dtype=np.int64)
+        for _ in range(256):
+            at_leaf = self.leaf[cur]
+            if at_leaf.any():
+                final[pos[at_leaf]] = cur[at_leaf]
+                inner = ~at_leaf
+                cur, pos, base = cur[inner], pos[inner], base[inner]
+                if not len(cur):
+                    break
+            x = Xf[base + self.feature[cur]]
+            go_right = ~((x <= self.threshold[cur]) | (np.isnan(x) & self.missing_left[cur]))
+            cur = self.child[2 * cur + go_right]
+        else:
+            raise ValueError("tree deeper than 256 levels")
+        return self.baseline + self.value[final].reshape(T, n).sum(axis=0)
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """P(class 1) of every row."""
