@@ -142,9 +142,9 @@ class Page:
     @cached_property
     def depth(self) -> np.ndarray:
         """DOM depth of every node (root 0)."""
-        d = [0] * self.n  # Python lists: ~10x faster than indexing numpy scalars in a loop
+        d = [0] * self.n
         par = self.parent.tolist()
-        for i in range(1, self.n):  # pre-order: parent's depth is known
+        for i in range(1, self.n):  # pre-order: parent's depth is known (lists: ~5x numpy)
             d[i] = d[par[i]] + 1
         return np.asarray(d, dtype=np.int32)
 
@@ -166,9 +166,9 @@ class Page:
     @cached_property
     def subtree_end(self) -> np.ndarray:
         """``subtree_end[i]``: one past the last descendant of ``i`` (pre-order interval)."""
-        end = list(range(1, self.n + 1))  # Python lists: see depth
+        end = list(range(1, self.n + 1))
         par = self.parent.tolist()
-        for i in range(self.n - 1, 0, -1):
+        for i in range(self.n - 1, 0, -1):  # lists: ~5x faster than numpy scalar indexing
             p = par[i]
             if end[i] > end[p]:
                 end[p] = end[i]
