@@ -418,3 +418,14 @@ def test_cli_page_type_from_a_model(tmp_path: Path, fake_blocks: list[Page],
     monkeypatch.setattr(classify.model, "load_model", missing)
     r = run(str(p), "--no-render", "-m", "blocks", "--page-type")
     assert r.exit_code == 2 and "not found" in r.output
+
+
+def test_shipped_block_model_on_the_fixture() -> None:
+    """The real model, without a browser: the article stays, navigation and footer go."""
+    html = (Path(__file__).parent / "fixtures" / "news.html").read_bytes()
+    res = extract(parse(html), "blocks")
+    assert res.text.splitlines()[0] == "Ferry timetable changes this winter"
+    assert "Privacy" not in res.text
+    assert res.xpaths and all(res.page.find_xpath(x) is not None for x in res.xpaths)
+    md = res.to_markdown()
+    assert md.startswith("## Ferry timetable changes this winter\n\n")
