@@ -43,7 +43,9 @@ DECODERS = ("threshold", "stack")
 
 
 def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
-    with path.open("w", encoding="utf-8", newline="") as f:
+    import gzip
+
+    with gzip.open(path, "wt", encoding="utf-8", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
@@ -192,9 +194,11 @@ def main(argv: list[str] | None = None) -> int:
 
     datasets = [d for d in a.datasets.split(",") if d]
     a.out.mkdir(parents=True, exist_ok=True)
-    per_page = a.out / "per_page.csv"
+    per_page = a.out / "per_page.csv.gz"
     if a.report_only:
-        with per_page.open(encoding="utf-8") as f:
+        import gzip
+
+        with gzip.open(per_page, "rt", encoding="utf-8") as f:
             rows = [{**r, "f1": float(r["f1"]), "p": float(r["p"]), "r": float(r["r"])}
                     for r in csv.DictReader(f)]
     else:
