@@ -19,7 +19,7 @@ from webseg.cli import EXIT_FAILED, EXIT_OK, _err, with_render_opts
 
 STRIP_CHOICES = ("none", "largest", "blocks", "pagelevel", "sitelevel", "extractor")
 #: ``--strip`` default: the method of ``webseg clean`` (webseg.clean.DEFAULT_METHOD).
-DEFAULT_STRIP = "pagelevel"
+DEFAULT_STRIP = "blocks"
 
 #: An open :class:`~webseg.render.Renderer` to reuse instead of starting a browser per command
 #: (embedding and tests set it; the render options of the command are then the renderer's).

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from tests.test_inputs import write_warc
 from webseg.clean import DEFAULT_METHOD, METHODS, CleanResult, extract
 from webseg.clean.mask import node_mask, roots
+from webseg.clean.txt import BLOCK_TAGS, block_owner
 from webseg.cli import main
 from webseg.page import ELEMENT, TEXT, NoLayoutError, Page
 from webseg.parse import parse
@@ -116,6 +117,28 @@ def test_node_mask_and_roots_match_brute_force(tree: tuple[Page, np.ndarray]) ->
         covered |= set(page.descendants(r)) & all_leaves
     assert covered == kept_leaves  # the roots' subtrees hold exactly the kept text
     assert rs == sorted(rs)
+
+
+@settings(max_examples=100, deadline=None)
+@given(trees(), st.lists(st.sampled_from(["div", "span", "br", "p", "b"]), min_size=30,
+                         max_size=30))
+def test_block_owner_matches_brute_force(tree: tuple[Page, np.ndarray], tags: list[str]) -> None:
+    page, _ = tree
+    page.tag = [t if t == "#text" else (tags[i] if i else "body")
+                for i, t in enumerate(page.tag)]
+    key = block_owner(page)
+    for j in page.text_leaves.tolist():
+        for k in page.text_leaves.tolist():
+            # same line <=> same nearest block ancestor and no <br> between them in it
+            def owner(i: int) -> int:
+                while i and page.tag[i] not in BLOCK_TAGS:
+                    i = int(page.parent[i])
+                return i
+
+            a, b = sorted((j, k))
+            same = owner(a) == owner(b) and not any(
+                page.tag[x] == "br" and page.is_ancestor(owner(a), x) for x in range(a, b))
+            assert (key[j] == key[k]) == same
 
 
 def test_mask_length_is_checked() -> None:
@@ -371,3 +394,38 @@ def test_cli_pagelevel_formats_on_the_fixture() -> None:
     r = run(str(fixture), "--method", "pagelevel", "--format", "markdown")
     assert r.exit_code == 0, r.output
     assert "Ferry timetable changes this winter" in r.stdout and "Privacy" not in r.stdout
+
+
+def test_cli_page_type_from_a_model(tmp_path: Path, fake_blocks: list[Page],
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import classify.model
+
+    class FakeTypes:
+        def predict_pages(self, pages, htmls=None):
+            assert htmls is not None and "Story 3" in htmls[0]
+            return [("article", 0.9) for _ in pages]
+
+    monkeypatch.setattr(classify.model, "load_model", lambda *a, **k: FakeTypes())
+    p = tmp_path / "p.html"
+    p.write_text(ARTICLE.format(i=3))
+    r = run(str(p), "--no-render", "-m", "blocks", "-f", "json", "--page-type")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["page_type"] == "article"
+
+    def missing(*a, **k):
+        raise FileNotFoundError("page-type model x not found")
+
+    monkeypatch.setattr(classify.model, "load_model", missing)
+    r = run(str(p), "--no-render", "-m", "blocks", "--page-type")
+    assert r.exit_code == 2 and "not found" in r.output
+
+
+def test_shipped_block_model_on_the_fixture() -> None:
+    """The real model, without a browser: the article stays, navigation and footer go."""
+    html = (Path(__file__).parent / "fixtures" / "news.html").read_bytes()
+    res = extract(parse(html), "blocks")
+    assert res.text.splitlines()[0] == "Ferry timetable changes this winter"
+    assert "Privacy" not in res.text
+    assert res.xpaths and all(res.page.find_xpath(x) is not None for x in res.xpaths)
+    md = res.to_markdown()
+    assert md.startswith("## Ferry timetable changes this winter\n\n")

@@ -107,14 +107,19 @@ def test_same_xpaths_and_text_as_rendered(parsed: Page, renderer: Renderer) -> N
 #: another tree than Chromium: misnested formatting, foster parenting, implied elements,
 #: processing instructions and comments between text, noscript with scripting off, SVG
 #: camel-case names, <image>, whitespace that JavaScript does not count as blank (U+FEFF)
-#: and whitespace that it does (U+00A0).
+#: and whitespace that it does (U+00A0), declarative shadow roots (not in the light DOM, except
+#: a host's second one and one on an element that cannot host a shadow root).
 TRICKY = ("<!DOCTYPE html><title> Tricky\n  title </title><body>"
           "<p>a<!-- c -->b<?php echo 1; ?>c</p><b>x<p>y</b>z</p>"
           "<table><tr><td>1</td></tr>stray<tr><td>2</td></table>"
           "<noscript><p>no script</p></noscript><svg><foreignObject><p>f</p></foreignObject>"
           "</svg><image src=i.png><ul><li>one<li>two</ul><dl><dt>t<dd>d</dl>"
           "<p>\ufeff</p><p>\u00a0</p><form><input type=hidden name=h></form>"
-          "<select><option>o1<option>o2</select><pre>\ncode\n</pre>")
+          "<select><option>o1<option>o2</select><pre>\ncode\n</pre>"
+          "<x-card><template shadowrootmode=open><p>shadow</p></template><span>light</span>"
+          "</x-card><div><template shadowrootmode=open>s1</template><template "
+          "shadowrootmode=open>s2</template>d</div><a href=#><template shadowrootmode=closed>"
+          "s3</template>link</a>")
 
 
 @pytest.mark.parametrize("parser", PARSERS)
@@ -127,6 +132,9 @@ def test_tricky_tree_construction(parser: str) -> None:
     assert page.find_xpath("/html/body/svg/foreignobject/p") is not None
     assert page.find_xpath("/html/body/img") is not None
     assert page.find_xpath("/html/body/p[1]/text()[3]") is not None
+    assert page.find_xpath("/html/body/x-card/template") is None
+    assert page.find_xpath("/html/body/div/template") is not None  # the second shadow root
+    assert page.find_xpath("/html/body/a/template") is not None  # <a> cannot host one
 
 
 @pytest.mark.browser

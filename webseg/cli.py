@@ -440,7 +440,7 @@ def show(input: str, algo: str, param: tuple[str, ...], output: str, max_height:
               help="Parse the HTML without a browser (no geometry; blocks method only). "
               "For crawls too large to render; reads files and WARC records, not URLs.")
 @click.option("--page-type", "page_type", is_flag=True,
-              help="Classify each page's type into the JSON output (rendered pages only).")
+              help="Classify each page's type (shipped page-type model) into the output.")
 @click.option("--threshold", default=0.5, show_default=True,
               help="PageLevel: segments with templateness below this are kept.")
 @click.option("--html", "as_html", is_flag=True, hidden=True, help="Same as --format html.")
@@ -476,8 +476,6 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
         fmt = "html"
     if no_render and method != "blocks":
         raise click.UsageError(f"--no-render needs the blocks method ({method} needs layout)")
-    if no_render and page_type:
-        raise click.UsageError("--page-type classifies rendered pages: drop --no-render")
     _check_inputs(inputs)
     records: list[InputRecord] = list(_records(inputs))
     if not records:
@@ -489,9 +487,17 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
                                "lines on stdout)")
     names: dict[str, int] = {}
     failed = 0
+    type_model = None
+    if page_type:
+        from classify.model import load_model
+
+        try:
+            type_model = load_model()
+        except (OSError, ValueError) as e:
+            raise click.UsageError(f"--page-type: {e}") from None
     results = clean_records(records, method, render=not no_render,
                             render_options=_render_options(timeout, javascript, max_nodes),
-                            concurrency=concurrency, page_types=page_type,
+                            concurrency=concurrency, type_model=type_model,
                             threshold=threshold)
     bar = None
     if many:

@@ -37,7 +37,7 @@ __all__ = ["DEFAULT_METHOD", "FORMATS", "METHODS", "CleanResult", "extract", "le
 
 METHODS = ("blocks", "pagelevel", "pagelevel-basic", "pagelevel-merge")
 #: The method of ``webseg clean``, the pipeline's clean stage and ``dedup --strip``.
-DEFAULT_METHOD = "pagelevel"
+DEFAULT_METHOD = "blocks"
 #: Output formats: name -> file suffix.
 FORMATS = {"txt": ".txt", "markdown": ".md", "json": ".json", "html": ".html"}
 
@@ -121,11 +121,8 @@ def leaf_mask(page: Page, method: str = DEFAULT_METHOD, *, threshold: float = 0.
               ) -> tuple[np.ndarray, np.ndarray | None]:
     """(bool per visible text leaf: main content, segment label per leaf or None)."""
     if method == "blocks":
-        try:
-            from webseg.blocks import block_functions
-        except ImportError as e:  # pragma: no cover - until the model lands
-            raise RuntimeError("method 'blocks' needs webseg.blocks (the block-function "
-                               "model), which this build does not have") from e
+        from webseg.blocks import block_functions
+
         kwargs: dict[str, Any] = {"site_pages": site_pages}
         if model is not None:
             kwargs["model"] = model

@@ -94,14 +94,19 @@ def _pages(records: list[InputRecord], render: bool, render_options: dict[str, A
 
 def clean_records(records: Iterable[InputRecord], method: str, *, render: bool = True,
                   render_options: dict[str, Any] | None = None, concurrency: int = 3,
-                  page_types: bool = False, renderer: Any = None, **extract_params: Any
+                  page_types: bool = False, type_model: Any = None, renderer: Any = None,
+                  **extract_params: Any
                   ) -> Iterator[tuple[InputRecord, CleanResult | None, str | None]]:
     """Clean every record; yields ``(record, result, error)`` with exactly one of the two.
 
     ``error`` reads ``"<stage>: <reason>"`` (read, decode, parse, render..., clean,
-    classify). ``page_types`` classifies rendered pages with the shipped page-type model.
+    classify). ``page_types`` adds the type from the shipped page-type model (loaded first:
+    a missing model raises before any page is read), or from ``type_model`` when given.
     """
-    type_model = None
+    if page_types and type_model is None:
+        from classify.model import load_model
+
+        type_model = load_model()  # the shipped page-type model; raises when it is missing
     for rec, page, err in _pages(list(records), render, render_options or {}, concurrency,
                                  renderer):
         if page is None:
@@ -110,13 +115,9 @@ def clean_records(records: Iterable[InputRecord], method: str, *, render: bool =
         if rec.url and not page.url:
             page.url = rec.url
         page_type = None
-        if page_types:
+        if type_model is not None:
             try:
-                if type_model is None:
-                    from classify.model import PageTypeModel
-
-                    type_model = PageTypeModel.load()
-                page_type = type_model.predict_pages([page])[0][0]
+                page_type = type_model.predict_pages([page], [_html(rec)])[0][0]
             except Exception as e:  # noqa: BLE001 - one page's failure, reported
                 yield rec, None, f"classify: {type(e).__name__}: {e}"
                 continue
@@ -126,3 +127,16 @@ def clean_records(records: Iterable[InputRecord], method: str, *, render: bool =
             yield rec, None, f"clean: {type(e).__name__}: {e}"
             continue
         yield rec, res, None
+
+
+def _html(rec: InputRecord) -> str | None:
+    """The record's decoded HTML for the page-type model (None for URLs or unreadable input)."""
+    from webseg.decode import decode_html
+
+    try:
+        data = rec.source.read_bytes() if isinstance(rec.source, Path) else rec.source
+        if not isinstance(data, bytes) or is_page_json(rec):
+            return None
+        return decode_html(data, max_bytes=MAX_BYTES).text
+    except (OSError, ValueError):
+        return None

@@ -27,23 +27,29 @@ _NO_SPACE_AFTER = frozenset("([{\u00ab\u201c\u2018")
 
 
 def block_owner(page: Page) -> np.ndarray:
-    """Nearest block-level ancestor-or-self of every node, with ``<br>`` starting a new block.
+    """A line key per node: text leaves with the same key belong on one line.
 
-    Returned as an integer key per node: text leaves with the same key belong on one line.
+    The key combines the nearest block-level ancestor-or-self (``p``, ``div``, ``li``...) with
+    the number of ``<br>`` elements between it and the node, so a ``<br>`` starts a new line
+    within its block. Vectorised: the owner by pointer jumping over the parent array
+    (log(depth) steps), the breaks by a cumulative count in document order.
     """
     n = page.n
-    par = page.parent.tolist()
-    ol = [0] * n
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
     tags = page.tag
-    for i in range(n):
-        t = tags[i]
-        if i == 0 or t in BLOCK_TAGS:
-            ol[i] = i
-        else:
-            ol[i] = ol[par[i]]
-        if t == "br" and i:
-            ol[par[i]] = i  # later siblings (and their text) continue after the break
-    return np.asarray(ol, dtype=np.int64)
+    is_block = np.fromiter((t in BLOCK_TAGS for t in tags), dtype=bool, count=n)
+    is_block[0] = True
+    idx = np.arange(n)
+    par = np.where(page.parent < 0, 0, page.parent)
+    owner = np.where(is_block, idx, par)
+    while True:
+        nxt = np.where(is_block[owner], owner, owner[owner])
+        if np.array_equal(nxt, owner):
+            break
+        owner = nxt
+    brs = np.cumsum(np.fromiter((t == "br" for t in tags), dtype=np.int64, count=n))
+    return owner.astype(np.int64) * (n + 1) + (brs - brs[owner])
 
 
 def join_inline(parts: list[tuple[str, str]]) -> str:
@@ -79,23 +85,22 @@ def to_text(page: Page, leaf_keep: np.ndarray, groups: np.ndarray | None = None)
     ``leaf_keep`` is a bool per ``page.text_leaves`` entry; ``groups`` (optional, same length)
     a segment label per leaf: a change of label starts a new line too.
     """
-    leaves = page.text_leaves.tolist()
-    keep = np.asarray(leaf_keep, dtype=bool).tolist()
-    labels = [0] * len(leaves) if groups is None else np.asarray(groups).tolist()
-    block = block_owner(page)
-    lines: list[str] = []
-    cur: list[tuple[str, str]] = []
-    prev_key: tuple[int, int] | None = None
-    for j, lab, k in zip(leaves, labels, keep, strict=True):
-        if not k:
-            continue
-        key = (int(lab), int(block[j]))
-        if prev_key is not None and key != prev_key and cur:
-            lines.append(join_inline(cur))
-            cur = []
-        prev_key = key
-        raw = page.text[j]
-        cur.append((raw, normalize_text(raw)))
-    if cur:
-        lines.append(join_inline(cur))
-    return "\n".join(line for line in lines if line)
+    keep = np.asarray(leaf_keep, dtype=bool)
+    kept = page.text_leaves[keep]
+    if not len(kept):
+        return ""
+    key = block_owner(page)[kept]
+    new_line = np.ones(len(kept), dtype=bool)
+    new_line[1:] = key[1:] != key[:-1]
+    if groups is not None:
+        g = np.asarray(groups)[keep]
+        new_line[1:] |= g[1:] != g[:-1]
+    starts = np.flatnonzero(new_line).tolist() + [len(kept)]
+    text = page.text
+    ids = kept.tolist()
+    lines = []
+    for a, b in zip(starts[:-1], starts[1:], strict=True):
+        line = join_inline([(text[j], normalize_text(text[j])) for j in ids[a:b]])
+        if line:
+            lines.append(line)
+    return "\n".join(lines)
