@@ -151,15 +151,64 @@ def tune(webs: list[Path], log: Callable[[str], None] = _log) -> dict[str, Any]:
         res.append((m, prm))
         record("rm3", m, **prm)
     best["rm3"] = max(res, key=lambda r: r[0])[1]
+    best["blocks"] = _tune_blocks(ixs, mean_map, record)
+    best["dev"] = [w.name for w in webs]
+    (RESULTS / "chosen.json").write_text(json.dumps(best, indent=1), encoding="utf-8")
+    return best
+
+
+def _tune_blocks(ixs: list[Any], mean_map: Callable[..., float],
+                 record: Callable[..., None]) -> dict[str, Any]:
+    """Block PRF grid (kept small: a block-PRF run of the dev topics is the slowest step):
+    source x original-query weight x expansion terms from content blocks, then whether
+    dropping the content filter helps the best of them."""
     res = []
-    for src, fb_blocks, fb_terms, mbw in product(("vips", "windows", "pagelevel"), (10, 20),
-                                                 (10, 20), (0.0, 0.5)):
-        prm = {"source": src, "fb_pages": 80, "fb_blocks": fb_blocks, "fb_terms": fb_terms,
-               "orig_weight": 0.5, "min_block_weight": mbw, "weight_power": 1.0}
+    for src, ow, fb_terms in product(("vips", "windows"), (0.5, 0.7), (10, 20)):
+        prm = {"source": src, "fb_pages": 80, "fb_blocks": 10, "fb_terms": fb_terms,
+               "orig_weight": ow, "min_block_weight": 0.5, "weight_power": 1.0}
         m = mean_map(ixs, "blocks", **prm)
         res.append((m, prm))
         record("blocks", m, **prm)
-    best["blocks"] = max(res, key=lambda r: r[0])[1]
+    top = dict(max(res, key=lambda r: r[0])[1])
+    for variant in ({"min_block_weight": 0.0}, {"fb_blocks": 20}):
+        prm = {**top, **variant}
+        m = mean_map(ixs, "blocks", **prm)
+        res.append((m, prm))
+        record("blocks", m, **prm)
+    return max(res, key=lambda r: r[0])[1]
+
+
+def finish_tune(webs: list[Path], log: Callable[[str], None] = _log) -> dict[str, Any]:
+    """Resume :func:`tune` from its trace: the best of each finished stage, then blocks."""
+    from ir import Index
+
+    trace = json.loads((RESULTS / "tuning_trace.json").read_text())
+    colls = [load_collection(w, docs_file="pages.jsonl") for w in webs]
+    paths = [w.parent / f"{w.name}-content-index" for w in webs]
+    best = json.loads(json.dumps(BASE))
+
+    def top(stage: str) -> dict[str, Any]:
+        rows = [t for t in trace if t["stage"] == stage]
+        return {k: v for k, v in max(rows, key=lambda t: t["map"]).items()
+                if k not in ("stage", "map")}
+
+    f = top("bm25f")
+    best["k1"], best["b"], best["fields"] = f["k1"], f["b"], f["fields"]
+    best["passages"] = top("passages")
+    best["rm3"] = top("rm3")
+    ixs = [Index.open(p, k1=best["k1"], b=best["b"], fields=best["fields"],
+                      passages=best["passages"]) for p in paths]
+
+    def mean_map(ixs: list[Any], prf: str = "none", **params: Any) -> float:
+        v = sum(_map(ix, c, prf, **params) for ix, c in zip(ixs, colls, strict=True))
+        return v / len(colls)
+
+    def record(stage: str, m: float, **kw: Any) -> None:
+        trace.append({"stage": stage, **kw, "map": round(m, 4)})
+        log(f"  {stage} {kw}: {m:.4f}")
+        (RESULTS / "tuning_trace.json").write_text(json.dumps(trace, indent=1))
+
+    best["blocks"] = _tune_blocks(ixs, mean_map, record)
     best["dev"] = [w.name for w in webs]
     (RESULTS / "chosen.json").write_text(json.dumps(best, indent=1), encoding="utf-8")
     return best
@@ -185,7 +234,7 @@ def systems_for(web: Path, chosen: dict[str, Any]) -> list[System]:
             System(f"bm25f+passages({pas['source']}) = default", best),
             System("rm3-page", page, "rm3", chosen["rm3"]),
             System("rm3 (default index)", best, "rm3", chosen["rm3"])]
-    for src in SOURCES:
+    for src in ("vips", "windows", "pagelevel"):
         rows.append(System(f"blocks({src}) content, default index", best, "blocks",
                            {**bp, "source": src}))
     rows.append(System(f"blocks({bp['source']}) all blocks, default index", best, "blocks",
@@ -257,7 +306,7 @@ def report(webs: list[Path], data: Path, log: Callable[[str], None] = _log) -> s
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.prf.content", description=__doc__)
-    ap.add_argument("command", choices=["index", "tune", "report"])
+    ap.add_argument("command", choices=["index", "tune", "finish-tune", "report"])
     ap.add_argument("--web", required=True, help="web version folder(s), comma-separated")
     ap.add_argument("--data", default="../shared/data/ir")
     a = ap.parse_args(argv)
@@ -267,6 +316,8 @@ def main(argv: list[str] | None = None) -> int:
             build_indexes(w)
     elif a.command == "tune":
         print(json.dumps(tune(webs), indent=1))
+    elif a.command == "finish-tune":
+        print(json.dumps(finish_tune(webs), indent=1))
     else:
         report(webs, Path(a.data))
     return 0
