@@ -37,25 +37,49 @@ def _log(m: str) -> None:
     print(m, flush=True)
 
 
-def build_indexes(web: Path, sources: list[str] = SOURCES, log: Callable[[str], None] = _log
-                  ) -> tuple[Path, Path]:
-    """The content index and the trafilatura index of a rendered web version (resumable)."""
+def build_indexes(web: Path, sources: list[str] = SOURCES, log: Callable[[str], None] = _log,
+                  parts: tuple[str, ...] = ("content", "peer")) -> tuple[Path, Path]:
+    """The content index and the trafilatura index of a rendered web version (resumable;
+    ``parts`` selects which, so the two can be built by two processes at once)."""
+    from ir import Index
+    from ir.pipeline import doc_from_text
+    from ir.store import IndexNotFoundError
+
+    pages = [json.loads(line) for line in (web / "pages.jsonl").open(encoding="utf-8")]
+    out = web.parent / f"{web.name}-content-index"
+    tra = web.parent / f"{web.name}-trafilatura-index"
+    if "content" in parts:
+        _build_content(web, pages, out, sources, log)
+    if "peer" not in parts:
+        return out, tra
+    try:
+        tx = Index.open(tra)
+    except IndexNotFoundError:
+        tx = Index.create(tra, sources=["windows"])
+    todo = [p for p in pages if p["id"] not in tx.pos]
+    if todo:
+        import trafilatura
+
+        docs = []
+        for p in todo:
+            html = (web / p["html"]).read_text(encoding="utf-8", errors="replace")
+            text = trafilatura.extract(html) or ""
+            docs.append(doc_from_text(p["id"], text, tx.analyzer))
+        tx.add(docs)
+    return out, tra
+
+
+def _build_content(web: Path, pages: list[dict], out: Path, sources: list[str],
+                   log: Callable[[str], None]) -> None:
     from ir import Index
     from ir.pipeline import doc_from_page, doc_from_text, html_text
     from ir.store import IndexNotFoundError
     from webseg.page import Page
 
-    pages = [json.loads(line) for line in (web / "pages.jsonl").open(encoding="utf-8")]
-    out = web.parent / f"{web.name}-content-index"
-    tra = web.parent / f"{web.name}-trafilatura-index"
     try:
         ix = Index.open(out)
     except IndexNotFoundError:
         ix = Index.create(out, sources=sources)
-    try:
-        tx = Index.open(tra)
-    except IndexNotFoundError:
-        tx = Index.create(tra, sources=["windows"])
     t0, batch = time.time(), []
     todo = [p for p in pages if p["id"] not in ix.pos]
     log(f"{web.name}: {len(todo)} pages to index")
@@ -72,17 +96,6 @@ def build_indexes(web: Path, sources: list[str] = SOURCES, log: Callable[[str], 
             ix.add(batch)
             batch = []
             log(f"  {n}/{len(todo)} ({n / (time.time() - t0):.2f} pages/s)")
-    todo = [p for p in pages if p["id"] not in tx.pos]
-    if todo:
-        import trafilatura
-
-        docs = []
-        for p in todo:
-            html = (web / p["html"]).read_text(encoding="utf-8", errors="replace")
-            text = trafilatura.extract(html) or ""
-            docs.append(doc_from_text(p["id"], text, tx.analyzer))
-        tx.add(docs)
-    return out, tra
 
 
 def _map(ix: Any, coll: Collection, prf: str = "none", **params: Any) -> float:
@@ -309,11 +322,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("command", choices=["index", "tune", "finish-tune", "report"])
     ap.add_argument("--web", required=True, help="web version folder(s), comma-separated")
     ap.add_argument("--data", default="../shared/data/ir")
+    ap.add_argument("--parts", default="content,peer", help="index: content, peer or both")
     a = ap.parse_args(argv)
     webs = [Path(w) for w in a.web.split(",") if w]
     if a.command == "index":
         for w in webs:
-            build_indexes(w)
+            build_indexes(w, parts=tuple(a.parts.split(",")))
     elif a.command == "tune":
         print(json.dumps(tune(webs), indent=1))
     elif a.command == "finish-tune":
