@@ -317,9 +317,35 @@ def report(webs: list[Path], data: Path, log: Callable[[str], None] = _log) -> s
     return "\n".join(mds)
 
 
+def summarize(names: list[str]) -> str:
+    """The targets table over the reported web versions (``targets.md``)."""
+    lines = ["| web version | role | clean BM25 | 0.95 x clean | default | trafilatura | "
+             "page BM25 | block PRF (vips, content) | rm3 default index | rm3 page | "
+             "blocks / (rm3 page x 1.15) |", "|---|---|" + "---:|" * 9]
+    for name in names:
+        f = RESULTS / name / "summary.json"
+        if not f.exists():
+            continue
+        r = json.loads(f.read_text())
+        m = {row["system"]: row["AP"] for row in r["rows"]}
+        dflt = next(v for k, v in m.items() if k.endswith("= default"))
+        blk = m["blocks(vips) content, default index"]
+        chosen = json.loads((RESULTS / "chosen.json").read_text())
+        role = "dev" if name in chosen["dev"] else "test"
+        c = r["clean_bm25_map"]
+        lines.append(
+            f"| {name} | {role} | {c:.4f} | {0.95 * c:.4f} | **{dflt:.4f}** | "
+            f"{m['bm25-trafilatura']:.4f} | {m['bm25-page']:.4f} | **{blk:.4f}** | "
+            f"{m['rm3 (default index)']:.4f} | {m['rm3-page']:.4f} | "
+            f"{blk / (1.15 * m['rm3-page']):.3f} |")
+    md = "\n".join(lines) + "\n"
+    (RESULTS / "targets.md").write_text(md, encoding="utf-8")
+    return md
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.prf.content", description=__doc__)
-    ap.add_argument("command", choices=["index", "tune", "finish-tune", "report"])
+    ap.add_argument("command", choices=["index", "tune", "finish-tune", "report", "summarize"])
     ap.add_argument("--web", required=True, help="web version folder(s), comma-separated")
     ap.add_argument("--data", default="../shared/data/ir")
     ap.add_argument("--parts", default="content,peer", help="index: content, peer or both")
@@ -332,6 +358,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(tune(webs), indent=1))
     elif a.command == "finish-tune":
         print(json.dumps(finish_tune(webs), indent=1))
+    elif a.command == "summarize":
+        print(summarize([w.name for w in webs]))
     else:
         report(webs, Path(a.data))
     return 0
