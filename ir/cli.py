@@ -95,8 +95,8 @@ def _jsonl_docs(path: str, an: Any) -> Any:
 @click.option("--fields", "fields_opt", default="default", show_default=True,
               help="What a page is scored by: 'default' (content-aware: title, main text and "
                    "the rest of the page as weighted fields, weights chosen on the dev "
-                   "collections), 'page' (whole page text), or weights such as "
-                   "'title=1,main=1,rest=0.1'.")
+                   "collection; for --format jsonl, whole documents), 'page' (whole page "
+                   "text), or weights such as 'title=1,main=1,rest=0.25'.")
 @click.option("--passages/--no-passages", default=True, show_default=True,
               help="Add each page's best content block score (passage evidence; the blocks "
                    "of the tuned source, which must be among --segmenter, else windows).")
@@ -138,7 +138,9 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
             ix = Index.create(output, backend=backend, sources=srcs, overwrite=overwrite,
                               analyzer=Analyzer(stopwords=stopwords, stemmer=stemmer),
                               k1=DEFAULT_K1 if k1 is None else k1,
-                              b=DEFAULT_B if b is None else b, fields=_parse_fields(fields_opt),
+                              b=DEFAULT_B if b is None else b,
+                              fields=None if fmt == "jsonl" and fields_opt == "default"
+                              else _parse_fields(fields_opt),
                               passages=DEFAULT_PASSAGES if passages and fmt == "html" else None)
     except (FileExistsError, NotADirectoryError, IndexNotFoundError) as e:
         raise click.UsageError(f"{e} (use --append or --overwrite)" if isinstance(
