@@ -122,25 +122,14 @@ def run_spark_bench(warc: Path, out: Path, master: str, partitions: int | None,
     if partitions:
         cmd += ["--partitions", str(partitions)]
     before = load()
-    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
-    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr[-3000:])
     res = json.loads(proc.stdout.strip().splitlines()[-1])
     res["load_before_after"] = [before, load()]
-    # CPU of the process tree (JVM, Python workers, Chromium) over the child's wall time:
-    # how many of the cores the run kept busy.
-    cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
-    res["cpu_s"] = round(cpu, 1)
-    res["cores_busy"] = round(cpu / wall, 2)
     sec = res.get("seconds") or {}
     if sec.get("pages"):
         res["pages_per_s_page_phase"] = round(res["records"] / sec["pages"], 2)
-    res["peak_rss_mb_largest_child"] = round(
-        resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
     return res
 
 
