@@ -295,6 +295,9 @@ def main() -> int:
     ap.add_argument("--spark-concurrency", type=int, default=2,
                     help="Pages in flight per Spark worker's Chromium.")
     ap.add_argument("--no-single", action="store_true", help="Skip the single-machine run.")
+    ap.add_argument("--pin", action="store_true",
+                    help="Pin each Spark worker and its Chromium to one core "
+                         "(WEBSEG_SPARK_PIN=1): local[N] then uses N cores.")
     ap.add_argument("--collection", default=None,
                     help="Collection-stage sizes on synthetic journals, e.g. 10000,100000")
     ap.add_argument("--spark-child", default=None, help=argparse.SUPPRESS)
@@ -327,6 +330,8 @@ def main() -> int:
             per_core = single["pages_per_s"] / (os.cpu_count() or 1)
         if a.spark:
             runs = []
+            if a.pin:
+                os.environ["WEBSEG_SPARK_PIN"] = "1"
             for i, master in enumerate(a.spark.split(",")):
                 sp = run_spark_bench(warc, tmpd / f"spark{i}", master, a.partitions,
                                      a.spark_concurrency)

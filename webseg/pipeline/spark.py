@@ -48,6 +48,34 @@ __all__ = ["lsh_bands", "run_spark"]
 _STATE: dict[str, Any] = {}
 
 
+def _pin_to_core() -> int | None:
+    """With ``WEBSEG_SPARK_PIN=1``: claim a free core slot on this machine (a lock file held
+    for the worker's life) and pin this Python worker, and so the Chromium it starts next,
+    to that core. Task slots then stop competing for every core (each worker's Chromium
+    otherwise spreads its renderers over all of them); it is also how ``bench/pipeline.py``
+    measures per-slot scaling on a small machine. Returns the core, or None."""
+    if os.environ.get("WEBSEG_SPARK_PIN") != "1" or "pin" in _STATE:
+        return _STATE.get("pin")
+    import fcntl
+    import tempfile
+
+    cores = sorted(os.sched_getaffinity(0))
+    for slot in range(len(cores) * 4):
+        f = open(os.path.join(tempfile.gettempdir(),  # noqa: SIM115 - held while alive
+                              f"webseg-spark-slot-{slot}.lock"), "w")
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.close()
+            continue
+        core = cores[slot % len(cores)]
+        os.sched_setaffinity(0, {core})
+        _STATE["pin"], _STATE["pin_lock"] = core, f  # the lock lives as long as the worker
+        return core
+    _STATE["pin"] = None
+    return None
+
+
 def _worker_renderer(render_options: dict[str, Any]) -> Any:
     """This Python worker's Chromium, started once and reused by later partitions."""
     key = json.dumps(render_options, sort_keys=True)
@@ -55,6 +83,7 @@ def _worker_renderer(render_options: dict[str, Any]) -> Any:
     if r is None or _STATE.get("renderer_key") != key:
         if r is not None:
             r.__exit__(None, None, None)
+        _pin_to_core()
         from webseg.render import Renderer
 
         r = Renderer(**render_options)
