@@ -122,25 +122,14 @@ def run_spark_bench(warc: Path, out: Path, master: str, partitions: int | None,
     if partitions:
         cmd += ["--partitions", str(partitions)]
     before = load()
-    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
-    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr[-3000:])
     res = json.loads(proc.stdout.strip().splitlines()[-1])
     res["load_before_after"] = [before, load()]
-    # CPU of the process tree (JVM, Python workers, Chromium) over the child's wall time:
-    # how many of the cores the run kept busy.
-    cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
-    res["cpu_s"] = round(cpu, 1)
-    res["cores_busy"] = round(cpu / wall, 2)
     sec = res.get("seconds") or {}
     if sec.get("pages"):
         res["pages_per_s_page_phase"] = round(res["records"] / sec["pages"], 2)
-    res["peak_rss_mb_largest_child"] = round(
-        resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
     return res
 
 
@@ -306,6 +295,9 @@ def main() -> int:
     ap.add_argument("--spark-concurrency", type=int, default=2,
                     help="Pages in flight per Spark worker's Chromium.")
     ap.add_argument("--no-single", action="store_true", help="Skip the single-machine run.")
+    ap.add_argument("--pin", action="store_true",
+                    help="Pin each Spark worker and its Chromium to one core "
+                         "(WEBSEG_SPARK_PIN=1): local[N] then uses N cores.")
     ap.add_argument("--collection", default=None,
                     help="Collection-stage sizes on synthetic journals, e.g. 10000,100000")
     ap.add_argument("--spark-child", default=None, help=argparse.SUPPRESS)
@@ -338,6 +330,8 @@ def main() -> int:
             per_core = single["pages_per_s"] / (os.cpu_count() or 1)
         if a.spark:
             runs = []
+            if a.pin:
+                os.environ["WEBSEG_SPARK_PIN"] = "1"
             for i, master in enumerate(a.spark.split(",")):
                 sp = run_spark_bench(warc, tmpd / f"spark{i}", master, a.partitions,
                                      a.spark_concurrency)

@@ -1,4 +1,4 @@
-"""The default page-type model: one linear model per view, stacked under gradient-boosted trees.
+"""The default page-type model: one linear model per view, stacked under a second-level model.
 
 Each *view* of a page (:func:`classify.pagefeatures.page_views`) has its own representation and
 its own multinomial logistic regression:
@@ -17,19 +17,19 @@ view       representation
 ``blocks`` shares of text per block-function role (:mod:`webseg.blocks`), when available
 =========  ====================================================================
 
-Stacking (Wolpert 1992): the base models' class probabilities on *out-of-fold* pages (inner
+Stacking (Wolpert 1992): the base models' decision values on *out-of-fold* pages (inner
 K-fold **grouped by site**, so a site's template never predicts its own pages) plus the raw
-structure counts are the inputs of a gradient-boosted tree ensemble
-(:class:`~sklearn.ensemble.HistGradientBoostingClassifier`), which learns which view to trust
-for which type and the interactions of counts (many forms *and* prices, ...). Each base model's
-regularisation ``C`` is chosen from a small grid by the same inner CV (log-loss), so nothing is
-tuned on the pages a caller evaluates on. Finally a temperature ``T`` for the ensemble's
-logits is fitted on its own out-of-fold outputs (calibration: the trees are trained on noisy
-out-of-fold features and their raw probabilities are otherwise over- or under-confident).
+structure counts are the inputs of the stacker, which learns which view to trust for which
+type: a multinomial logistic regression (default, ``stacker="lr"``) or gradient-boosted trees
+(:class:`~sklearn.ensemble.HistGradientBoostingClassifier`, ``stacker="gbdt"``, which can also
+use interactions of counts). Each base model's regularisation ``C`` is chosen from a small grid
+by the same inner CV (accuracy), so nothing is tuned on the pages a caller evaluates on.
+Finally a temperature ``T`` for the stacker's logits is fitted on its own out-of-fold outputs
+(calibration: ``predict_proba`` gives probabilities that mean what they say).
 
 Serialisation is JSON only: vocabularies + IDF weights, LR coefficients, and every tree's nodes
-(:func:`_trees_to_dict`); prediction re-implements the tree walk in numpy, so a shipped model
-never unpickles anything and does not depend on scikit-learn's private tree classes.
+(:func:`_trees_to_dict`); prediction re-implements the tree walk in numpy, so a model never
+unpickles anything and does not depend on scikit-learn's private tree classes.
 """
 
 from __future__ import annotations
@@ -67,9 +67,10 @@ VIEW_SPECS: dict[str, tuple[str, dict[str, Any] | None]] = {
     "positions": ("positions", None),
 }
 ALL_VIEWS = tuple(VIEW_SPECS)
-#: what the shipped model uses: everything available without WPS (and without block
-#: functions when :mod:`webseg.blocks` is absent)
-DEFAULT_VIEWS = ("text", "chars", "title", "url", "dom", "head", "struct")
+#: what the shipped model uses: every view available without WPS or block functions, except
+#: ``chars`` (the slowest view to compute and predict, and the weakest text view in the inner
+#: CV of the first outer fold; available with ``--views``)
+DEFAULT_VIEWS = ("text", "title", "url", "dom", "head", "struct")
 CHARS_TEXT = 3000
 C_GRID = (0.1, 0.5, 2.0)
 
@@ -215,7 +216,7 @@ def count_matrix(params: dict[str, Any], docs: Sequence[str]) -> tuple[list[str]
 def _svc(C: float) -> Any:
     from sklearn.svm import LinearSVC
 
-    return LinearSVC(C=C, class_weight="balanced", max_iter=5000, random_state=0)
+    return LinearSVC(C=C, class_weight="balanced", dual="auto", max_iter=5000, random_state=0)
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
@@ -354,29 +355,39 @@ def _trees_to_dict(hgb: Any) -> dict[str, Any]:
             "classes": [str(c) for c in hgb.classes_]}
 
 
-def _tree_raw(tree: dict[str, np.ndarray], X: np.ndarray) -> np.ndarray:
-    """Leaf values of one tree for every row of ``X`` (vectorised over rows)."""
-    node = np.zeros(len(X), dtype=np.int64)
-    f, t, left, right, leaf, m = (tree["f"], tree["t"], tree["l"], tree["r"], tree["leaf"],
-                                  tree["m"])
-    rows = np.arange(len(X))
-    for _ in range(64):
-        active = leaf[node] == 0
-        if not active.any():
-            break
-        a = rows[active]
-        nd = node[a]
-        x = X[a, f[nd]]
-        go_left = np.where(np.isnan(x), m[nd] == 1, x <= t[nd])
-        node[a] = np.where(go_left, left[nd], right[nd])
-    return tree["v"][node]
-
-
 @dataclass
 class _Trees:
+    """Boosted trees as flat arrays: every tree's nodes concatenated, children re-indexed, so
+    all trees are walked at once (one numpy step per tree level, not a Python loop per tree:
+    a page is classified in well under a millisecond)."""
+
     trees: list[list[dict[str, np.ndarray]]]
     baseline: np.ndarray
     classes: list[str]
+
+    def __post_init__(self) -> None:
+        k = len(self.baseline)
+        cols: dict[str, list[np.ndarray]] = {c: [] for c in ("f", "t", "l", "r", "leaf", "v",
+                                                             "m")}
+        roots, cls = [], []
+        off = 0
+        for it in self.trees:
+            for c, tree in enumerate(it):
+                roots.append(off)
+                cls.append(c if k > 1 else 0)
+                for key in cols:
+                    a = np.asarray(tree[key])
+                    cols[key].append(a + off if key in ("l", "r") else a)
+                off += len(tree["f"])
+
+        def cat(key: str, dt: Any) -> np.ndarray:
+            return np.concatenate(cols[key]).astype(dt) if cols[key] else np.zeros(0, dt)
+
+        self._f, self._t = cat("f", np.int64), cat("t", np.float64)
+        self._l, self._r = cat("l", np.int64), cat("r", np.int64)
+        self._leaf, self._v, self._m = cat("leaf", bool), cat("v", np.float64), cat("m", bool)
+        self._roots = np.asarray(roots, dtype=np.int64)
+        self._cls = np.asarray(cls, dtype=np.int64)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> _Trees:
@@ -385,13 +396,23 @@ class _Trees:
         return cls(trees, np.asarray(d["baseline"], dtype=np.float64), list(d["classes"]))
 
     def raw(self, X: np.ndarray) -> np.ndarray:
+        """Raw scores (logits), one column per class."""
         X = np.asarray(X, dtype=np.float64)
         k = len(self.baseline)
+        node = np.tile(self._roots, (len(X), 1))  # (rows, trees)
+        rows = np.arange(len(X))[:, None]
+        for _ in range(64):
+            leaf = self._leaf[node]
+            if leaf.all():
+                break
+            x = X[rows, self._f[node]]
+            go_left = np.where(np.isnan(x), self._m[node], x <= self._t[node])
+            node = np.where(leaf, node, np.where(go_left, self._l[node], self._r[node]))
+        vals = self._v[node]  # (rows, trees)
         out = np.tile(self.baseline, (len(X), 1))
-        for it in self.trees:
-            for c, tree in enumerate(it):
-                out[:, c if k > 1 else 0] += _tree_raw(tree, X)
-        if k == 1:  # binary: one logit for the positive class
+        for c in range(k):
+            out[:, c] += vals[:, self._cls == c].sum(axis=1)
+        if k == 1:  # binary: one logit for the second class
             return np.column_stack([np.zeros(len(X)), out[:, 0]])
         return out
 
@@ -408,15 +429,16 @@ def _hgb(seed: int) -> Any:
 # ---------------------------------------------------------------------- the model
 @dataclass
 class StackedModel:
-    """Per-view LRs + stacked gradient-boosted trees + temperature; see the module docstring.
+    """Per-view linear SVMs + a stacker + a temperature; see the module docstring.
 
-    ``views``: the base views (:data:`ALL_VIEWS`); ``stacker``: ``"gbdt"`` or ``"lr"`` (a
-    multinomial LR over the same inputs, for the ablation); ``inner_folds``: the site-grouped
+    ``views``: the base views (:data:`ALL_VIEWS`); ``stacker``: ``"lr"`` (multinomial
+    logistic regression over the standardised inputs, the default) or ``"gbdt"``
+    (gradient-boosted trees); ``inner_folds``: the site-grouped
     inner CV that produces out-of-fold base outputs and chooses each view's ``C``.
     """
 
     views: tuple[str, ...] = DEFAULT_VIEWS
-    stacker: str = "gbdt"
+    stacker: str = "lr"
     inner_folds: int = 5
     seed: int = 0
     classes: np.ndarray = field(default_factory=lambda: np.array([], dtype=object))
@@ -493,7 +515,11 @@ class StackedModel:
         return np.hstack([base_out, self.struct_rep.raw(structs)])
 
     def _fit_trees(self, Z: np.ndarray, y: np.ndarray) -> _Trees:
-        hgb = _hgb(self.seed).fit(Z, y)
+        from threadpoolctl import threadpool_limits
+
+        # one OpenMP thread: on small data, threads only contend (badly so on a busy machine)
+        with threadpool_limits(1, user_api="openmp"):
+            hgb = _hgb(self.seed).fit(Z, y)
         t = _Trees.from_dict(_trees_to_dict(hgb))
         if list(t.classes) != [str(c) for c in self.classes]:  # a class absent from a fold
             t = _pad_classes(t, [str(c) for c in self.classes])
@@ -574,12 +600,13 @@ def _pad_classes(t: _Trees, classes: list[str]) -> _Trees:
     """Trees trained without some class: give that class a constant very low logit."""
     idx = [t.classes.index(c) if c in t.classes else -1 for c in classes]
     k = len(classes)
-    base = np.array([t.baseline[i] if i >= 0 else -30.0 for i in idx])
     empty = {"f": np.zeros(1, np.int64), "t": np.zeros(1), "l": np.zeros(1, np.int64),
              "r": np.zeros(1, np.int64), "leaf": np.ones(1, np.int64), "v": np.zeros(1),
              "m": np.zeros(1, np.int64)}
-    if len(t.classes) == 2 and len(t.baseline) == 1:
-        raise ValueError("a training fold holds only two page types")
+    if len(t.baseline) == 1:  # binary: one logit for the second class, the first at 0
+        t = _Trees([[empty, it[0]] for it in t.trees], np.array([0.0, t.baseline[0]]),
+                   t.classes)
+    base = np.array([t.baseline[i] if i >= 0 else -30.0 for i in idx])
     trees = [[it[i] if i >= 0 else empty for i in idx] for it in t.trees]
     assert len(base) == k
     return _Trees(trees, base, classes)

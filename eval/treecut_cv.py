@@ -15,8 +15,8 @@ import numpy as np
 
 from webseg.treecut import base_labels, cut_labels, fit, prepare
 
-WS = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
-CS = [1.0]
+WS = [0.5, 1.0, 2.0, 4.0, 8.0]
+CS = [0.1, 1.0]
 
 
 def run_treecut(items: Any, store: Any, res: Any, name: str = "treecut") -> None:

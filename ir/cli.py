@@ -95,15 +95,19 @@ def _jsonl_docs(path: str, an: Any) -> Any:
 @click.option("--fields", "fields_opt", default="default", show_default=True,
               help="What a page is scored by: 'default' (content-aware: title, main text and "
                    "the rest of the page as weighted fields, weights chosen on the dev "
-                   "collections), 'page' (whole page text), or weights such as "
-                   "'title=1,main=1,rest=0.1'.")
+                   "collection; for --format jsonl, whole documents), 'page' (whole page "
+                   "text), or weights such as 'title=1,main=1,rest=0.25'.")
+@click.option("--passages/--no-passages", default=True, show_default=True,
+              help="Add each page's best content block score (passage evidence; the blocks "
+                   "of the tuned source, which must be among --segmenter, else windows).")
 @click.option("--k1", default=None, type=float, help="BM25 k1 (default: the tuned value).")
 @click.option("--b", "b", default=None, type=float, help="BM25 b (default: the tuned value).")
 @click.option("--concurrency", default=2, show_default=True, help="Pages rendered at once.")
 @click.option("--timeout", default=30.0, show_default=True, help="Per-page time limit (s).")
 def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, fmt: str,
               append: bool, overwrite: bool, stemmer: str, stopwords: str, fields_opt: str,
-              k1: float | None, b: float | None, concurrency: int, timeout: float) -> None:
+              passages: bool, k1: float | None, b: float | None, concurrency: int,
+              timeout: float) -> None:
     """Index pages: render and segment each once, store its blocks beside the index.
 
     \b
@@ -116,7 +120,7 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
     """
     from ir import Analyzer, Index
     from ir.blocks import SOURCES
-    from ir.index import DEFAULT_B, DEFAULT_K1
+    from ir.index import DEFAULT_B, DEFAULT_K1, DEFAULT_PASSAGES
     from ir.store import IndexCorruptError, IndexNotFoundError
     from webseg.segmenters import available
 
@@ -142,7 +146,10 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
             ix = Index.create(output, backend=backend, sources=srcs, overwrite=overwrite,
                               analyzer=Analyzer(stopwords=stopwords, stemmer=stemmer),
                               k1=DEFAULT_K1 if k1 is None else k1,
-                              b=DEFAULT_B if b is None else b, fields=_parse_fields(fields_opt))
+                              b=DEFAULT_B if b is None else b,
+                              fields=None if fmt == "jsonl" and fields_opt == "default"
+                              else _parse_fields(fields_opt),
+                              passages=DEFAULT_PASSAGES if passages and fmt == "html" else None)
     except (FileExistsError, NotADirectoryError, IndexNotFoundError) as e:
         raise click.UsageError(f"{e} (use --append or --overwrite)" if isinstance(
             e, FileExistsError) else str(e)) from None

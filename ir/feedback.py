@@ -94,8 +94,8 @@ class BlockParams:
 #: Block-PRF parameters of ``webseg search --prf blocks``: the best configuration measured on
 #: the dev collection (eval/results/prf/content/chosen.json; the dataclass defaults above stay
 #: the paper's, which the issue-7 tables use).
-BEST_BLOCKS: dict[str, Any] = {"source": "windows", "fb_pages": 80, "fb_blocks": 20,
-                               "fb_terms": 10, "orig_weight": 0.5, "min_block_weight": 0.5,
+BEST_BLOCKS: dict[str, Any] = {"source": "vips", "fb_pages": 80, "fb_blocks": 10,
+                               "fb_terms": 20, "orig_weight": 0.7, "min_block_weight": 0.5,
                                "weight_power": 1.0}
 
 

@@ -38,13 +38,13 @@ BACKENDS = ("bm25", "lucene")
 
 #: Field weights of the content-aware default (``webseg index``), chosen on the dev collection
 #: (the cranfield web versions; eval/results/prf/README.md "Content-aware indexing").
-DEFAULT_FIELDS: dict[str, float] = {"title": 1.0, "main": 1.0, "rest": 0.1}
+DEFAULT_FIELDS: dict[str, float] = {"title": 0.0, "main": 1.0, "rest": 0.25}
 #: BM25 parameters of ``webseg index`` (chosen on the same dev collections).
-DEFAULT_K1, DEFAULT_B = 1.5, 0.75
+DEFAULT_K1, DEFAULT_B = 1.5, 0.4
 #: Passage evidence of ``webseg index``: a page's score is its field-weighted BM25 plus
 #: ``weight`` x the best BM25 score of its content blocks of ``source`` (blocks with P(main) >=
 #: ``min_block_weight`` and >= ``min_terms`` terms, scored as documents of their own).
-DEFAULT_PASSAGES: dict[str, Any] = {"source": "vips", "weight": 1.0, "min_block_weight": 0.5,
+DEFAULT_PASSAGES: dict[str, Any] = {"source": "vips", "weight": 2.0, "min_block_weight": 0.5,
                                     "min_terms": 3}
 
 

@@ -28,7 +28,9 @@ from typing import Any
 
 import numpy as np
 
+from webseg.blocks.context import context_features
 from webseg.blocks.train import (
+    STAGE2_COLS,
     TABLE_ROOT,
     PageTable,
     fit_stages,
@@ -40,9 +42,19 @@ from webseg.blocks.train import (
 DECODERS = ("threshold", "stack")
 
 
+def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    import gzip
+
+    with gzip.open(path, "wt", encoding="utf-8", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
 def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5, max_rows: int = 30,
-               **hgb: Any) -> list[dict[str, Any]]:
-    """Per-page out-of-fold scores for every decoder."""
+               out_csv: Path | None = None, **hgb: Any) -> list[dict[str, Any]]:
+    """Per-page out-of-fold scores for every decoder (written to ``out_csv`` after each fold,
+    so an interrupted run keeps its finished folds)."""
     fold = np.array([fold_of(m["site"], folds) for m in t.meta])
     rows: list[dict[str, Any]] = []
     for k in range(folds):
@@ -52,18 +64,25 @@ def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5, max_rows: 
         st = fit_stages(t, tr, log=log, max_rows=max_rows, **hgb)
         r_te = t.rows(te)
         s1_all = np.zeros(len(t.y))
+        s2_all = np.zeros(len(t.y))
         s1_all[r_te] = st.s1(t.X[r_te])
+        X2 = np.vstack([np.hstack([t.X[t.off[p]:t.off[p + 1]],
+                                   context_features(s1_all[t.off[p]:t.off[p + 1]],
+                                                    t.chars[t.off[p]:t.off[p + 1]],
+                                                    t.ranges[t.off[p]:t.off[p + 1]])])
+                        for p in te])
+        s2_all[r_te] = st.stage2.predict_proba(X2[:, STAGE2_COLS])[:, 1]
         for p in te:
             a, b = t.off[p], t.off[p + 1]
-            s1 = s1_all[a:b]
-            s2 = st.s2(t.X[a:b], s1, t.chars[a:b], t.ranges[a:b])
-            for dec, s in (("threshold", s1), ("stack", s2)):
+            for dec, s in (("threshold", s1_all[a:b]), ("stack", s2_all[a:b])):
                 pr, rc, f1 = page_f1(t, p, s >= threshold)
                 rows.append({**{k_: t.meta[p][k_] for k_ in ("dataset", "id", "variant",
                                                               "page_type", "split", "site")},
                              "fold": k, "method": f"blocks-{dec}", "p": pr, "r": rc, "f1": f1})
         log(f"  fold {k}: {len(tr)} train pages, {len(te)} test pages, "
             f"{time.perf_counter() - t0:.0f} s")
+        if out_csv is not None and rows:
+            write_rows(out_csv, rows)
     return rows
 
 
@@ -164,8 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--peers-csv", type=Path,
                     default=Path("eval/results/templates/per_page.csv.gz"),
                     help="eval.templates per-page results holding the peers")
-    ap.add_argument("--max-rows", type=int, default=30, help="training draws per page")
-    ap.add_argument("--max-iter", type=int, default=100, help="boosting iterations")
+    ap.add_argument("--max-rows", type=int, default=12, help="training draws per page")
+    ap.add_argument("--max-iter", type=int, default=70, help="boosting iterations")
     ap.add_argument("--report-only", action="store_true",
                     help="tables from the per-page CSV already in --out")
     a = ap.parse_args(argv)
@@ -175,20 +194,19 @@ def main(argv: list[str] | None = None) -> int:
 
     datasets = [d for d in a.datasets.split(",") if d]
     a.out.mkdir(parents=True, exist_ok=True)
-    per_page = a.out / "per_page.csv"
+    per_page = a.out / "per_page.csv.gz"
     if a.report_only:
-        with per_page.open(encoding="utf-8") as f:
+        import gzip
+
+        with gzip.open(per_page, "rt", encoding="utf-8") as f:
             rows = [{**r, "f1": float(r["f1"]), "p": float(r["p"]), "r": float(r["r"])}
                     for r in csv.DictReader(f)]
     else:
         t = load_tables(datasets, a.table_root)
         log(f"table: {t.n_pages} pages ({sum(m['variant'] == 'parsed' for m in t.meta)} "
             f"parsed), {len(t.y)} leaves")
-        rows = cv_predict(t, a.folds, log, max_rows=a.max_rows, max_iter=a.max_iter)
-        with per_page.open("w", encoding="utf-8", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
+        rows = cv_predict(t, a.folds, log, max_rows=a.max_rows, out_csv=per_page,
+                          max_iter=a.max_iter)
     peers = [r for r in peer_rows(a.peers_csv) if r["dataset"] in datasets]
     md = summarise(rows, peers)
     cmd = "python -m eval.blocks " + " ".join(sys.argv[1:] if argv is None else argv)

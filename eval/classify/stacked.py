@@ -9,10 +9,11 @@ view's model (:func:`classify.stacked.fit_view`) is fitted once on the training 
 the out-of-fold outputs the stacker learns from; the stacker's hyper-parameters are fixed a
 priori. The test pages of a fold are never seen by any fitting or choice. Then:
 
-* ``stacked``: all default views under gradient-boosted trees, temperature-calibrated;
-* ``stacked-lr``: same inputs, multinomial logistic regression as the stacker;
-* ``stacked-no-<view>``: ablation, the stack without one view (trees, no calibration:
-  the temperature does not change the predicted type);
+* ``stacked``: all default views under a multinomial logistic-regression stacker,
+  temperature-calibrated (the shipped default);
+* ``stacked-gbdt``: same inputs, gradient-boosted trees as the stacker (no calibration: the
+  temperature does not change the predicted type);
+* ``stacked-no-<view>``: ablation, the stack without one view;
 * ``only-<view>``: one view's linear SVM alone (``only-text`` is the plain text TF-IDF
   baseline: words + bigrams, linear SVM, C by inner CV);
 * ``tfidf-plain``: one linear SVM over the text, URL and DOM TF-IDF side by side (the
@@ -88,7 +89,7 @@ def run_fold(docs: list[dict[str, Any]], y: np.ndarray, groups: np.ndarray, tr: 
     s_tr = [docs[i].get("struct", {}) for i in tr]
     s_te = [docs[i].get("struct", {}) for i in te]
 
-    def stack(vs: tuple[str, ...], stacker: str = "gbdt", calibrate: bool = False
+    def stack(vs: tuple[str, ...], stacker: str = "lr", calibrate: bool = False
               ) -> StackedModel:
         m = StackedModel(views=vs, stacker=stacker)
         m.fit_stacker(np.hstack([oof[v] for v in vs]), s_tr, y[tr], inner, calibrate)
@@ -100,8 +101,8 @@ def run_fold(docs: list[dict[str, Any]], y: np.ndarray, groups: np.ndarray, tr: 
     out["pred"]["stacked"] = classes[proba.argmax(1)]
     out["proba"] = proba
     out["temperature"] = m.temperature
-    m = stack(views, "lr")
-    out["pred"]["stacked-lr"] = classes[
+    m = stack(views, "gbdt")
+    out["pred"]["stacked-gbdt"] = classes[
         m.proba_from_base(np.hstack([test[v] for v in views]), s_te).argmax(1)]
     for v in views:
         rest = tuple(w for w in views if w != v)

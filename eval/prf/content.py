@@ -37,25 +37,49 @@ def _log(m: str) -> None:
     print(m, flush=True)
 
 
-def build_indexes(web: Path, sources: list[str] = SOURCES, log: Callable[[str], None] = _log
-                  ) -> tuple[Path, Path]:
-    """The content index and the trafilatura index of a rendered web version (resumable)."""
+def build_indexes(web: Path, sources: list[str] = SOURCES, log: Callable[[str], None] = _log,
+                  parts: tuple[str, ...] = ("content", "peer")) -> tuple[Path, Path]:
+    """The content index and the trafilatura index of a rendered web version (resumable;
+    ``parts`` selects which, so the two can be built by two processes at once)."""
+    from ir import Index
+    from ir.pipeline import doc_from_text
+    from ir.store import IndexNotFoundError
+
+    pages = [json.loads(line) for line in (web / "pages.jsonl").open(encoding="utf-8")]
+    out = web.parent / f"{web.name}-content-index"
+    tra = web.parent / f"{web.name}-trafilatura-index"
+    if "content" in parts:
+        _build_content(web, pages, out, sources, log)
+    if "peer" not in parts:
+        return out, tra
+    try:
+        tx = Index.open(tra)
+    except IndexNotFoundError:
+        tx = Index.create(tra, sources=["windows"])
+    todo = [p for p in pages if p["id"] not in tx.pos]
+    if todo:
+        import trafilatura
+
+        docs = []
+        for p in todo:
+            html = (web / p["html"]).read_text(encoding="utf-8", errors="replace")
+            text = trafilatura.extract(html) or ""
+            docs.append(doc_from_text(p["id"], text, tx.analyzer))
+        tx.add(docs)
+    return out, tra
+
+
+def _build_content(web: Path, pages: list[dict], out: Path, sources: list[str],
+                   log: Callable[[str], None]) -> None:
     from ir import Index
     from ir.pipeline import doc_from_page, doc_from_text, html_text
     from ir.store import IndexNotFoundError
     from webseg.page import Page
 
-    pages = [json.loads(line) for line in (web / "pages.jsonl").open(encoding="utf-8")]
-    out = web.parent / f"{web.name}-content-index"
-    tra = web.parent / f"{web.name}-trafilatura-index"
     try:
         ix = Index.open(out)
     except IndexNotFoundError:
         ix = Index.create(out, sources=sources)
-    try:
-        tx = Index.open(tra)
-    except IndexNotFoundError:
-        tx = Index.create(tra, sources=["windows"])
     t0, batch = time.time(), []
     todo = [p for p in pages if p["id"] not in ix.pos]
     log(f"{web.name}: {len(todo)} pages to index")
@@ -72,17 +96,6 @@ def build_indexes(web: Path, sources: list[str] = SOURCES, log: Callable[[str], 
             ix.add(batch)
             batch = []
             log(f"  {n}/{len(todo)} ({n / (time.time() - t0):.2f} pages/s)")
-    todo = [p for p in pages if p["id"] not in tx.pos]
-    if todo:
-        import trafilatura
-
-        docs = []
-        for p in todo:
-            html = (web / p["html"]).read_text(encoding="utf-8", errors="replace")
-            text = trafilatura.extract(html) or ""
-            docs.append(doc_from_text(p["id"], text, tx.analyzer))
-        tx.add(docs)
-    return out, tra
 
 
 def _map(ix: Any, coll: Collection, prf: str = "none", **params: Any) -> float:
@@ -151,15 +164,64 @@ def tune(webs: list[Path], log: Callable[[str], None] = _log) -> dict[str, Any]:
         res.append((m, prm))
         record("rm3", m, **prm)
     best["rm3"] = max(res, key=lambda r: r[0])[1]
+    best["blocks"] = _tune_blocks(ixs, mean_map, record)
+    best["dev"] = [w.name for w in webs]
+    (RESULTS / "chosen.json").write_text(json.dumps(best, indent=1), encoding="utf-8")
+    return best
+
+
+def _tune_blocks(ixs: list[Any], mean_map: Callable[..., float],
+                 record: Callable[..., None]) -> dict[str, Any]:
+    """Block PRF grid (kept small: a block-PRF run of the dev topics is the slowest step):
+    source x original-query weight x expansion terms from content blocks, then whether
+    dropping the content filter helps the best of them."""
     res = []
-    for src, fb_blocks, fb_terms, mbw in product(("vips", "windows", "pagelevel"), (10, 20),
-                                                 (10, 20), (0.0, 0.5)):
-        prm = {"source": src, "fb_pages": 80, "fb_blocks": fb_blocks, "fb_terms": fb_terms,
-               "orig_weight": 0.5, "min_block_weight": mbw, "weight_power": 1.0}
+    for src, ow, fb_terms in product(("vips", "windows"), (0.5, 0.7), (10, 20)):
+        prm = {"source": src, "fb_pages": 80, "fb_blocks": 10, "fb_terms": fb_terms,
+               "orig_weight": ow, "min_block_weight": 0.5, "weight_power": 1.0}
         m = mean_map(ixs, "blocks", **prm)
         res.append((m, prm))
         record("blocks", m, **prm)
-    best["blocks"] = max(res, key=lambda r: r[0])[1]
+    top = dict(max(res, key=lambda r: r[0])[1])
+    for variant in ({"min_block_weight": 0.0}, {"fb_blocks": 20}):
+        prm = {**top, **variant}
+        m = mean_map(ixs, "blocks", **prm)
+        res.append((m, prm))
+        record("blocks", m, **prm)
+    return max(res, key=lambda r: r[0])[1]
+
+
+def finish_tune(webs: list[Path], log: Callable[[str], None] = _log) -> dict[str, Any]:
+    """Resume :func:`tune` from its trace: the best of each finished stage, then blocks."""
+    from ir import Index
+
+    trace = json.loads((RESULTS / "tuning_trace.json").read_text())
+    colls = [load_collection(w, docs_file="pages.jsonl") for w in webs]
+    paths = [w.parent / f"{w.name}-content-index" for w in webs]
+    best = json.loads(json.dumps(BASE))
+
+    def top(stage: str) -> dict[str, Any]:
+        rows = [t for t in trace if t["stage"] == stage]
+        return {k: v for k, v in max(rows, key=lambda t: t["map"]).items()
+                if k not in ("stage", "map")}
+
+    f = top("bm25f")
+    best["k1"], best["b"], best["fields"] = f["k1"], f["b"], f["fields"]
+    best["passages"] = top("passages")
+    best["rm3"] = top("rm3")
+    ixs = [Index.open(p, k1=best["k1"], b=best["b"], fields=best["fields"],
+                      passages=best["passages"]) for p in paths]
+
+    def mean_map(ixs: list[Any], prf: str = "none", **params: Any) -> float:
+        v = sum(_map(ix, c, prf, **params) for ix, c in zip(ixs, colls, strict=True))
+        return v / len(colls)
+
+    def record(stage: str, m: float, **kw: Any) -> None:
+        trace.append({"stage": stage, **kw, "map": round(m, 4)})
+        log(f"  {stage} {kw}: {m:.4f}")
+        (RESULTS / "tuning_trace.json").write_text(json.dumps(trace, indent=1))
+
+    best["blocks"] = _tune_blocks(ixs, mean_map, record)
     best["dev"] = [w.name for w in webs]
     (RESULTS / "chosen.json").write_text(json.dumps(best, indent=1), encoding="utf-8")
     return best
@@ -185,7 +247,7 @@ def systems_for(web: Path, chosen: dict[str, Any]) -> list[System]:
             System(f"bm25f+passages({pas['source']}) = default", best),
             System("rm3-page", page, "rm3", chosen["rm3"]),
             System("rm3 (default index)", best, "rm3", chosen["rm3"])]
-    for src in SOURCES:
+    for src in ("vips", "windows", "pagelevel"):
         rows.append(System(f"blocks({src}) content, default index", best, "blocks",
                            {**bp, "source": src}))
     rows.append(System(f"blocks({bp['source']}) all blocks, default index", best, "blocks",
@@ -255,18 +317,49 @@ def report(webs: list[Path], data: Path, log: Callable[[str], None] = _log) -> s
     return "\n".join(mds)
 
 
+def summarize(names: list[str]) -> str:
+    """The targets table over the reported web versions (``targets.md``)."""
+    lines = ["| web version | role | clean BM25 | 0.95 x clean | default | trafilatura | "
+             "page BM25 | block PRF (vips, content) | rm3 default index | rm3 page | "
+             "blocks / (rm3 page x 1.15) |", "|---|---|" + "---:|" * 9]
+    for name in names:
+        f = RESULTS / name / "summary.json"
+        if not f.exists():
+            continue
+        r = json.loads(f.read_text())
+        m = {row["system"]: row["AP"] for row in r["rows"]}
+        dflt = next(v for k, v in m.items() if k.endswith("= default"))
+        blk = m["blocks(vips) content, default index"]
+        chosen = json.loads((RESULTS / "chosen.json").read_text())
+        role = "dev" if name in chosen["dev"] else "test"
+        c = r["clean_bm25_map"]
+        lines.append(
+            f"| {name} | {role} | {c:.4f} | {0.95 * c:.4f} | **{dflt:.4f}** | "
+            f"{m['bm25-trafilatura']:.4f} | {m['bm25-page']:.4f} | **{blk:.4f}** | "
+            f"{m['rm3 (default index)']:.4f} | {m['rm3-page']:.4f} | "
+            f"{blk / (1.15 * m['rm3-page']):.3f} |")
+    md = "\n".join(lines) + "\n"
+    (RESULTS / "targets.md").write_text(md, encoding="utf-8")
+    return md
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.prf.content", description=__doc__)
-    ap.add_argument("command", choices=["index", "tune", "report"])
+    ap.add_argument("command", choices=["index", "tune", "finish-tune", "report", "summarize"])
     ap.add_argument("--web", required=True, help="web version folder(s), comma-separated")
     ap.add_argument("--data", default="../shared/data/ir")
+    ap.add_argument("--parts", default="content,peer", help="index: content, peer or both")
     a = ap.parse_args(argv)
     webs = [Path(w) for w in a.web.split(",") if w]
     if a.command == "index":
         for w in webs:
-            build_indexes(w)
+            build_indexes(w, parts=tuple(a.parts.split(",")))
     elif a.command == "tune":
         print(json.dumps(tune(webs), indent=1))
+    elif a.command == "finish-tune":
+        print(json.dumps(finish_tune(webs), indent=1))
+    elif a.command == "summarize":
+        print(summarize([w.name for w in webs]))
     else:
         report(webs, Path(a.data))
     return 0

@@ -322,15 +322,18 @@ class Stages:
 
 
 def fit_stages(t: PageTable, pages: np.ndarray, inner_folds: int = 2, log=print,
-               max_rows: int = 30, **hgb: Any) -> Stages:
+               max_rows: int = 30, stage2_share: float = 0.5, **hgb: Any) -> Stages:
     """Stage 1: one model per inner fold (grouped by site), each scoring the pages it did not
-    see - those out-of-fold scores train stage 2; new pages get the mean of the models."""
+    see - those out-of-fold scores train stage 2; new pages get the mean of the models.
+    Stage 2 trains on a ``stage2_share`` of the pages (by hash of the id; scoring every leaf
+    of every training page is the expensive part), with twice the draws per page."""
     pages = np.sort(np.asarray(pages))
     s1 = np.zeros(len(t.y))
     inner = np.array([fold_of(t.meta[p]["site"], inner_folds, "inner") for p in pages])
+    s2_pages = np.array([_hash01("stage2:" + t.meta[p]["id"]) < stage2_share for p in pages])
     models = []
     for k in range(inner_folds):
-        tr, te = pages[inner != k], pages[inner == k]
+        tr, te = pages[inner != k], pages[(inner == k) & s2_pages]
         rows, _ = training_rows(t, tr, max_rows=max_rows, seed=k)
         t0 = time.perf_counter()
         m = _hgb(**hgb).fit(t.X[rows][:, STAGE1_COLS], t.y[rows])
@@ -338,10 +341,11 @@ def fit_stages(t: PageTable, pages: np.ndarray, inner_folds: int = 2, log=print,
         s1[r_te] = m.predict_proba(t.X[r_te][:, STAGE1_COLS])[:, 1]
         models.append(m)
         log(f"    stage 1, inner fold {k}: {len(rows)} rows, {time.perf_counter() - t0:.0f} s")
-    rows2, _ = training_rows(t, pages, max_rows=max_rows, seed=7)
+    pages2 = pages[s2_pages]
+    rows2, _ = training_rows(t, pages2, max_rows=2 * max_rows, seed=7)
     # stage-2 rows of the sampled leaves (context needs the whole page's scores)
     X2 = []
-    for p in pages:
+    for p in pages2:
         a, b = t.off[p], t.off[p + 1]
         sel = rows2[(rows2 >= a) & (rows2 < b)]
         if not len(sel):

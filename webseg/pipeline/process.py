@@ -78,17 +78,13 @@ class PipelineConfig:
 
 def stored_doc_to_dict(doc: Any) -> dict[str, Any]:
     """An :class:`ir.store.StoredDoc` as JSON (what the journal keeps until indexing)."""
-    return {**doc.head_dict(),
-            "blocks": {s: [b.to_dict() for b in bl] for s, bl in doc.blocks.items()}}
+    return doc.to_dict()
 
 
 def stored_doc_from_dict(d: dict[str, Any]) -> Any:
-    from ir.store import Block, StoredDoc
+    from ir.store import StoredDoc
 
-    return StoredDoc(id=d["id"], terms=d["terms"], url=d.get("url"), title=d.get("title", ""),
-                     status=d.get("status", "ok"), reason=d.get("reason"),
-                     blocks={s: [Block.from_dict(b) for b in bl]
-                             for s, bl in (d.get("blocks") or {}).items()})
+    return StoredDoc.from_dict(d)
 
 
 def error_record(rec_id: str, url: str | None, stage: str, message: str,
@@ -169,15 +165,11 @@ class PageProcessor:
         """The page as the search index stores it (terms + blocks), exactly as ``webseg index``
         builds it (:func:`ir.pipeline.doc_from_page`), reusing the segment stage's
         segmentation when it has one (same segmenter and parameters)."""
-        from ir.blocks import segmentation_blocks
         from ir.pipeline import doc_from_page
 
         source = self.config.segmenter
-        if seg is None or source == "pagelevel":
-            doc = doc_from_page(rec_id, page, self.analyzer, [source], url=url)
-        else:
-            doc = doc_from_page(rec_id, page, self.analyzer, [], url=url)
-            doc.blocks[source] = segmentation_blocks(seg, self.analyzer)
+        segs = {} if seg is None else {source: seg}
+        doc = doc_from_page(rec_id, page, self.analyzer, [source], url=url, segmentations=segs)
         return stored_doc_to_dict(doc)
 
     # ------------------------------------------------------------------ stages
