@@ -175,3 +175,22 @@ def test_passage_evidence_ranks_pages_by_their_best_content_block(tmp_path):
     ix.add([StoredDoc("together", {"zebra": 1}, blocks={"vips": [blk("zebra", 0.9)]})])
     assert "together" not in ix.search("steel cables", k=3).ids
     assert Index.open(tmp_path / "i").search("steel cables", k=3).ids[0] == "apart"
+
+
+def test_weights_computed_in_slices_equal_one_pass(monkeypatch):
+    """The weight refresh works in slices of postings (bounded memory): same scores."""
+    import ir.bm25
+    from ir.bm25 import EmbeddedBM25
+
+    rng = np.random.default_rng(1)
+    docs = [{f"t{j}": int(c) for j, c in zip(rng.integers(0, 30, 6), rng.integers(1, 4, 6),
+                                             strict=True)} for _ in range(200)]
+    q = {"t1": 1.0, "t2": 1.0, "t9": 0.5}
+    whole = EmbeddedBM25(docs)
+    whole.remove(3)
+    ref = whole.scores(q)
+    monkeypatch.setattr(ir.bm25, "_SLICE", 7)
+    sliced = EmbeddedBM25(docs)
+    sliced.remove(3)
+    np.testing.assert_allclose(sliced.scores(q), ref, rtol=1e-6)
+    assert sliced.df("t1") == whole.df("t1") and sliced.avgdl == pytest.approx(whole.avgdl)
