@@ -116,6 +116,7 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
       webseg index crawl.warc.gz -o idx --segmenter vips,dom
       webseg index more/ -o idx --append                # incremental add
       webseg index docs.jsonl --format jsonl -o idx --backend lucene
+      webseg index out/ -o idx --backend lucene         # a pipeline / spark output folder
     """
     from ir import Analyzer, Index
     from ir.blocks import SOURCES
@@ -131,6 +132,13 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
         if s not in known:
             raise click.UsageError(f"unknown block source {s!r}; use one of "
                                    f"{', '.join(sorted(SOURCES))} or a registered segmenter")
+    if fmt == "html" and len(inputs) == 1:
+        from ir.from_output import is_output_folder
+
+        if is_output_folder(inputs[0]):
+            _index_output_folder(inputs[0], output, backend, overwrite, append, stemmer,
+                                 stopwords, k1, b)
+            return
     try:
         if append:
             ix = Index.open(output)
@@ -171,6 +179,36 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
     click.echo(f"{output}: {len(ix)} documents, backend {ix.backend_name}, "
                f"blocks {','.join(ix.sources)}", err=True)
     sys.exit(EXIT_FAILED if failed else EXIT_OK)
+
+
+def _index_output_folder(folder: str, output: str, backend: str, overwrite: bool, append: bool,
+                         stemmer: str, stopwords: str, k1: float, b: float) -> None:
+    """``webseg index OUT/`` on a `webseg pipeline` / `webseg spark` output folder: index the
+    documents its per-page stage stored (no rendering; see :mod:`ir.from_output`)."""
+    import os
+
+    from ir import Analyzer
+    from ir.from_output import build_from_output
+
+    if append:
+        raise click.UsageError("--append does not apply to a pipeline output folder: it is "
+                               "indexed whole into a new index (use --overwrite to replace)")
+    if (stemmer, stopwords) != ("porter", "nltk"):
+        raise click.UsageError("a pipeline output folder holds terms analysed with the default "
+                               "analyzer; --stemmer/--stopwords cannot change them")
+    try:
+        n = build_from_output(folder, output, backend=backend, analyzer=Analyzer(), k1=k1, b=b,
+                              overwrite=overwrite, threads=os.cpu_count() or 1)
+    except FileExistsError as e:
+        raise click.UsageError(f"{e} (use --overwrite)") from None
+    except (ImportError, ValueError) as e:
+        raise click.UsageError(str(e)) from None
+    except RuntimeError as e:
+        _err(f"{folder}: index: {e}")
+        sys.exit(EXIT_FAILED)
+    click.echo(f"{output}: {n} documents from {folder} (no rendering), backend {backend}",
+               err=True)
+    sys.exit(EXIT_OK)
 
 
 @click.command("search")
