@@ -21,7 +21,7 @@ def test_doc_from_page_splits_main_text_from_boilerplate(monkeypatch):
     page = news_page(para1=PARA1, para2=PARA2)
     story = {11, 13, 15}  # text leaves of the story div (nav and footer are boilerplate)
 
-    def model(pg):
+    def model(pg, name="blocks"):
         return np.asarray([0.9 if j in story else 0.1 for j in pg.text_leaves.tolist()]), None
 
     monkeypatch.setattr(ir.content, "leaf_main_prob", model)
@@ -46,13 +46,18 @@ def test_doc_from_page_splits_main_text_from_boilerplate(monkeypatch):
     assert back.fields == d.fields and back.blocks["dom"][0].weight == bl[0].weight
 
 
-def test_doc_from_page_with_the_real_model_keeps_every_term():
+@pytest.mark.parametrize("model", ["blocks", "pagelevel"])
+def test_doc_from_page_with_the_real_models_keeps_every_term(model):
     page = news_page(para1=PARA1, para2=PARA2)
-    d = doc_from_page("n1", page, AN, ["pagelevel"])
+    d = doc_from_page("n1", page, AN, ["pagelevel"], content_model=model)
     assert d.reason is None and set(d.fields) == {"title", "main", "rest"}
     for t, c in d.terms.items():
         body = d.fields["main"].get(t, 0) + d.fields["rest"].get(t, 0)
         assert body == pytest.approx(c - d.fields["title"].get(t, 0), abs=1e-6)
+    with pytest.raises(ValueError, match="main-content model"):
+        from ir.content import leaf_main_prob
+
+        leaf_main_prob(page, "klingon")
 
 
 def test_doc_from_text_has_fields_and_empty_status():
