@@ -142,11 +142,11 @@ class Page:
     @cached_property
     def depth(self) -> np.ndarray:
         """DOM depth of every node (root 0)."""
-        d = np.zeros(self.n, dtype=np.int32)
-        par = self.parent
-        for i in range(1, self.n):  # pre-order: parent's depth is known
+        d = [0] * self.n
+        par = self.parent.tolist()
+        for i in range(1, self.n):  # pre-order: parent's depth is known (lists: ~5x numpy)
             d[i] = d[par[i]] + 1
-        return d
+        return np.asarray(d, dtype=np.int32)
 
     @cached_property
     def _child_index(self) -> tuple[np.ndarray, np.ndarray]:
@@ -166,13 +166,13 @@ class Page:
     @cached_property
     def subtree_end(self) -> np.ndarray:
         """``subtree_end[i]``: one past the last descendant of ``i`` (pre-order interval)."""
-        end = np.arange(1, self.n + 1, dtype=np.int64)
-        par = self.parent
-        for i in range(self.n - 1, 0, -1):
+        end = list(range(1, self.n + 1))
+        par = self.parent.tolist()
+        for i in range(self.n - 1, 0, -1):  # lists: ~5x faster than numpy scalar indexing
             p = par[i]
             if end[i] > end[p]:
                 end[p] = end[i]
-        return end
+        return np.asarray(end, dtype=np.int64)
 
     def descendants(self, i: int, include_self: bool = True) -> range:
         """Node ids of the subtree rooted at ``i`` (a contiguous range in pre-order)."""

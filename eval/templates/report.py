@@ -21,7 +21,7 @@ __all__ = ["write_report"]
 OURS_TEMPLATE = ["pagelevel-basic", "pagelevel", "pagelevel-merge", "pagelevel-gold"]
 LABEL = {"pagelevel": "PageLevel Smooth", "pagelevel-basic": "PageLevel Basic",
          "pagelevel-merge": "PageLevel Basic+Merge", "pagelevel-gold": "Smooth, supervised model",
-         "keep-all": "keep all text"}
+         "blocks": "block model (in-sample)", "keep-all": "keep all text"}
 PER_PAGE_FIELDS = ["dataset", "id", "page_type", "method", "p", "r", "f1", "pred_words",
                    "t_text_p", "t_text_r", "t_text_f", "t_anchor_text_f", "t_links_f",
                    "segments", "coverage", "template_share", "seconds", "error"]

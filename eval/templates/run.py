@@ -36,11 +36,13 @@ SCORING_VERSION = 1
 THRESHOLD = 0.5
 GOLD_MODEL = Path(__file__).resolve().parents[2] / "webseg" / "models" / "pagelevel-gold.json"
 SITE_MODEL = Path(__file__).resolve().parents[2] / "webseg" / "models" / "pagelevel.json"
+BLOCKS_MODEL = Path(__file__).resolve().parents[2] / "webseg" / "models" / "blocks.json.gz"
 
 
 @dataclass
 class Method:
     """A named extractor. ``kind`` is ``"ours"`` (needs the rendered page, yields a
+    segmentation), ``"blocks"`` (the block-function model, :mod:`webseg.blocks`; no
     segmentation), ``"peer"`` (needs the decoded HTML), ``"all"`` (keep every visible word)
     or ``"align"`` (no extraction: the gold alignment statistics of the page)."""
 
@@ -65,6 +67,15 @@ def our_method(name: str, segmenter: str, **params: Any) -> Method:
                   segmenter, params)
 
 
+def blocks_method(name: str = "blocks", decoder: str = "stack",
+                  model: Path = BLOCKS_MODEL) -> Method:
+    """The block-function model (shipped model unless ``model``). It was trained on these
+    datasets: its numbers here are in-sample; the held-out ones come from ``eval.blocks``."""
+    sig = model.read_bytes() if model.is_file() else b"missing"
+    return Method(name, "blocks", _digest(sig, decoder, SCORING_VERSION), "blocks",
+                  {"decoder": decoder, "model": str(model)})
+
+
 def peer_method(name: str) -> Method:
     if name not in PEERS:
         raise ValueError(f"unknown peer {name!r}")
@@ -77,13 +88,14 @@ def default_ours() -> list[Method]:
             our_method("pagelevel-basic", "pagelevel-basic"),
             our_method("pagelevel-merge", "pagelevel-merge"),
             our_method("pagelevel-gold", "pagelevel", model=str(GOLD_MODEL)),
+            blocks_method(),
             Method("keep-all", "all", _digest("keep-all", SCORING_VERSION))]
 
 
 ALIGN = Method("alignment", "align", _digest("alignment", SCORING_VERSION))
 
 DEFAULT_OURS = ["pagelevel", "pagelevel-basic", "pagelevel-merge", "pagelevel-gold",
-                "keep-all"]
+                "blocks", "keep-all"]
 
 
 class ResultCache:
@@ -173,6 +185,12 @@ def evaluate_page(inp: PageInput, method: Method, get_segmenter: Callable[[Metho
         if method.kind == "ours":
             seg = get_segmenter(method).segment(inp.page)
             text = _leaf_text(inp.page, ~pred_template_leaves(seg))
+        elif method.kind == "blocks":
+            from webseg.blocks import block_functions
+
+            bf = block_functions(inp.page, model=method.params["model"],
+                                 decoder=method.params["decoder"])
+            text = _leaf_text(inp.page, bf.keep[inp.page.text_leaves])
         elif method.kind == "all":
             text = _leaf_text(inp.page, np.ones(len(inp.page.text_leaves), dtype=bool))
         else:

@@ -1,0 +1,215 @@
+"""``python -m eval.blocks``: site-grouped cross-validation of the block model, beside peers.
+
+    python -m webseg.blocks.train table --data ../shared/data/wcxb-dev --data ...  # once
+    python -m eval.blocks --datasets wcxb,dragnet,cleaneval,l3s-gn1,cleanportaleval \\
+        --out eval/results/blocks
+
+Protocol. Every page of the training table (:mod:`webseg.blocks.train`; rendered pages and
+the parsed variant of a fixed 35 % of them) gets a fold from the hash of its manifest ``site``
+(``k`` folds, the same for all datasets, so a site is never in two folds, and a page's parsed
+variant stays with its rendered one). For each fold the two stages are trained on the other
+folds (stage 2 on inner out-of-fold stage-1 scores) and the held-out pages are scored with
+each decoder. Dragnet is reported on its ``test`` split only (its train pages are scored too,
+but left out of the table, as in ``eval.templates``). Scores are the bag-of-words P/R/F1 of
+``eval.templates`` (mean over pages); the peers' per-page scores come from the committed
+``eval/results/templates/per_page.csv.gz`` (same pages, same scorer), and the comparison
+tables use only pages that every method scored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from webseg.blocks.context import context_features
+from webseg.blocks.train import (
+    STAGE2_COLS,
+    TABLE_ROOT,
+    PageTable,
+    fit_stages,
+    fold_of,
+    load_tables,
+    page_f1,
+)
+
+DECODERS = ("threshold", "stack")
+
+
+def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    import gzip
+
+    with gzip.open(path, "wt", encoding="utf-8", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5, max_rows: int = 30,
+               out_csv: Path | None = None, **hgb: Any) -> list[dict[str, Any]]:
+    """Per-page out-of-fold scores for every decoder (written to ``out_csv`` after each fold,
+    so an interrupted run keeps its finished folds)."""
+    fold = np.array([fold_of(m["site"], folds) for m in t.meta])
+    rows: list[dict[str, Any]] = []
+    for k in range(folds):
+        t0 = time.perf_counter()
+        tr = np.flatnonzero(fold != k)
+        te = np.flatnonzero(fold == k)
+        st = fit_stages(t, tr, log=log, max_rows=max_rows, **hgb)
+        r_te = t.rows(te)
+        s1_all = np.zeros(len(t.y))
+        s2_all = np.zeros(len(t.y))
+        s1_all[r_te] = st.s1(t.X[r_te])
+        X2 = np.vstack([np.hstack([t.X[t.off[p]:t.off[p + 1]],
+                                   context_features(s1_all[t.off[p]:t.off[p + 1]],
+                                                    t.chars[t.off[p]:t.off[p + 1]],
+                                                    t.ranges[t.off[p]:t.off[p + 1]])])
+                        for p in te])
+        s2_all[r_te] = st.stage2.predict_proba(X2[:, STAGE2_COLS])[:, 1]
+        for p in te:
+            a, b = t.off[p], t.off[p + 1]
+            for dec, s in (("threshold", s1_all[a:b]), ("stack", s2_all[a:b])):
+                pr, rc, f1 = page_f1(t, p, s >= threshold)
+                rows.append({**{k_: t.meta[p][k_] for k_ in ("dataset", "id", "variant",
+                                                              "page_type", "split", "site")},
+                             "fold": k, "method": f"blocks-{dec}", "p": pr, "r": rc, "f1": f1})
+        log(f"  fold {k}: {len(tr)} train pages, {len(te)} test pages, "
+            f"{time.perf_counter() - t0:.0f} s")
+        if out_csv is not None and rows:
+            write_rows(out_csv, rows)
+    return rows
+
+
+def _mean(v: list[float]) -> float:
+    a = np.array([x for x in v if x is not None], dtype=float)
+    a = a[~np.isnan(a)]
+    return float(a.mean()) if len(a) else float("nan")
+
+
+def reported(row: dict[str, Any]) -> bool:
+    """Dragnet is reported on its test split only (as in eval.templates)."""
+    return not (row["dataset"] == "dragnet" and row.get("split") not in (None, "test"))
+
+
+PEER_METHODS = ("trafilatura", "readability", "justext", "boilerpy3", "pagelevel", "keep-all")
+
+
+def peer_rows(per_page_csv: Path) -> list[dict[str, Any]]:
+    """Per-page results of the peers (and PageLevel, keep-all) from ``eval.templates``'
+    committed per-page table (same pages, same scorer; they do not depend on our model)."""
+    import gzip
+
+    out = []
+    with gzip.open(per_page_csv, "rt", encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            if r["method"] not in PEER_METHODS:
+                continue
+            ds = {"wcxb-dev": "wcxb"}.get(r["dataset"], r["dataset"])
+            out.append({"dataset": ds, "id": r["id"], "method": r["method"],
+                        "f1": float(r["f1"]) if r["f1"] not in ("", "nan") else float("nan")})
+    return out
+
+
+def summarise(rows: list[dict[str, Any]], peers: list[dict[str, Any]]) -> str:
+    """Markdown tables: F1 per dataset (and variant), per WCXB page type; same pages for all."""
+    ours = [r for r in rows if reported(r)]
+    by_page = {(r["dataset"], r["id"]): r for r in ours if r["variant"] == "rendered"}
+    peer_by = defaultdict(dict)
+    for r in peers:
+        if (r["dataset"], r["id"]) in by_page:
+            peer_by[r["method"]][(r["dataset"], r["id"])] = r
+    peer_names = [m for m in PEER_METHODS if m in peer_by]
+    datasets = sorted({r["dataset"] for r in ours})
+    lines = ["## Main-content word F1 (mean over pages), site-grouped CV", "",
+             "| method | variant | " + " | ".join(datasets) + " |",
+             "|---|---|" + "---:|" * len(datasets)]
+    for meth in sorted({r["method"] for r in ours}):
+        for var in ("rendered", "parsed"):
+            cells = []
+            for ds in datasets:
+                v = [r["f1"] for r in ours if r["method"] == meth and r["variant"] == var
+                     and r["dataset"] == ds]
+                cells.append(f"{_mean(v):.3f} ({len(v)})" if v else "-")
+            lines.append(f"| {meth} | {var} | " + " | ".join(cells) + " |")
+    # the peers and ours on exactly the same pages (rendered pages with a result from every peer)
+    lines += ["", "## Same pages: ours (rendered) vs peers", "",
+              "| method | " + " | ".join(datasets) + " |", "|---|" + "---:|" * len(datasets)]
+    common = {k for k in by_page if all(k in peer_by[m] for m in peer_names)}
+    meths = sorted({r["method"] for r in ours})
+    for meth in meths + peer_names:
+        cells = []
+        for ds in datasets:
+            keys = [k for k in common if k[0] == ds]
+            if meth in peer_names:
+                v = [peer_by[meth][k]["f1"] for k in keys]
+            else:
+                v = [r["f1"] for r in ours if r["method"] == meth and r["variant"] == "rendered"
+                     and (r["dataset"], r["id"]) in common and r["dataset"] == ds]
+            cells.append(f"{_mean(v):.3f} ({len(v)})" if v else "-")
+        lines.append(f"| {meth} | " + " | ".join(cells) + " |")
+    types = sorted({r["page_type"] for r in ours if r["page_type"]})
+    if types:
+        lines += ["", "## WCXB per page type (same pages)", "",
+                  "| method | " + " | ".join(types) + " |", "|---|" + "---:|" * len(types)]
+        for meth in meths + peer_names:
+            cells = []
+            for pt in types:
+                keys = [k for k in common if by_page[k]["page_type"] == pt]
+                if meth in peer_names:
+                    v = [peer_by[meth][k]["f1"] for k in keys]
+                else:
+                    v = [r["f1"] for r in ours if r["method"] == meth
+                         and r["variant"] == "rendered" and r["page_type"] == pt
+                         and (r["dataset"], r["id"]) in common]
+                cells.append(f"{_mean(v):.3f} ({len(v)})" if v else "-")
+            lines.append(f"| {meth} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m eval.blocks", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--datasets", default="wcxb,dragnet,cleaneval,l3s-gn1,cleanportaleval",
+                    help="table names (the manifests' source)")
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--out", type=Path, default=Path("eval/results/blocks"))
+    ap.add_argument("--table-root", type=Path, default=TABLE_ROOT)
+    ap.add_argument("--peers-csv", type=Path,
+                    default=Path("eval/results/templates/per_page.csv.gz"),
+                    help="eval.templates per-page results holding the peers")
+    ap.add_argument("--max-rows", type=int, default=12, help="training draws per page")
+    ap.add_argument("--max-iter", type=int, default=70, help="boosting iterations")
+    ap.add_argument("--report-only", action="store_true",
+                    help="tables from the per-page CSV already in --out")
+    a = ap.parse_args(argv)
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    datasets = [d for d in a.datasets.split(",") if d]
+    a.out.mkdir(parents=True, exist_ok=True)
+    per_page = a.out / "per_page.csv.gz"
+    if a.report_only:
+        import gzip
+
+        with gzip.open(per_page, "rt", encoding="utf-8") as f:
+            rows = [{**r, "f1": float(r["f1"]), "p": float(r["p"]), "r": float(r["r"])}
+                    for r in csv.DictReader(f)]
+    else:
+        t = load_tables(datasets, a.table_root)
+        log(f"table: {t.n_pages} pages ({sum(m['variant'] == 'parsed' for m in t.meta)} "
+            f"parsed), {len(t.y)} leaves")
+        rows = cv_predict(t, a.folds, log, max_rows=a.max_rows, out_csv=per_page,
+                          max_iter=a.max_iter)
+    peers = [r for r in peer_rows(a.peers_csv) if r["dataset"] in datasets]
+    md = summarise(rows, peers)
+    cmd = "python -m eval.blocks " + " ".join(sys.argv[1:] if argv is None else argv)
+    (a.out / "summary.md").write_text(f"Command: `{cmd}`\n\n{md}", encoding="utf-8")
+    print(md)
+    return 0

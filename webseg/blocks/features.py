@@ -1,0 +1,354 @@
+"""Per-text-leaf features of the block-function model, vectorised.
+
+The unit is the visible text leaf (:attr:`Page.text_leaves`): what the metrics score and what
+``webseg clean`` prints. Each leaf is described by itself, by its *context levels* - the parent
+element ``p1``, grandparent ``p2``, great-grandparent ``p3``, and the nearest three block-level
+ancestors ``b0``, ``b1``, ``b2`` (``div``, ``p``, ``li``, ``td``, ... see
+:data:`webseg.blocks.vocab.BLOCK_TAGS`) - and by the page. Subtree statistics come from one
+prefix sum over the pre-order intervals ``[i, subtree_end[i])``, so a page costs O(n) numpy work
+plus one pass over the text leaves.
+
+Why these features (issue 14): text and link density of the node, its parent and its block are
+the classic boilerplate signals (Kohlschütter's boilerpipe, trafilatura); class/id/role tokens
+and HTML5 elements are what developers write to mark navigation, footers, comments and the
+article (:mod:`webseg.blocks.vocab`); repeated sibling structures mark menus and teaser lists;
+the closeness to the title and to headings marks the article; geometry (position, width share,
+font size relative to the page's body text) marks the main column on rendered pages.
+
+Language independence: no stop-word lists. The "stop word" ratio uses the page's own most
+frequent short words (``\\w+`` tokens of at most 4 characters, the 30 commonest on the page):
+in running text of any language those dominate, in menus they are rare. Punctuation counts all
+Unicode non-word, non-space characters; sentence ends count ``. ! ? 。 ！ ？ ؟ ।`` followed by a
+space or the end.
+
+On a page without layout (:func:`webseg.parse.parse`) every geometric and style feature is NaN
+(the trained trees send NaN down a learned branch); :data:`GEOMETRY` lists those columns.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from webseg.blocks.vocab import BLOCK_TAGS, CATEGORY_NAMES, SEMANTIC_TAGS, attr_mask
+from webseg.page import Page, normalize_text
+from webseg.templates.features import FEATURE_NAMES as PL_NAMES
+from webseg.templates.features import node_features
+
+__all__ = ["FEATURE_NAMES", "GEOMETRY", "LEVELS", "CONTEXT_LEVELS", "LeafFeatures",
+           "leaf_features"]
+
+_WORD = re.compile(r"\w+")
+_PUNCT = re.compile(r"[^\w\s]")
+_SENT = re.compile(r"[.!?。！？؟।](?:\s|$)")
+_DIGIT = re.compile(r"\d")
+
+#: context levels of a leaf (node ids), in the order of the level features
+LEVELS = ("p1", "p2", "p3", "b0", "b1", "b2")
+#: levels whose leaf ranges stage 2 (:mod:`webseg.blocks.context`) averages scores over
+CONTEXT_LEVELS = ("p1", "p2", "p3", "b0", "b1", "b2", "b3", "b4")
+
+_LEAF = ("leaf_log_chars", "leaf_words", "leaf_mean_word_len", "leaf_punct_ratio",
+         "leaf_sent_ends", "leaf_digit_ratio", "leaf_stop_ratio", "leaf_in_link",
+         "leaf_upper_start", "leaf_title_share", "leaf_title_cover", "leaf_is_heading")
+_LEVEL = ("log_chars", "link_density", "stop_ratio", "punct_ratio", "sent_per_word",
+          "words_per_leaf", "log_leaves", "page_share", "log_children", "same_sig_share",
+          "max_sig_share", "depth_gap")
+_POS = ("pos_chars", "pos_leaf", "dist_prev_heading", "dist_next_heading", "after_h1",
+        "dist_h1", "dist_title_leaf", "depth")
+_PAGE = ("page_log_chars", "page_log_leaves", "page_link_share", "page_log_nodes",
+         "page_stop_ratio", "has_layout")
+_GEOM = ("x", "y", "w", "h", "cx", "font_rel", "font_weight", "b0_x", "b0_w", "b0_y", "b0_h",
+         "b1_w", "b1_h", "y_px_log", "fold")
+_PL_LEVELS = ("b0", "b1")
+
+FEATURE_NAMES: tuple[str, ...] = (
+    _LEAF
+    + tuple(f"{lv}_{f}" for lv in LEVELS for f in _LEVEL)
+    + tuple(f"cat_any_{c}" for c in CATEGORY_NAMES)
+    + tuple(f"cat_near_{c}" for c in CATEGORY_NAMES)
+    + tuple(f"{t}_any" for t in SEMANTIC_TAGS)
+    + tuple(f"{t}_near" for t in SEMANTIC_TAGS)
+    + _POS + _PAGE + tuple(f"g_{g}" for g in _GEOM)
+    + tuple(f"pl_{lv}_{f}" for lv in _PL_LEVELS for f in PL_NAMES)
+)
+_COL = {n: k for k, n in enumerate(FEATURE_NAMES)}
+#: columns that need layout (NaN on parsed pages)
+GEOMETRY: tuple[str, ...] = tuple(
+    [f"g_{g}" for g in _GEOM]
+    + [f"pl_{lv}_{f}" for lv in _PL_LEVELS for f in PL_NAMES[:7]])
+GEOMETRY_COLS = np.array([_COL[g] for g in GEOMETRY], dtype=np.int64)
+
+
+@dataclass
+class LeafFeatures:
+    """Features of one page: ``X[k]`` describes text leaf ``leaves[k]``.
+
+    ``chars``/``words``: per leaf; ``ranges``: ``(n_leaves, len(CONTEXT_LEVELS), 2)`` half-open
+    intervals of leaf indices covered by each context level's subtree (what stage 2 averages
+    over); ``tokens``: the leaf's ``\\w+`` tokens (lower case), for scoring and training.
+    """
+
+    leaves: np.ndarray
+    X: np.ndarray
+    chars: np.ndarray
+    words: np.ndarray
+    ranges: np.ndarray
+    tokens: list[list[str]]
+
+
+def _interval_any(self_mask: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """For each node: some ancestor-or-self has the flag (columns of ``self_mask``)."""
+    n = self_mask.shape[0]
+    diff = np.zeros((n + 1,) + self_mask.shape[1:], dtype=np.int32)
+    diff[:n] += self_mask
+    np.subtract.at(diff, end, self_mask.astype(np.int32))
+    return np.cumsum(diff[:n], axis=0) > 0
+
+
+def _nearest_block(parent: np.ndarray, is_block: np.ndarray) -> np.ndarray:
+    """Nearest block-level *strict* ancestor of every node (0 for the root's children)."""
+    par = parent.tolist()
+    blk = is_block.tolist()
+    nb = [0] * len(par)
+    for i in range(1, len(par)):  # pre-order: the parent is done
+        p = par[i]
+        nb[i] = p if blk[p] else nb[p]
+    return np.asarray(nb, dtype=np.int64)
+
+
+def leaf_features(page: Page) -> LeafFeatures:
+    """Feature matrix ``(n_leaves, len(FEATURE_NAMES))`` float64 of the page's text leaves."""
+    n = page.n
+    leaves = page.text_leaves.astype(np.int64)
+    m = len(leaves)
+    F = len(FEATURE_NAMES)
+    if m == 0:
+        return LeafFeatures(leaves, np.zeros((0, F)), np.zeros(0), np.zeros(0),
+                            np.zeros((0, len(CONTEXT_LEVELS), 2), dtype=np.int64), [])
+    X = np.full((m, F), np.nan)
+    end = page.subtree_end.astype(np.int64)
+    par = page.parent.astype(np.int64)
+    tags = page.tag
+
+    # ---------------------------------------------------------------- leaf text statistics
+    texts = [normalize_text(page.text[j]) for j in leaves.tolist()]
+    tokens = [_WORD.findall(t.lower()) for t in texts]
+    chars = np.fromiter((len(t) for t in texts), dtype=np.float64, count=m)
+    words = np.fromiter((len(t) for t in tokens), dtype=np.float64, count=m)
+    punct = np.fromiter((len(_PUNCT.findall(t)) for t in texts), dtype=np.float64, count=m)
+    sents = np.fromiter((len(_SENT.findall(t)) for t in texts), dtype=np.float64, count=m)
+    digits = np.fromiter((len(_DIGIT.findall(t)) for t in texts), dtype=np.float64, count=m)
+    upper = np.fromiter((t[:1].isupper() for t in texts), dtype=np.float64, count=m)
+    short = Counter(w for toks in tokens for w in toks if len(w) <= 4)
+    stopset = {w for w, _ in short.most_common(30)}
+    stops = np.fromiter((sum(w in stopset for w in toks) for toks in tokens),
+                        dtype=np.float64, count=m)
+    title_words = set(_WORD.findall((page.title or "").lower()))
+    if title_words:
+        tshare = np.fromiter((sum(w in title_words for w in toks) / len(toks) if toks else 0.0
+                              for toks in tokens), dtype=np.float64, count=m)
+        tcover = np.fromiter((len(title_words.intersection(toks)) / len(title_words)
+                              for toks in tokens), dtype=np.float64, count=m)
+    else:
+        tshare = np.zeros(m)
+        tcover = np.zeros(m)
+
+    # ---------------------------------------------------------------- node flags
+    is_link = np.zeros(n, dtype=bool)
+    masks = np.zeros(n, dtype=np.int64)
+    for i, (t, a) in enumerate(zip(tags, page.attrs, strict=True)):
+        if a:
+            if t == "a" and "href" in a:
+                is_link[i] = True
+            mk = attr_mask(a)
+            if mk:
+                masks[i] = mk
+    cat_self = (masks[:, None] >> np.arange(len(CATEGORY_NAMES))[None, :]) & 1
+    tag_codes, tag_inv = np.unique(np.asarray(tags, dtype=object), return_inverse=True)
+    tag_table = np.array([[t in ts for ts in SEMANTIC_TAGS.values()] + [t in BLOCK_TAGS]
+                          for t in tag_codes.tolist()], dtype=bool)
+    tag_self = tag_table[tag_inv, :-1]
+    is_block = tag_table[tag_inv, -1]
+    flags_self = np.concatenate([cat_self.astype(bool), tag_self], axis=1)
+    flags_any = _interval_any(flags_self, end)
+    in_link = _interval_any(is_link[:, None], end)[:, 0]
+
+    # ---------------------------------------------------------------- subtree sums
+    V = np.zeros((n, 7))
+    V[leaves, 0] = chars
+    V[leaves, 1] = words
+    V[leaves, 2] = chars * in_link[leaves]
+    V[leaves, 3] = stops
+    V[leaves, 4] = punct
+    V[leaves, 5] = sents
+    V[leaves, 6] = 1.0
+    cs = np.vstack([np.zeros((1, 7)), np.cumsum(V, axis=0)])
+    S = cs[end] - cs[:n]
+    total_chars = max(S[0, 0], 1.0)
+
+    # children and repeated sibling structures
+    el = np.flatnonzero(page.is_element)
+    el_nonroot = el[el > 0]
+    n_children = np.bincount(par[el_nonroot], minlength=n).astype(np.float64)
+    sigs: dict[tuple[str, str], int] = {}
+    sig = np.fromiter((sigs.setdefault((tags[i], (page.attrs[i] or {}).get("class", "")),
+                                       len(sigs)) for i in el_nonroot.tolist()),
+                      dtype=np.int64, count=len(el_nonroot))
+    same = np.zeros(n)
+    max_same = np.zeros(n)
+    if len(el_nonroot):
+        key = par[el_nonroot] * (len(sigs) + 1) + sig
+        _, inv, cnt = np.unique(key, return_inverse=True, return_counts=True)
+        c = cnt[inv].astype(np.float64)
+        same[el_nonroot] = c / np.maximum(n_children[par[el_nonroot]], 1.0)
+        np.maximum.at(max_same, par[el_nonroot], c)
+    max_same = max_same / np.maximum(n_children, 1.0)
+    depth = page.depth.astype(np.float64)
+
+    # ---------------------------------------------------------------- context levels
+    p1 = np.maximum(par[leaves], 0)
+    p2 = np.maximum(par[p1], 0)
+    p3 = np.maximum(par[p2], 0)
+    nb = _nearest_block(par, is_block)
+    b0 = nb[leaves]
+    b1 = nb[b0]
+    b2 = nb[b1]
+    b3 = nb[b2]
+    b4 = nb[b3]
+    lv_nodes = {"p1": p1, "p2": p2, "p3": p3, "b0": b0, "b1": b1, "b2": b2, "b3": b3,
+                "b4": b4}
+
+    col = _COL
+    X[:, col["leaf_log_chars"]] = np.log1p(chars)
+    X[:, col["leaf_words"]] = words
+    X[:, col["leaf_mean_word_len"]] = np.where(words > 0, (chars - punct) / np.maximum(words, 1),
+                                               0.0)
+    X[:, col["leaf_punct_ratio"]] = punct / np.maximum(chars, 1)
+    X[:, col["leaf_sent_ends"]] = sents
+    X[:, col["leaf_digit_ratio"]] = digits / np.maximum(chars, 1)
+    X[:, col["leaf_stop_ratio"]] = stops / np.maximum(words, 1)
+    X[:, col["leaf_in_link"]] = in_link[leaves]
+    X[:, col["leaf_upper_start"]] = upper
+    X[:, col["leaf_title_share"]] = tshare
+    X[:, col["leaf_title_cover"]] = tcover
+    heading_col = list(SEMANTIC_TAGS).index("t_heading") + len(CATEGORY_NAMES)
+    is_heading = flags_any[leaves, heading_col]
+    X[:, col["leaf_is_heading"]] = is_heading
+
+    leaf_depth = depth[leaves]
+    for lv in LEVELS:
+        a = lv_nodes[lv]
+        Sa = S[a]
+        ch = Sa[:, 0]
+        X[:, col[f"{lv}_log_chars"]] = np.log1p(ch)
+        X[:, col[f"{lv}_link_density"]] = Sa[:, 2] / np.maximum(ch, 1)
+        X[:, col[f"{lv}_stop_ratio"]] = Sa[:, 3] / np.maximum(Sa[:, 1], 1)
+        X[:, col[f"{lv}_punct_ratio"]] = Sa[:, 4] / np.maximum(ch, 1)
+        X[:, col[f"{lv}_sent_per_word"]] = Sa[:, 5] / np.maximum(Sa[:, 1], 1)
+        X[:, col[f"{lv}_words_per_leaf"]] = Sa[:, 1] / np.maximum(Sa[:, 6], 1)
+        X[:, col[f"{lv}_log_leaves"]] = np.log1p(Sa[:, 6])
+        X[:, col[f"{lv}_page_share"]] = ch / total_chars
+        X[:, col[f"{lv}_log_children"]] = np.log1p(n_children[a])
+        X[:, col[f"{lv}_same_sig_share"]] = same[a]
+        X[:, col[f"{lv}_max_sig_share"]] = max_same[a]
+        X[:, col[f"{lv}_depth_gap"]] = leaf_depth - depth[a]
+
+    nc = len(CATEGORY_NAMES)
+    nt = len(SEMANTIC_TAGS)
+    near = flags_self[p1] | flags_self[p2] | flags_self[p3]
+    c0 = col[f"cat_any_{CATEGORY_NAMES[0]}"]
+    X[:, c0:c0 + nc] = flags_any[leaves, :nc]
+    c0 = col[f"cat_near_{CATEGORY_NAMES[0]}"]
+    X[:, c0:c0 + nc] = near[:, :nc]
+    t0 = col[f"{next(iter(SEMANTIC_TAGS))}_any"]
+    X[:, t0:t0 + nt] = flags_any[leaves, nc:]
+    t0 = col[f"{next(iter(SEMANTIC_TAGS))}_near"]
+    X[:, t0:t0 + nt] = near[:, nc:]
+
+    # ---------------------------------------------------------------- position in the text
+    start = np.concatenate([[0.0], np.cumsum(chars)[:-1]])
+    X[:, col["pos_chars"]] = start / total_chars
+    X[:, col["pos_leaf"]] = np.arange(m) / max(m - 1, 1)
+    big = 10.0  # log1p distance when there is no such heading
+    hpos = np.where(is_heading, start, -np.inf)
+    prev_h = np.maximum.accumulate(hpos)
+    X[:, col["dist_prev_heading"]] = np.where(
+        np.isfinite(prev_h), np.log1p(np.abs(start - np.where(np.isfinite(prev_h), prev_h, 0))),
+        big)
+    hpos2 = np.where(is_heading, start, np.inf)
+    next_h = np.minimum.accumulate(hpos2[::-1])[::-1]
+    X[:, col["dist_next_heading"]] = np.where(
+        np.isfinite(next_h), np.log1p(np.abs(np.where(np.isfinite(next_h), next_h, 0) - start)),
+        big)
+    h1_col = list(SEMANTIC_TAGS).index("t_h1") + nc
+    h1 = np.flatnonzero(flags_any[leaves, h1_col])
+    if len(h1):
+        h1s = start[h1[0]]
+        X[:, col["after_h1"]] = start >= h1s
+        X[:, col["dist_h1"]] = np.sign(start - h1s) * np.log1p(np.abs(start - h1s))
+    else:
+        X[:, col["after_h1"]] = 0.5
+        X[:, col["dist_h1"]] = big
+    if title_words and tcover.max() > 0:
+        # the leaf that best repeats the title (usually the headline)
+        tl = int(np.argmax(tcover * (0.5 + 0.5 * tshare)))
+        d = start - start[tl]
+        X[:, col["dist_title_leaf"]] = np.sign(d) * np.log1p(np.abs(d))
+    else:
+        X[:, col["dist_title_leaf"]] = big
+    X[:, col["depth"]] = leaf_depth
+
+    X[:, col["page_log_chars"]] = math.log1p(total_chars)
+    X[:, col["page_log_leaves"]] = math.log1p(m)
+    X[:, col["page_link_share"]] = S[0, 2] / total_chars
+    X[:, col["page_log_nodes"]] = math.log1p(n)
+    X[:, col["page_stop_ratio"]] = S[0, 3] / max(S[0, 1], 1.0)
+    X[:, col["has_layout"]] = float(page.has_layout)
+
+    # ---------------------------------------------------------------- geometry and style
+    if page.has_layout:
+        W = max(float(page.width) or float(page.box[0, 2]), 1.0)
+        H = max(float(page.height) or float(page.box[0, 3]), 1.0)
+        box = page.box.astype(np.float64)
+        lb = box[leaves]
+        X[:, col["g_x"]] = lb[:, 0] / W
+        X[:, col["g_y"]] = lb[:, 1] / H
+        X[:, col["g_w"]] = lb[:, 2] / W
+        X[:, col["g_h"]] = np.log1p(lb[:, 3])
+        X[:, col["g_cx"]] = (lb[:, 0] + lb[:, 2] / 2) / W
+        fs = page.font_size.astype(np.float64)[leaves]
+        if chars.sum() > 0:
+            order = np.argsort(fs)
+            cum = np.cumsum(chars[order])
+            body_fs = fs[order][np.searchsorted(cum, cum[-1] / 2)]
+        else:
+            body_fs = 16.0
+        X[:, col["g_font_rel"]] = fs / max(body_fs, 1.0)
+        X[:, col["g_font_weight"]] = page.font_weight.astype(np.float64)[leaves] / 1000.0
+        bb = box[b0]
+        X[:, col["g_b0_x"]] = bb[:, 0] / W
+        X[:, col["g_b0_w"]] = bb[:, 2] / W
+        X[:, col["g_b0_y"]] = bb[:, 1] / H
+        X[:, col["g_b0_h"]] = np.log1p(bb[:, 3])
+        bb1 = box[b1]
+        X[:, col["g_b1_w"]] = bb1[:, 2] / W
+        X[:, col["g_b1_h"]] = np.log1p(bb1[:, 3])
+        X[:, col["g_y_px_log"]] = np.log1p(np.maximum(lb[:, 1], 0))
+        X[:, col["g_fold"]] = lb[:, 1] < 900
+    pl = node_features(page)
+    for lv in _PL_LEVELS:
+        k0 = col[f"pl_{lv}_{PL_NAMES[0]}"]
+        X[:, k0:k0 + len(PL_NAMES)] = pl[lv_nodes[lv]]
+
+    # ---------------------------------------------------------------- leaf ranges for stage 2
+    ranges = np.zeros((m, len(CONTEXT_LEVELS), 2), dtype=np.int64)
+    for k, lv in enumerate(CONTEXT_LEVELS):
+        a = lv_nodes[lv]
+        ranges[:, k, 0] = np.searchsorted(leaves, a)
+        ranges[:, k, 1] = np.searchsorted(leaves, end[a])
+    return LeafFeatures(leaves, X, chars, words, ranges, tokens)

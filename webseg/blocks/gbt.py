@@ -1,0 +1,116 @@
+"""Gradient-boosted trees as plain JSON, and a vectorised numpy predictor for them.
+
+The block model is trained with scikit-learn's ``HistGradientBoostingClassifier`` (binary
+log-loss) and shipped as JSON, never pickle: :func:`export_hgb` writes every tree as parallel
+arrays (split feature, threshold, children, NaN direction, leaf value) plus the baseline score.
+:class:`TreeEnsemble` evaluates all trees at once: the state is a ``(n_trees, n_samples)``
+array of current node ids (flattened), advanced one level per step with fancy indexing; pairs
+that reached a leaf drop out. A page costs ``max_depth`` numpy steps instead of a Python loop
+over trees or samples.
+
+Split semantics are sklearn's (``x <= threshold`` goes left; NaN goes to the side learned
+during training), so :meth:`TreeEnsemble.predict_proba` equals sklearn's ``predict_proba`` on
+numerical features (the tests check this).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["TreeEnsemble", "export_hgb"]
+
+
+def export_hgb(model: Any) -> dict[str, Any]:
+    """JSON-able dict of a fitted binary ``HistGradientBoostingClassifier``."""
+    if getattr(model, "n_trees_per_iteration_", 1) != 1:
+        raise ValueError("only binary classifiers are supported")
+    if getattr(model, "is_categorical_", None) is not None and np.any(model.is_categorical_):
+        raise ValueError("categorical splits are not supported")
+    trees = []
+    for (pred,) in model._predictors:
+        nd = pred.nodes
+        trees.append({
+            "feature": nd["feature_idx"].astype(int).tolist(),
+            "threshold": [float(t) for t in nd["num_threshold"]],
+            "left": nd["left"].astype(int).tolist(),
+            "right": nd["right"].astype(int).tolist(),
+            "missing_left": nd["missing_go_to_left"].astype(int).tolist(),
+            "leaf": nd["is_leaf"].astype(int).tolist(),
+            "value": [float(v) for v in nd["value"]],
+        })
+    baseline = float(np.asarray(model._baseline_prediction).ravel()[0])
+    return {"kind": "binary-logistic", "baseline": baseline,
+            "n_features": int(model.n_features_in_), "trees": trees}
+
+
+class TreeEnsemble:
+    """All trees of an exported ensemble packed into flat arrays."""
+
+    def __init__(self, d: dict[str, Any]) -> None:
+        if d.get("kind") != "binary-logistic":
+            raise ValueError(f"unsupported ensemble kind {d.get('kind')!r}")
+        self.baseline = float(d["baseline"])
+        self.n_features = int(d["n_features"])
+        trees = d["trees"]
+        sizes = np.array([len(t["feature"]) for t in trees], dtype=np.int64)
+        self.roots = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        off = np.repeat(self.roots, sizes)
+
+        def cat(key: str, dtype: Any) -> np.ndarray:
+            return np.concatenate([np.asarray(t[key], dtype=dtype) for t in trees]) \
+                if trees else np.zeros(0, dtype=dtype)
+
+        self.feature = cat("feature", np.int64)
+        self.threshold = cat("threshold", np.float64)
+        self.left = cat("left", np.int64) + off
+        self.right = cat("right", np.int64) + off
+        self.missing_left = cat("missing_left", bool)
+        self.leaf = cat("leaf", bool)
+        self.value = cat("value", np.float64)
+        # leaves point to themselves, so finished rows stay put
+        idx = np.flatnonzero(self.leaf)
+        self.left[idx] = idx
+        self.right[idx] = idx
+        self.feature[idx] = 0
+        self.threshold[idx] = np.inf
+        if np.any((self.feature < 0) | (self.feature >= self.n_features)):
+            raise ValueError("tree references a feature outside the feature vector")
+        # children interleaved: child[2 * node] is the left, child[2 * node + 1] the right one
+        self.child = np.stack([self.left, self.right], axis=1).ravel()
+
+    def raw(self, X: np.ndarray) -> np.ndarray:
+        """Raw (log-odds) scores of the rows of ``X``."""
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_features:
+            raise ValueError(f"X must have shape (n, {self.n_features}), got {X.shape}")
+        n = X.shape[0]
+        T = len(self.roots)
+        if n == 0 or T == 0:
+            return np.full(n, self.baseline)
+        Xf = np.ascontiguousarray(X).ravel()
+        # one (tree, row) pair per entry; pairs that reach a leaf leave the active arrays,
+        # so late levels of deep, unbalanced (leaf-wise grown) trees cost little
+        cur = np.repeat(self.roots, n)
+        pos = np.arange(T * n)
+        base = np.tile(np.arange(n, dtype=np.int64) * self.n_features, T)
+        final = np.empty(T * n, dtype=np.int64)
+        for _ in range(256):
+            at_leaf = self.leaf[cur]
+            if at_leaf.any():
+                final[pos[at_leaf]] = cur[at_leaf]
+                inner = ~at_leaf
+                cur, pos, base = cur[inner], pos[inner], base[inner]
+                if not len(cur):
+                    break
+            x = Xf[base + self.feature[cur]]
+            go_right = ~((x <= self.threshold[cur]) | (np.isnan(x) & self.missing_left[cur]))
+            cur = self.child[2 * cur + go_right]
+        else:
+            raise ValueError("tree deeper than 256 levels")
+        return self.baseline + self.value[final].reshape(T, n).sum(axis=0)
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        """P(class 1) of every row."""
+        return 1.0 / (1.0 + np.exp(-self.raw(X)))

@@ -1,0 +1,90 @@
+"""The shipped block-function model: loading, prediction and decoding.
+
+A model file (``webseg/models/blocks.json.gz``) is JSON::
+
+    {"format": "webseg.blocks", "version": 1, "roles": ["main", "other"],
+     "feature_names": [...], "context_names": [...], "threshold": 0.5,
+     "stage1": <ensemble>, "stage2": <ensemble>}
+
+``stage1`` scores each text leaf from its features (:mod:`webseg.blocks.features`);
+``stage2`` re-scores it from the same features plus its neighbours' stage-1 scores
+(:mod:`webseg.blocks.context`). Ensembles are :func:`webseg.blocks.gbt.export_hgb` dicts.
+
+Decoders (``decoder=``): ``"stack"`` (default) thresholds the stage-2 score;
+``"threshold"`` thresholds the stage-1 score (no context; kept for comparison).
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from webseg.blocks.context import CONTEXT_NAMES, context_features
+from webseg.blocks.features import FEATURE_NAMES, LeafFeatures, leaf_features
+from webseg.blocks.gbt import TreeEnsemble
+
+__all__ = ["DECODERS", "DEFAULT_MODEL", "BlockModel", "load_model"]
+
+DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "blocks.json.gz"
+DECODERS = ("stack", "threshold")
+FORMAT = "webseg.blocks"
+
+
+class BlockModel:
+    """A loaded model: two tree ensembles, the roles and the decision threshold."""
+
+    def __init__(self, d: dict[str, Any]) -> None:
+        if d.get("format") != FORMAT:
+            raise ValueError(f"not a {FORMAT} model (format={d.get('format')!r})")
+        if list(d["feature_names"]) != list(FEATURE_NAMES):
+            raise ValueError("model was trained on other features than webseg.blocks.features "
+                             "computes; retrain it (python -m webseg.blocks.train)")
+        if list(d["context_names"]) != list(CONTEXT_NAMES):
+            raise ValueError("model was trained on other context features; retrain it")
+        self.roles: tuple[str, ...] = tuple(d["roles"])
+        self.threshold = float(d.get("threshold", 0.5))
+        self.stage1 = TreeEnsemble(d["stage1"])
+        self.stage2 = TreeEnsemble(d["stage2"])
+        self.meta = {k: v for k, v in d.items() if k not in ("stage1", "stage2")}
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> BlockModel:
+        p = Path(path)
+        opener = gzip.open if p.suffix == ".gz" else open
+        with opener(p, "rt", encoding="utf-8") as f:
+            return cls(json.load(f))
+
+    def scores(self, lf: LeafFeatures, decoder: str = "stack") -> np.ndarray:
+        """P(main) per leaf of ``lf`` after ``decoder``'s stage."""
+        if decoder not in DECODERS:
+            raise ValueError(f"unknown decoder {decoder!r}; known: {', '.join(DECODERS)}")
+        s1 = self.stage1.predict_proba(lf.X)
+        if decoder == "threshold":
+            return s1
+        ctx = context_features(s1, lf.chars, lf.ranges)
+        return self.stage2.predict_proba(np.hstack([lf.X, ctx]))
+
+    def predict_page(self, page: Any, decoder: str = "stack") -> tuple[LeafFeatures, np.ndarray]:
+        lf = leaf_features(page)
+        return lf, self.scores(lf, decoder)
+
+
+@functools.lru_cache(maxsize=4)
+def _load(path: str) -> BlockModel:
+    return BlockModel.from_file(path)
+
+
+def load_model(model: str | Path | BlockModel | None = None) -> BlockModel:
+    """The model at ``model`` (a path), the shipped one for ``None``, or ``model`` itself."""
+    if isinstance(model, BlockModel):
+        return model
+    p = Path(model) if model is not None else DEFAULT_MODEL
+    if not p.is_file():
+        raise FileNotFoundError(f"block model {p} not found (train one with "
+                                "python -m webseg.blocks.train)")
+    return _load(str(p.resolve()))

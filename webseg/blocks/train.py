@@ -1,0 +1,437 @@
+"""Training the block model: a feature/label table from labelled sets, then the two stages.
+
+    python -m webseg.blocks.train table --data ../shared/data/wcxb-dev --data ...
+    python -m webseg.blocks.train fit --data ../shared/data/wcxb-dev --data ... \\
+        --out webseg/models/blocks.json.gz
+
+``table`` turns every labelled page (gold not null, gold found in the HTML) of each dataset into
+one ``.npz`` under ``.cache/webseg/blocks/table/<features-hash>/<dataset>/``: leaf features
+(:mod:`webseg.blocks.features`), labels (gold alignment, :mod:`webseg.blocks.align`), word
+weights, the leaf ranges for stage 2, and the leaf tokens and gold token counts (so F1 can be
+computed without the page). Pages come from the shared render cache (``rendered`` variant);
+a fixed share of pages (by hash of the id) is also parsed without a browser
+(:func:`webseg.parse.parse`, ``parsed`` variant: no geometry, markup-only visibility), so the
+model learns to work on ``--no-render`` pages. Existing files are skipped (resumable).
+
+``fit`` trains stage 1 as a bag of two models, each on half of the sites, so that every page
+has an out-of-fold stage-1 score; stage 2 learns from those scores in context plus a few
+features; new pages get the mean raw stage-1 score of the bag. It writes the JSON model. The
+evaluation (site-grouped CV) is ``python -m eval.blocks``.
+
+Training rows are drawn per page, a fixed number per page, each leaf with probability
+proportional to its words (:func:`training_rows`): every page weighs the same and within a page
+every word does, as in the mean per-page word F1 that is reported; leaves without words are
+never drawn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import sys
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from webseg.blocks.align import align_gold, words
+from webseg.blocks.context import CONTEXT_NAMES, context_features
+from webseg.blocks.features import FEATURE_NAMES, LeafFeatures, leaf_features
+from webseg.blocks.gbt import export_hgb
+from webseg.datasets import DEFAULT_CACHE, KNOWN_ENCODINGS, cache_path, load_records
+from webseg.page import Page
+
+__all__ = ["PageTable", "Stages", "build_table", "export_stages", "fit_model", "fit_stages",
+           "load_tables", "page_f1", "table_dir"]
+
+TABLE_ROOT = Path(".cache/webseg/blocks/table")
+PARSED_SHARE = 0.35
+HGB_PARAMS: dict[str, Any] = {"max_iter": 100, "learning_rate": 0.12, "max_leaf_nodes": 31,
+                              "min_samples_leaf": 40, "l2_regularization": 1.0,
+                              "max_bins": 255, "early_stopping": False, "random_state": 0}
+
+
+def table_dir(root: Path = TABLE_ROOT) -> Path:
+    h = hashlib.sha1("\n".join(FEATURE_NAMES).encode()).hexdigest()[:10]
+    return root / h
+
+
+def _hash01(s: str) -> float:
+    return int(hashlib.sha1(s.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+
+
+def page_arrays(lf: LeafFeatures, gold: str | None) -> dict[str, np.ndarray]:
+    """The per-page arrays stored in the table (labels only when ``gold`` is given)."""
+    vocab: dict[str, int] = {}
+    tok_ids = np.fromiter((vocab.setdefault(t, len(vocab)) for toks in lf.tokens for t in toks),
+                          dtype=np.int32)
+    tok_off = np.concatenate([[0], np.cumsum([len(t) for t in lf.tokens])]).astype(np.int64)
+    out = {"X": lf.X.astype(np.float32), "chars": lf.chars.astype(np.float32),
+           "words": lf.words.astype(np.float32), "ranges": lf.ranges.astype(np.int32),
+           "tok_ids": tok_ids, "tok_off": tok_off}
+    if gold is not None:
+        g = words(gold)
+        gid = np.fromiter((vocab.get(t, -1) for t in g), dtype=np.int64, count=len(g))
+        out["gold_unmatched"] = np.array([int((gid < 0).sum())])
+        out["gold_counts"] = np.bincount(gid[gid >= 0], minlength=len(vocab)).astype(np.int32)
+    return out
+
+
+def build_table(data: Path, render_cache: Path = DEFAULT_CACHE, root: Path = TABLE_ROOT,
+                parsed_share: float = PARSED_SHARE, limit: int = 0, log=print) -> int:
+    """Write the table files of one dataset; returns the number of new files."""
+    from webseg.parse import parse
+
+    recs = [r for r in load_records(data) if r.gold is not None and not r.exclude_text_metrics]
+    recs.sort(key=lambda r: hashlib.sha1(r.id.encode()).hexdigest())
+    if limit:
+        recs = recs[:limit]
+    out_dir = table_dir(root) / recs[0].dataset if recs else table_dir(root)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    new = 0
+    t0 = time.perf_counter()
+    for k, r in enumerate(recs, 1):
+        safe = cache_path(Path(""), r).name.removesuffix(".json.gz")
+        variants = ["rendered"] + (["parsed"] if _hash01("parsed:" + r.id) < parsed_share else [])
+        for var in variants:
+            f = out_dir / f"{safe}.{var}.npz"
+            if f.is_file():
+                continue
+            try:
+                if var == "rendered":
+                    cp = cache_path(render_cache, r)
+                    if not cp.is_file():
+                        continue
+                    page = Page.load(cp)
+                else:
+                    page = parse(r.read_html(), url=r.url,
+                                 encoding=KNOWN_ENCODINGS.get(r.dataset))
+                if r.url:
+                    page.url = r.url
+                gold = r.read_gold() or ""
+                lf = leaf_features(page)
+                al = align_gold(page, gold)
+            except Exception as e:  # noqa: BLE001 - one bad page is logged and skipped
+                log(f"  {r.dataset}/{r.id} ({var}): {type(e).__name__}: {e}")
+                continue
+            arr = page_arrays(lf, gold)
+            arr["y"] = al.content.astype(np.int8)
+            meta = {"dataset": r.dataset, "id": r.id, "site": r.site or r.id, "split": r.split,
+                    "page_type": r.label, "variant": var, "coverage": al.coverage}
+            arr["meta"] = np.array(json.dumps(meta))
+            tmp = f.with_name(f.name + ".part.npz")
+            np.savez_compressed(tmp, **arr)
+            tmp.replace(f)
+            new += 1
+        if k % 100 == 0:
+            log(f"  {data.name}: {k}/{len(recs)} pages, {new} new files, "
+                f"{time.perf_counter() - t0:.0f} s")
+    return new
+
+
+@dataclass
+class PageTable:
+    """All table rows of many pages, concatenated; ``off[p]:off[p+1]`` are page ``p``'s rows."""
+
+    X: np.ndarray
+    y: np.ndarray
+    words: np.ndarray
+    chars: np.ndarray
+    ranges: np.ndarray
+    off: np.ndarray
+    meta: list[dict[str, Any]]
+    tok_ids: list[np.ndarray]
+    tok_off: list[np.ndarray]
+    gold_counts: list[np.ndarray]
+    gold_unmatched: np.ndarray
+
+    @property
+    def n_pages(self) -> int:
+        return len(self.meta)
+
+    def rows(self, pages: Iterable[int]) -> np.ndarray:
+        return np.concatenate([np.arange(self.off[p], self.off[p + 1]) for p in pages]
+                              or [np.zeros(0, dtype=np.int64)])
+
+
+_ARRAYS = ("X", "y", "words", "chars", "ranges", "tok_ids", "tok_off", "gold_counts")
+
+
+def _load_dataset(d: Path) -> dict[str, Any]:
+    """One dataset's page files, concatenated; kept as one uncompressed pack next to them
+    (rebuilt when the set of page files changes), because reading thousands of small
+    compressed files takes minutes."""
+    files = sorted(f for f in d.glob("*.npz") if not f.name.endswith(".part.npz"))
+    names = "\n".join(f.name for f in files)
+    key = hashlib.sha1(names.encode()).hexdigest()[:12]
+    pack = d.parent / f"{d.name}.pack.npz"
+    if pack.is_file():
+        with np.load(pack) as z:
+            if str(z["key"]) == key:
+                return {k: z[k] for k in z.files}
+    parts: dict[str, list[Any]] = {k: [] for k in _ARRAYS}
+    meta, unmatched = [], []
+    for f in files:
+        with np.load(f) as z:
+            for k in _ARRAYS:
+                parts[k].append(z[k])
+            meta.append(json.loads(str(z["meta"])))
+            unmatched.append(int(z["gold_unmatched"][0]))
+    out: dict[str, Any] = {"key": np.array(key), "meta": np.array(json.dumps(meta)),
+                           "gold_unmatched": np.asarray(unmatched, dtype=np.int64)}
+    for k in _ARRAYS:
+        sizes = [len(x) for x in parts[k]]
+        out[f"{k}_off"] = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        out[k] = (np.concatenate(parts[k]) if parts[k] else np.zeros(0))
+    tmp = pack.with_name(pack.name + ".part.npz")
+    np.savez(tmp, **out)
+    tmp.replace(pack)
+    return out
+
+
+def load_tables(datasets: Iterable[str], root: Path = TABLE_ROOT,
+                variants: tuple[str, ...] = ("rendered", "parsed")) -> PageTable:
+    """Concatenate the table files of ``datasets`` (dataset names, e.g. ``wcxb``)."""
+    X, y, wd, ch, rg, meta = [], [], [], [], [], []
+    tok_ids, tok_off, gold_counts, unmatched = [], [], [], []
+    for ds in datasets:
+        z = _load_dataset(table_dir(root) / ds)
+        m_all = json.loads(str(z["meta"]))
+        for p, m in enumerate(m_all):
+            if m["variant"] not in variants:
+                continue
+
+            sl = {k: z[k][z[f"{k}_off"][p]:z[f"{k}_off"][p + 1]] for k in _ARRAYS}
+            X.append(sl["X"])
+            y.append(sl["y"])
+            wd.append(sl["words"])
+            ch.append(sl["chars"])
+            rg.append(sl["ranges"])
+            tok_ids.append(sl["tok_ids"])
+            tok_off.append(sl["tok_off"])
+            gold_counts.append(sl["gold_counts"])
+            unmatched.append(int(z["gold_unmatched"][p]))
+            meta.append(m)
+    sizes = [len(v) for v in y]
+    off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    F = len(FEATURE_NAMES)
+    return PageTable(
+        X=np.concatenate(X) if X else np.zeros((0, F), np.float32),
+        y=np.concatenate(y) if y else np.zeros(0, np.int8),
+        words=np.concatenate(wd) if wd else np.zeros(0, np.float32),
+        chars=np.concatenate(ch) if ch else np.zeros(0, np.float32),
+        ranges=np.concatenate(rg) if rg else np.zeros((0, 8, 2), np.int32),
+        off=off, meta=meta, tok_ids=tok_ids, tok_off=tok_off, gold_counts=gold_counts,
+        gold_unmatched=np.asarray(unmatched, dtype=np.int64))
+
+
+def page_f1(t: PageTable, p: int, keep: np.ndarray) -> tuple[float, float, float]:
+    """Bag-of-words (P, R, F1) of page ``p`` keeping the leaves in ``keep`` (as eval.templates
+    computes it, including its conventions for empty gold and empty output)."""
+    ids, toff = t.tok_ids[p], t.tok_off[p]
+    gc = t.gold_counts[p]
+    n_gold = int(gc.sum()) + int(t.gold_unmatched[p])
+    sel = np.repeat(keep, np.diff(toff))
+    pred = ids[sel]
+    n_pred = len(pred)
+    if n_gold == 0:
+        return (1.0, 1.0, 1.0) if n_pred == 0 else (0.0, float("nan"), 0.0)
+    if n_pred == 0:
+        return float("nan"), 0.0, 0.0
+    pc = np.bincount(pred, minlength=len(gc))
+    common = int(np.minimum(pc, gc).sum())
+    pr, rc = common / n_pred, common / n_gold
+    return pr, rc, (2 * pr * rc / (pr + rc) if common else 0.0)
+
+
+def training_rows(t: PageTable, pages: Iterable[int], max_rows: int = 40,
+                  seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Rows to fit on: ``max_rows`` draws per page (with replacement), each leaf drawn with
+    probability proportional to its words. So every page weighs the same and, within a page,
+    every word does - the weighting of the mean per-page word F1 - without sample weights
+    (sklearn's weighted binning is ~50x slower than the unweighted one). Returns the rows and
+    their (unit) weights."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for p in pages:
+        r = np.arange(t.off[p], t.off[p + 1])
+        wd = t.words[r].astype(np.float64)
+        if not len(r) or wd.sum() <= 0:
+            continue
+        rows.append(np.sort(rng.choice(r, max_rows, replace=True, p=wd / wd.sum())))
+    if not rows:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    out = np.concatenate(rows)
+    return out, np.ones(len(out))
+
+
+def _hgb(**over: Any):
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    return HistGradientBoostingClassifier(**{**HGB_PARAMS, **over})
+
+
+def fold_of(site: str, k: int, salt: str = "") -> int:
+    """Fold of a site: a hash, so that every page of a site lands in the same fold."""
+    return int(hashlib.sha1((salt + site).encode()).hexdigest()[:8], 16) % k
+
+
+def _drop(name: str) -> bool:
+    return ("_near" in name or name.startswith(("pl_b1_", "p3_")))
+
+
+#: stage-1 inputs: the feature columns the trees may split on (the rest are computed but not
+#: used: near-duplicates, dropped to keep training affordable on a 2-core machine)
+STAGE1_COLS = np.array([k for k, n in enumerate(FEATURE_NAMES) if not _drop(n)])
+_STAGE2_FEATURES = (
+    "leaf_log_chars", "leaf_words", "leaf_in_link", "leaf_is_heading", "leaf_stop_ratio",
+    "leaf_punct_ratio", "leaf_title_cover", "b0_link_density", "b0_log_chars",
+    "b1_link_density", "b1_log_chars", "pos_chars", "dist_title_leaf", "dist_h1", "has_layout",
+    "page_log_chars", "cat_any_comment", "cat_any_nav", "cat_any_footer", "cat_any_related",
+    "cat_any_content", "t_nav_any", "t_footer_any", "t_aside_any", "t_a_any", "t_heading_any",
+    "t_article_any", "t_main_any", "g_x", "g_w", "g_font_rel")
+#: stage-2 inputs: indices into ``hstack([features, context])``
+STAGE2_COLS = np.concatenate([[FEATURE_NAMES.index(n) for n in _STAGE2_FEATURES],
+                              len(FEATURE_NAMES) + np.arange(len(CONTEXT_NAMES))])
+
+
+@dataclass
+class Stages:
+    """Fitted models: stage 1 is a bag of models (mean raw score), stage 2 one model."""
+
+    stage1: list[Any]
+    stage2: Any
+
+    def s1(self, X: np.ndarray) -> np.ndarray:
+        if not len(X):
+            return np.zeros(0)
+        raw = np.mean([m.decision_function(X[:, STAGE1_COLS]) for m in self.stage1], axis=0)
+        return 1.0 / (1.0 + np.exp(-raw))
+
+    def s2(self, X: np.ndarray, s1: np.ndarray, chars: np.ndarray,
+           ranges: np.ndarray) -> np.ndarray:
+        if not len(X):
+            return np.zeros(0)
+        X2 = np.hstack([X, context_features(s1, chars, ranges)])
+        return self.stage2.predict_proba(X2[:, STAGE2_COLS])[:, 1]
+
+
+def fit_stages(t: PageTable, pages: np.ndarray, inner_folds: int = 2, log=print,
+               max_rows: int = 30, stage2_share: float = 0.5, **hgb: Any) -> Stages:
+    """Stage 1: one model per inner fold (grouped by site), each scoring the pages it did not
+    see - those out-of-fold scores train stage 2; new pages get the mean of the models.
+    Stage 2 trains on a ``stage2_share`` of the pages (by hash of the id; scoring every leaf
+    of every training page is the expensive part), with twice the draws per page."""
+    pages = np.sort(np.asarray(pages))
+    s1 = np.zeros(len(t.y))
+    inner = np.array([fold_of(t.meta[p]["site"], inner_folds, "inner") for p in pages])
+    s2_pages = np.array([_hash01("stage2:" + t.meta[p]["id"]) < stage2_share for p in pages])
+    models = []
+    for k in range(inner_folds):
+        tr, te = pages[inner != k], pages[(inner == k) & s2_pages]
+        rows, _ = training_rows(t, tr, max_rows=max_rows, seed=k)
+        t0 = time.perf_counter()
+        m = _hgb(**hgb).fit(t.X[rows][:, STAGE1_COLS], t.y[rows])
+        r_te = t.rows(te)
+        s1[r_te] = m.predict_proba(t.X[r_te][:, STAGE1_COLS])[:, 1]
+        models.append(m)
+        log(f"    stage 1, inner fold {k}: {len(rows)} rows, {time.perf_counter() - t0:.0f} s")
+    pages2 = pages[s2_pages]
+    rows2, _ = training_rows(t, pages2, max_rows=2 * max_rows, seed=7)
+    # stage-2 rows of the sampled leaves (context needs the whole page's scores)
+    X2 = []
+    for p in pages2:
+        a, b = t.off[p], t.off[p + 1]
+        sel = rows2[(rows2 >= a) & (rows2 < b)]
+        if not len(sel):
+            continue
+        ctx = context_features(s1[a:b], t.chars[a:b], t.ranges[a:b])
+        X2.append(np.hstack([t.X[sel], ctx[sel - a]]))
+    X2m = np.concatenate(X2)[:, STAGE2_COLS]
+    t0 = time.perf_counter()
+    m2 = _hgb(**hgb).fit(X2m, t.y[rows2])
+    log(f"    stage 2: {len(rows2)} rows, {time.perf_counter() - t0:.0f} s")
+    return Stages(models, m2)
+
+
+def _remap(ens: dict[str, Any], cols: np.ndarray, n_features: int,
+           scale: float = 1.0) -> dict[str, Any]:
+    """An exported ensemble over column subset ``cols`` as one over all ``n_features``."""
+    for tr in ens["trees"]:
+        tr["feature"] = [int(cols[f]) if not leaf else 0
+                         for f, leaf in zip(tr["feature"], tr["leaf"], strict=True)]
+        tr["value"] = [v * scale for v in tr["value"]]
+    ens["n_features"] = n_features
+    ens["baseline"] *= scale
+    return ens
+
+
+def export_stages(st: Stages) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Both stages as JSON ensembles over the full feature vectors (stage 1's bag merged into
+    one ensemble: mean of raw scores = all trees with values scaled by 1/len(bag))."""
+    k = len(st.stage1)
+    parts = [_remap(export_hgb(m), STAGE1_COLS, len(FEATURE_NAMES), 1.0 / k)
+             for m in st.stage1]
+    e1 = {"kind": "binary-logistic", "baseline": sum(p["baseline"] for p in parts),
+          "n_features": len(FEATURE_NAMES), "trees": [tr for p in parts for tr in p["trees"]]}
+    e2 = _remap(export_hgb(st.stage2), STAGE2_COLS, len(FEATURE_NAMES) + len(CONTEXT_NAMES))
+    return e1, e2
+
+
+def fit_model(t: PageTable, log=print, max_rows: int = 30, **hgb: Any) -> dict[str, Any]:
+    """The JSON model trained on every page of ``t``."""
+    from webseg.blocks import ROLES
+
+    st = fit_stages(t, np.arange(t.n_pages), log=log, max_rows=max_rows, **hgb)
+    e1, e2 = export_stages(st)
+    datasets = sorted({m["dataset"] for m in t.meta})
+    return {"format": "webseg.blocks", "version": 1, "roles": list(ROLES),
+            "feature_names": list(FEATURE_NAMES), "context_names": list(CONTEXT_NAMES),
+            "threshold": 0.5, "trained_on": {"datasets": datasets, "pages": t.n_pages,
+                                             "rows": int(len(t.y))},
+            "hgb_params": {**HGB_PARAMS, **hgb}, "max_rows": max_rows,
+            "stage1": e1, "stage2": e2}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m webseg.blocks.train", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("command", choices=("table", "fit"))
+    ap.add_argument("--data", action="append", type=Path, required=True)
+    ap.add_argument("--out", type=Path, default=Path("webseg/models/blocks.json.gz"))
+    ap.add_argument("--render-cache", type=Path, default=DEFAULT_CACHE)
+    ap.add_argument("--table-root", type=Path, default=TABLE_ROOT)
+    ap.add_argument("--limit", type=int, default=0, help="pages per set (table)")
+    ap.add_argument("--max-rows", type=int, default=30, help="training draws per page (fit)")
+    ap.add_argument("--max-iter", type=int, default=HGB_PARAMS["max_iter"],
+                    help="boosting iterations (fit)")
+    ap.add_argument("--parsed-share", type=float, default=PARSED_SHARE,
+                    help="share of pages also parsed without a browser (table)")
+    a = ap.parse_args(argv)
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    if a.command == "table":
+        for d in a.data:
+            n = build_table(d, a.render_cache, a.table_root, a.parsed_share, a.limit, log)
+            log(f"{d}: {n} new table files")
+        return 0
+    names = [load_records(d)[0].dataset for d in a.data]
+    t = load_tables(names, a.table_root)
+    log(f"table: {t.n_pages} pages, {len(t.y)} leaves")
+    model = fit_model(t, log=log, max_rows=a.max_rows, max_iter=a.max_iter)
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(a.out, "wt", encoding="utf-8") as f:
+        json.dump(model, f, separators=(",", ":"))
+    log(f"wrote {a.out} ({a.out.stat().st_size / 1e6:.1f} MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
