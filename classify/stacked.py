@@ -284,7 +284,11 @@ class _ViewModel:
         return self.decision_X(self.rep.transform(docs))
 
     def decision_X(self, X: Any) -> np.ndarray:
-        return np.asarray(X @ self.coef.T) + self.intercept
+        coef_t = getattr(self, "_coef_t", None)
+        if coef_t is None or coef_t.shape[0] != self.coef.shape[1]:
+            # contiguous once: ``X @ coef.T`` would copy the whole weight matrix per call
+            coef_t = self._coef_t = np.ascontiguousarray(self.coef.T)
+        return np.asarray(X @ coef_t) + self.intercept
 
     def to_dict(self) -> dict[str, Any]:
         cols = np.flatnonzero(np.any(np.abs(self.coef) > 0, axis=0))
