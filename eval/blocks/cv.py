@@ -51,6 +51,19 @@ def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
         w.writerows(rows)
 
 
+def decodings(s1: np.ndarray, s2: np.ndarray, threshold: float
+              ) -> list[tuple[str, np.ndarray]]:
+    """The decoders compared: stage 1 thresholded, stage 2 thresholded (the default), and two
+    diagnostics of stage 2 (a lower threshold; a fallback that keeps the relatively best
+    leaves when nothing reaches the threshold)."""
+    keep = s2 >= threshold
+    fb = keep
+    if not keep.any() and len(s2) and s2.max() >= 0.15:
+        fb = s2 >= s2.max() / 2
+    return [("threshold", s1 >= threshold), ("stack", keep),
+            ("stack-t0.4", s2 >= 0.4), ("stack-fallback", fb)]
+
+
 def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5, max_rows: int = 30,
                out_csv: Path | None = None, **hgb: Any) -> list[dict[str, Any]]:
     """Per-page out-of-fold scores for every decoder (written to ``out_csv`` after each fold,
@@ -74,8 +87,8 @@ def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5, max_rows: 
         s2_all[r_te] = st.stage2.predict_proba(X2[:, STAGE2_COLS])[:, 1]
         for p in te:
             a, b = t.off[p], t.off[p + 1]
-            for dec, s in (("threshold", s1_all[a:b]), ("stack", s2_all[a:b])):
-                pr, rc, f1 = page_f1(t, p, s >= threshold)
+            for dec, keep in decodings(s1_all[a:b], s2_all[a:b], threshold):
+                pr, rc, f1 = page_f1(t, p, keep)
                 rows.append({**{k_: t.meta[p][k_] for k_ in ("dataset", "id", "variant",
                                                               "page_type", "split", "site")},
                              "fold": k, "method": f"blocks-{dec}", "p": pr, "r": rc, "f1": f1})
