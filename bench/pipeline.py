@@ -2,7 +2,8 @@
 
 ::
 
-    python bench/pipeline.py --data ../shared/data/wcxb-dev --pages 200 [--spark local[2]]
+    python bench/pipeline.py --data ../shared/data/wcxb-dev --pages 200 [--spark local[1],local[2]]
+    python bench/pipeline.py --collection 10000,100000      # collection stage only (synthetic)
 
 Real pages (the first ``--pages`` of the manifest, sorted by id) are written into one WARC
 (in a temporary directory), then:
@@ -11,12 +12,17 @@ Real pages (the first ``--pages`` of the manifest, sorted by id) are written int
    process; wall time, pages/s, the median seconds per page of every page stage (from the
    output lines) and the peak RSS of the process tree (the pipeline's Python + Chromium)
    are reported;
-2. with ``--spark``, the same WARC goes through :func:`webseg.pipeline.spark.run_spark`
-   (stages without ``index``), timed from session start to output written.
+2. with ``--spark``, the same WARC goes through :func:`webseg.pipeline.spark.run_spark` once per
+   listed master, each in its own child process (a fresh JVM), in one run: session start-up
+   (SparkSession + a trivial job) is timed apart from the job, pages/s are reported both with
+   and without it, and the speed-up of the last master over the first.
+3. with ``--collection N[,M]``, the collection stage alone (duplicate clusters, index, final
+   pages.jsonl: :func:`webseg.pipeline.run.finalize`) runs in a child process on a synthetic
+   journal of N lines (:func:`synthetic_record`: real-sized index entries, about 3% near
+   duplicates); its time and peak RSS are reported, and the time to build an index from the
+   N stored documents of that output folder (``webseg index OUT/``, :mod:`ir.from_output`).
 
-The projection for a cluster assumes throughput scales with cores because pages are
-independent (render + per-page stages are > 95% of the work) and the collection stages
-(dedup on sketches) are small; it states the per-core rate it extrapolates from.
+The machine is shared: the 1-minute load average is printed before and after every timing.
 """
 
 from __future__ import annotations
@@ -26,12 +32,14 @@ import io
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -75,16 +83,206 @@ def run_single(warc: Path, out: Path, concurrency: int) -> dict:
             "peak_rss_mb_largest_child": round(peak_kb / 1024)}
 
 
-def run_spark_bench(warc: Path, out: Path, master: str) -> dict:
+def load() -> float:
+    return round(os.getloadavg()[0], 2)
+
+
+def spark_child(warc: str, out: str, master: str, partitions: int | None,
+                concurrency: int) -> dict:
+    """One Spark run in this (child) process: session start-up timed apart from the job."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
     from webseg.pipeline import PipelineConfig
     from webseg.pipeline.spark import run_spark
 
-    cfg = PipelineConfig(stages=("segment", "clean", "classify", "sketch", "dedup"))
     t0 = time.perf_counter()
-    res = run_spark([str(warc)], str(out), cfg, master=master)
+    spark = (SparkSession.builder.appName("bench").master(master)
+             .config("spark.ui.enabled", "false").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    spark.sparkContext.parallelize(range(4), 2).count()  # JVM, executors and Python up
+    startup = time.perf_counter() - t0
+    cfg = PipelineConfig(stages=("segment", "clean", "classify", "sketch", "dedup", "index"))
+    t1 = time.perf_counter()
+    res = run_spark([warc], out, cfg, spark=spark, partitions=partitions,
+                    concurrency=concurrency)
+    job = time.perf_counter() - t1
+    spark.stop()
+    total = startup + job
+    return {**res, "master": master, "startup_s": round(startup, 1), "job_s": round(job, 1),
+            "startup_share": round(startup / total, 3),
+            "pages_per_s": round(res["records"] / total, 2),
+            "pages_per_s_job_only": round(res["records"] / job, 2)}
+
+
+def run_spark_bench(warc: Path, out: Path, master: str, partitions: int | None,
+                    concurrency: int) -> dict:
+    cmd = [sys.executable, __file__, "--spark-child", master, "--warc", str(warc),
+           "--out", str(out), "--concurrency", str(concurrency)]
+    if partitions:
+        cmd += ["--partitions", str(partitions)]
+    before = load()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr[-3000:])
+    res = json.loads(proc.stdout.strip().splitlines()[-1])
+    res["load_before_after"] = [before, load()]
+    sec = res.get("seconds") or {}
+    if sec.get("pages"):
+        res["pages_per_s_page_phase"] = round(res["records"] / sec["pages"], 2)
+    return res
+
+
+# ---------------------------------------------------------------- synthetic collection stage
+_VOCAB = [f"w{i}" for i in range(30_000)]
+_CUM = list(__import__("itertools").accumulate(1.0 / (i + 10) for i in range(30_000)))
+
+
+def synthetic_record(i: int, rng: Any, dup_rate: float = 0.03,
+                     _recent: list[str] | None = None) -> dict[str, Any]:
+    """A journal line shaped like the pipeline's (sizes of real pages): ~450 words of text,
+    an index entry with ~20 VIPS blocks and the 50-word windows, sketch and MinHash.
+
+    About ``dup_rate`` of the pages repeat an earlier page's text with a few words changed
+    (near duplicates); 2% are render errors and 2% skipped non-pages.
+    """
+    from collections import Counter
+
+    from dedup.lsh import minhash_values
+    from dedup.shingle import shingle_hashes, sketch
+
+    recent = _RECENT if _recent is None else _recent
+    rid = f"/crawl/part-{i // 10_000:03d}.warc.gz#{1000 + i * 731}"
+    url = f"http://site{i % 997}.example/page/{i}"
+    roll = rng.random()
+    if roll < 0.02:
+        return {"id": rid, "url": url, "status": "skipped",
+                "error": {"stage": "read", "message": "not an HTML response (image/png)"}}
+    if roll < 0.04:
+        return {"id": rid, "url": url, "status": "error",
+                "error": {"stage": "render", "message": "timeout after 30 s"}, "title": None,
+                "index_doc": {"id": rid, "url": url, "title": "", "status": "empty",
+                              "reason": "render: timeout", "terms": {},
+                              "blocks": {"windows": []}}}
+    if recent and rng.random() < dup_rate:
+        words = rng.choice(recent).split()
+        for _ in range(3):
+            words[rng.randrange(len(words))] = rng.choice(_VOCAB)
+    else:
+        words = rng.choices(_VOCAB, cum_weights=_CUM, k=450)
+    text = " ".join(words)
+    recent.append(text)
+    del recent[:-200]
+    hashes = shingle_hashes(text, 6)
+
+    def block(ws: list[str], n: int) -> dict[str, Any]:
+        return {"text": " ".join(ws), "terms": dict(Counter(ws)), "seg": n, "rank": n,
+                "box": [10.0, 40.0 * n, 800.0, 38.0]}
+
+    vips = [block(words[j:j + 22], n) for n, j in enumerate(range(0, len(words), 22))]
+    windows = [block(words[j:j + 50], n) for n, j in enumerate(range(0, len(words), 50))]
+    title = " ".join(words[:6])
+    return {
+        "id": rid, "url": url, "status": "ok", "error": None, "title": title,
+        "segmentation": {"algorithm": "vips", "segments": 31, "depth": 3,
+                         "top": [{"id": n, "box": [0, 40 * n, 800, 38], "words": 22}
+                                 for n in range(6)]},
+        "main_text": text, "page_type": {"type": "article", "probability": 0.91},
+        "sketch": [int(v) for v in sketch(hashes, 8)],
+        "minhash": [int(v) for v in minhash_values(hashes, 64)],
+        "index_doc": {"id": rid, "url": url, "title": title, "status": "ok", "reason": None,
+                      "terms": dict(Counter(words)), "blocks": {"vips": vips,
+                                                                "windows": windows}},
+        "timings": {"segment": 0.05, "clean": 0.08, "classify": 0.01, "sketch": 0.002,
+                    "index": 0.01},
+    }
+
+
+_RECENT: list[str] = []
+
+
+def write_synthetic_journal(out: Path, n: int, seed: int = 0, templates: int = 500
+                            ) -> list[str]:
+    """A journal of ``n`` lines: ``templates`` real-shaped records (:func:`synthetic_record`)
+    reused as text templates, each line with its own id, URL, sketch and MinHash signature
+    (random, so unrelated pages share no LSH band; 3% copy a recent page's values: duplicates).
+    Writing 100k lines this way takes seconds, not the minutes of shingling each one."""
+    import random
+
+    rng = random.Random(seed)
+    (out / "work").mkdir(parents=True, exist_ok=True)
+    base = []
+    for j in range(templates):
+        rec = synthetic_record(j, rng)
+        line = json.dumps(rec, ensure_ascii=False, separators=(",", ":"))
+        for key in ("id", "url"):
+            line = line.replace(json.dumps(rec[key]), f'"@@{key}@@"')
+        if "sketch" in rec:
+            line = line.replace(json.dumps(rec["sketch"], separators=(",", ":")), "@@sketch@@")
+            line = line.replace(json.dumps(rec["minhash"], separators=(",", ":")), "@@minhash@@")
+        base.append(line)
+    ids = []
+    recent: list[tuple[str, str]] = []
+    with (out / "work" / "pages.jsonl").open("w", encoding="utf-8") as f:
+        for i in range(n):
+            rid = f"/crawl/part-{i // 10_000:03d}.warc.gz#{1000 + i * 731}"
+            line = base[i % templates].replace("@@id@@", rid).replace(
+                "@@url@@", f"http://site{i % 997}.example/page/{i}")
+            if "@@sketch@@" in line:
+                if recent and rng.random() < 0.03:
+                    sk, mh = rng.choice(recent)
+                else:
+                    sk = json.dumps(sorted(rng.getrandbits(63) for _ in range(8)))
+                    mh = json.dumps([rng.getrandbits(32) for _ in range(64)])
+                    recent.append((sk, mh))
+                    del recent[:-500]
+                line = line.replace("@@sketch@@", sk).replace("@@minhash@@", mh)
+            ids.append(rid)
+            f.write(line + "\n")
+    (out / "order.json").write_text(json.dumps(ids))
+    return ids
+
+
+def collection_child(out: str) -> dict:
+    """finalize() on a prepared output folder, in this (child) process."""
+    from webseg.pipeline import PipelineConfig
+    from webseg.pipeline.run import finalize
+
+    order = json.loads((Path(out) / "order.json").read_text())
+    t0 = time.perf_counter()
+    s = finalize(order, Path(out), PipelineConfig())
     wall = time.perf_counter() - t0
-    return {**res, "master": master, "wall_s": round(wall, 1),
-            "pages_per_s": round(res["records"] / wall, 2)}
+    return {"records": s.records, "duplicate_clusters": s.duplicate_clusters,
+            "seconds": round(wall, 1),
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
+
+
+def run_collection_bench(n: int, tmp: Path) -> dict:
+    out = tmp / f"collect-{n}"
+    t0 = time.perf_counter()
+    write_synthetic_journal(out, n)
+    gen = time.perf_counter() - t0
+    size = (out / "work" / "pages.jsonl").stat().st_size
+    before = load()
+    proc = subprocess.run([sys.executable, __file__, "--collection-child", str(out)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr[-3000:])
+    res = json.loads(proc.stdout.strip().splitlines()[-1])
+    after = load()
+    # Index build from the N stored page documents of the output folder (webseg index OUT/).
+    t1 = time.perf_counter()
+    idx = subprocess.run([sys.executable, "-m", "webseg.cli", "index", str(out), "-o",
+                          str(tmp / f"index-{n}")], capture_output=True, text=True)
+    index_s = time.perf_counter() - t1
+    if idx.returncode != 0:
+        raise RuntimeError(idx.stderr[-3000:])
+    shutil.rmtree(out)
+    shutil.rmtree(tmp / f"index-{n}")
+    return {"pages": n, "journal_mb": round(size / 1e6), "generate_s": round(gen, 1),
+            "collection_s": res["seconds"], "collection_peak_rss_mb": res["peak_rss_mb"],
+            "duplicate_clusters": res["duplicate_clusters"],
+            "index_from_output_s": round(index_s, 1), "load_before_after": [before, after]}
 
 
 def main() -> int:
@@ -92,24 +290,66 @@ def main() -> int:
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared/data/wcxb-dev")
     ap.add_argument("--pages", type=int, default=200)
     ap.add_argument("--concurrency", type=int, default=3)
-    ap.add_argument("--spark", default=None, help="Spark master, e.g. local[2]")
+    ap.add_argument("--spark", default=None, help="Spark masters, e.g. local[1],local[2]")
+    ap.add_argument("--partitions", type=int, default=None)
+    ap.add_argument("--spark-concurrency", type=int, default=2,
+                    help="Pages in flight per Spark worker's Chromium.")
+    ap.add_argument("--no-single", action="store_true", help="Skip the single-machine run.")
+    ap.add_argument("--pin", action="store_true",
+                    help="Pin each Spark worker and its Chromium to one core "
+                         "(WEBSEG_SPARK_PIN=1): local[N] then uses N cores.")
+    ap.add_argument("--collection", default=None,
+                    help="Collection-stage sizes on synthetic journals, e.g. 10000,100000")
+    ap.add_argument("--spark-child", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--collection-child", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--warc", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--out", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.spark_child:
+        print(json.dumps(spark_child(a.warc, a.out, a.spark_child, a.partitions,
+                                     a.concurrency)))
+        return 0
+    if a.collection_child:
+        print(json.dumps(collection_child(a.collection_child)))
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         tmpd = Path(tmp)
+        if a.collection:
+            for n in (int(x) for x in a.collection.split(",")):
+                print("collection stage:", json.dumps(run_collection_bench(n, tmpd)),
+                      flush=True)
+            return 0
         warc = tmpd / "bench.warc.gz"
         n = write_warc(a.data, a.pages, warc)
         print(f"{n} pages from {a.data} in {warc.stat().st_size / 1e6:.1f} MB WARC; "
-              f"{os.cpu_count()} cores", flush=True)
-        single = run_single(warc, tmpd / "single", a.concurrency)
-        print("single machine:", json.dumps(single, indent=2), flush=True)
-        per_core = single["pages_per_s"] / (os.cpu_count() or 1)
+              f"{os.cpu_count()} cores; load {load()}", flush=True)
+        per_core = None
+        if not a.no_single:
+            single = run_single(warc, tmpd / "single", a.concurrency)
+            print("single machine:", json.dumps(single, indent=2), flush=True)
+            per_core = single["pages_per_s"] / (os.cpu_count() or 1)
         if a.spark:
-            sp = run_spark_bench(warc, tmpd / "spark", a.spark)
-            print("spark:", json.dumps(sp, indent=2), flush=True)
-        print(f"projection: {per_core:.2f} pages/s per core measured here; a cluster of "
-              f"50 executors x 4 cores would process about {per_core * 200:.0f} pages/s "
-              f"({per_core * 200 * 86400 / 1e6:.1f} M pages/day), assuming linear scaling "
-              "(pages are independent) and executors with >= 1.5 GB per Chromium.")
+            runs = []
+            if a.pin:
+                os.environ["WEBSEG_SPARK_PIN"] = "1"
+            for i, master in enumerate(a.spark.split(",")):
+                sp = run_spark_bench(warc, tmpd / f"spark{i}", master, a.partitions,
+                                     a.spark_concurrency)
+                runs.append(sp)
+                print("spark:", json.dumps(sp), flush=True)
+            if len(runs) > 1:
+                first, last = runs[0], runs[-1]
+                job = last["pages_per_s_job_only"] / first["pages_per_s_job_only"]
+                pages = (last.get("pages_per_s_page_phase", 0)
+                         / max(first.get("pages_per_s_page_phase", 0), 1e-9))
+                print(f"speed-up {last['master']} over {first['master']}: "
+                      f"{last['pages_per_s'] / first['pages_per_s']:.2f}x with start-up, "
+                      f"{job:.2f}x job only, {pages:.2f}x page phase", flush=True)
+        if per_core is not None:
+            print(f"projection: {per_core:.2f} pages/s per core measured here; a cluster of "
+                  f"50 executors x 4 cores would process about {per_core * 200:.0f} pages/s "
+                  f"({per_core * 200 * 86400 / 1e6:.1f} M pages/day), assuming linear "
+                  "scaling (pages are independent) and executors with >= 1.5 GB per Chromium.")
     return 0
 
 

@@ -24,10 +24,13 @@ __all__ = ["COMMANDS", "classify"]
 
 @click.group("classify")
 def classify() -> None:
-    """Page functional type (article, forum, product, ...) from WPS in-segment positions.
+    """Page functional type (article, forum, product, ...).
 
-    The shipped model (webseg/models/pagetype.json.gz) was trained on the WCXB dev pages'
-    7 page types; see eval/results/classify/ for its cross-validated accuracy.
+    Two methods: ``stacked`` (default; webseg/models/pagetype.json.gz): per-view linear
+    models over text, title, URL, DOM vocabulary, structured metadata and structure counts,
+    stacked under gradient-boosted trees; ``paper``: the WPS in-segment-position TF-ISF SVM
+    (webseg/models/pagetype-paper.json.gz). Both were trained on the WCXB dev pages' 7 page
+    types; see eval/results/classify/ for their cross-validated accuracy.
     """
 
 
@@ -37,12 +40,18 @@ def classify() -> None:
               help="Dataset folder with manifest.jsonl and page_type/label (repeatable).")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="Model file to write (.json or .json.gz).")
-@click.option("--C", "c", default=1.0, show_default=True, help="SVM regularisation constant.")
+@click.option("--method", type=click.Choice(["stacked", "paper"]), default="stacked",
+              show_default=True, help="Which classifier to train.")
+@click.option("--C", "c", default=1.0, show_default=True,
+              help="paper: SVM regularisation constant.")
 @click.option("--select", default=0.1, show_default=True,
-              help="Fraction of terms kept by information gain.")
+              help="paper: fraction of terms kept by information gain.")
+@click.option("--views", default=None,
+              help="stacked: comma-separated views (default: classify.stacked.DEFAULT_VIEWS).")
 @click.option("--render/--no-render", default=True, show_default=True,
               help="Render pages missing from the render cache (else they count as failed).")
-def train(data: tuple[str, ...], output: str, c: float, select: float, render: bool) -> None:
+def train(data: tuple[str, ...], output: str, method: str, c: float, select: float,
+          views: str | None, render: bool) -> None:
     """Train the classifier on labelled dataset folders and write the model."""
     from classify.corpus import compute_views
     from classify.model import PageTypeModel, file_sha256
@@ -66,6 +75,9 @@ def train(data: tuple[str, ...], output: str, c: float, select: float, render: b
         records += [r for r in recs if r.label]
     if not records:
         raise click.UsageError("no labelled pages in --data")
+    if method == "stacked":
+        _train_stacked(records, data, output, views, render)
+        return
     t0 = time.perf_counter()
     vs = compute_views(records, ["positions"], render=render,
                        log=lambda m: click.echo(m, err=True))
@@ -99,55 +111,127 @@ def train(data: tuple[str, ...], output: str, c: float, select: float, render: b
     sys.exit(0 if len(have) == len(records) else 1)
 
 
+def _train_stacked(records: list[Any], data: tuple[str, ...], output: str,
+                   views: str | None, render: bool) -> None:
+    from classify.corpus import compute_page_views
+    from classify.model import StackedPageTypeModel
+    from classify.stacked import ALL_VIEWS, DEFAULT_VIEWS, StackedModel
+    from webseg.datasets import DEFAULT_CACHE, cache_path, render_cached
+
+    vlist = tuple(v for v in (views or ",".join(DEFAULT_VIEWS)).split(",") if v)
+    bad = [v for v in vlist if v not in ALL_VIEWS or v == "positions"]
+    if bad:
+        raise click.BadParameter(f"unknown views {bad}", param_hint="--views")
+    t0 = time.perf_counter()
+    if render:
+        missing = [r for r in records if not cache_path(DEFAULT_CACHE, r).is_file()]
+        for k in range(0, len(missing), 200):
+            render_cached(missing[k:k + 200], DEFAULT_CACHE,
+                          log=lambda m: click.echo(m, err=True))
+    vs = compute_page_views(records, parse_fallback=False,
+                            log=lambda m: click.echo(m, err=True))
+    docs = vs.texts["pageviews"]
+    if "blocks" in vlist:
+        from classify.blockview import add_block_view
+
+        add_block_view(records, docs, log=lambda m: click.echo(m, err=True))
+    have = [r for r in records if r.id in docs]
+    for r in records:
+        if r.id not in docs:
+            _err(f"{r.dataset}/{r.id}: features: {vs.missing.get(r.id, 'no features')}")
+    if len({r.label for r in have}) < 2:
+        raise click.UsageError("need pages of at least two types to train")
+    t1 = time.perf_counter()
+    sm = StackedModel(views=vlist).fit([docs[r.id] for r in have],
+                                       [str(r.label) for r in have],
+                                       [r.site or f"#{r.id}" for r in have],
+                                       log=lambda m: click.echo(m, err=True))
+    t2 = time.perf_counter()
+    counts: dict[str, int] = {}
+    for r in have:
+        counts[str(r.label)] = counts.get(str(r.label), 0) + 1
+    model = StackedPageTypeModel(sm, {
+        "data": [Path(d).name for d in data], "pages": len(have),
+        "pages_failed": len(records) - len(have), "class_counts": counts,
+        "views": list(vlist), "features_seconds": round(t1 - t0, 1),
+        "fit_seconds": round(t2 - t1, 1),
+        "trained": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+    model.save(output)
+    click.echo(f"trained on {len(have)} pages ({len(records) - len(have)} failed), "
+               f"{len(sm.classes)} types, views {','.join(vlist)}; fit {t2 - t1:.1f} s -> "
+               f"{output}", err=True)
+    sys.exit(0 if len(have) == len(records) else 1)
+
+
 @classify.command("predict")
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--model", "model_path", default=None, type=click.Path(dir_okay=False),
-              help="Model file (default: the shipped webseg/models/pagetype.json.gz).")
+              help="Model file of either method (default: the shipped model of --method).")
+@click.option("--method", type=click.Choice(["stacked", "paper"]), default=None,
+              help="Shipped model to use: stacked (default) or paper (WPS positions).")
 @click.option("--json", "as_json", is_flag=True,
-              help="One JSON object per line: input, url, type, probability.")
+              help="One JSON object per line: input, url, type, probability, "
+                   "probabilities (every type).")
 @click.option("-c", "--concurrency", default=3, show_default=True,
               help="Pages rendered in parallel.")
 @with_render_opts
-def predict(inputs: tuple[str, ...], model_path: str | None, as_json: bool, concurrency: int,
-            timeout: float, javascript: bool | None, max_nodes: int) -> None:
+def predict(inputs: tuple[str, ...], model_path: str | None, method: str | None,
+            as_json: bool, concurrency: int, timeout: float, javascript: bool | None,
+            max_nodes: int) -> None:
     """Print the page type and its probability for every INPUT.
 
     INPUT: HTML files (.html, .htm, .html.gz), directories of them, WARC files, URL lists
     (.txt/.urls), http(s) URLs, or rendered pages (.page.json[.gz]).
     """
-    from classify.model import PageTypeModel
+    from classify.model import load_model
 
     try:
-        model = PageTypeModel.load(model_path)
+        model = load_model(model_path, method)
     except (FileNotFoundError, ValueError) as e:
         raise click.UsageError(str(e)) from e
     failed = 0
-    for inp, url, page, error in _pages(inputs, _render_options(timeout, javascript,
-                                                                max_nodes), concurrency):
+    for inp, url, page, html, error in _pages(inputs, _render_options(timeout, javascript,
+                                                                      max_nodes), concurrency):
         if page is None:
             _err(f"{inp}: {error}")
             failed += 1
             continue
         try:
-            (typ, prob), = model.predict_pages([page])
+            (probs,) = model.predict_proba_pages([page], [html], [url])
         except Exception as e:  # noqa: BLE001 - report and go on with the batch
             _err(f"{inp}: classify: {type(e).__name__}: {e}")
             failed += 1
             continue
+        typ = max(probs, key=lambda k: probs[k])
+        prob = probs[typ]
         if as_json:
             click.echo(json.dumps({"input": inp, "url": url or page.url, "type": typ,
-                                   "probability": round(prob, 4)}, ensure_ascii=False))
+                                   "probability": round(prob, 4),
+                                   "probabilities": {k: round(v, 4) for k, v in
+                                                     sorted(probs.items())}},
+                                  ensure_ascii=False))
         else:
             click.echo(f"{inp}\t{typ}\t{prob:.3f}")
     sys.exit(1 if failed else 0)
 
 
-def _pages(inputs: tuple[str, ...], opts: dict[str, Any], concurrency: int):
-    """Yield (input id, url, Page | None, error) per page, in argument order.
+def _source_html(rec: Any) -> str | None:
+    """The decoded HTML source of a local input (for the metadata view), else None."""
+    from webseg.decode import decode_html
 
-    Rendered pages (``.page.json[.gz]``) are loaded; everything else goes through
+    try:
+        return decode_html(rec.read_bytes()).text
+    except Exception:  # noqa: BLE001 - URL input, unreadable or undecodable: no source
+        return None
+
+
+def _pages(inputs: tuple[str, ...], opts: dict[str, Any], concurrency: int):
+    """Yield (input id, url, Page | None, HTML source | None, error) per page, in argument
+    order.
+
+    Rendered pages (``.page.json[.gz]``) are loaded (no source); everything else goes through
     :func:`webseg.inputs.iter_inputs` / :func:`~webseg.inputs.render_inputs` with one shared
-    renderer (started on first need).
+    renderer (started on first need); local inputs also give their source.
     """
     import contextlib
 
@@ -160,9 +244,9 @@ def _pages(inputs: tuple[str, ...], opts: dict[str, Any], concurrency: int):
             if _is_page_json(arg):
                 try:
                     page = Page.load(arg)
-                    yield arg, page.url, page, None
+                    yield arg, page.url, page, None, None
                 except (OSError, ValueError, EOFError) as e:
-                    yield arg, None, None, f"read: {e}"
+                    yield arg, None, None, None, f"read: {e}"
                 continue
             if renderer is None:
                 from webseg.render import Renderer
@@ -170,7 +254,8 @@ def _pages(inputs: tuple[str, ...], opts: dict[str, Any], concurrency: int):
                 renderer = stack.enter_context(Renderer(**opts))
             for rec, page, error in render_inputs(iter_inputs([arg]), concurrency,
                                                   renderer=renderer):
-                yield rec.id, rec.url, page, error
+                yield (rec.id, rec.url, page, _source_html(rec) if page is not None else None,
+                       error)
 
 
 COMMANDS: list[click.Command] = [classify]

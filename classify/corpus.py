@@ -262,3 +262,99 @@ def _sitelevel(pages: list[Page]) -> list[str]:
     labels = sitelevel_labels(pages) if len(pages) >= 2 else [np.zeros(p.n, bool) for p in
                                                                pages]
     return [template_node_text(p, lab) for p, lab in zip(pages, labels, strict=True)]
+
+
+PAGEVIEWS_DEPS = ("classify/pagefeatures.py", "webseg/page.py")
+
+
+def pageviews_key() -> str:
+    """12 hex digits identifying the code of :func:`classify.pagefeatures.page_views`."""
+    h = hashlib.sha256(b"pageviews:1")
+    for dep in PAGEVIEWS_DEPS:
+        h.update(dep.encode())
+        h.update((ROOT / dep).read_bytes())
+    return h.hexdigest()[:12]
+
+
+def record_views(rec: PageRecord, render_cache: str | Path = DEFAULT_CACHE,
+                 parse_fallback: bool = True) -> tuple[dict[str, Any] | None, str | None]:
+    """:func:`~classify.pagefeatures.page_views` of one dataset page, with its HTML source.
+
+    The rendered page from the render cache when present; otherwise (``parse_fallback``) the
+    page parsed without a browser (:func:`webseg.parse.parse`), recorded as ``"source":
+    "parse"`` so an evaluation can say how many pages it concerns.
+    """
+    from classify.pagefeatures import page_views
+    from webseg.decode import decode_html
+
+    try:
+        raw = rec.read_html()
+    except OSError as e:
+        return None, f"read: {e}"
+    try:
+        html = decode_html(raw).text  # strips WebKB's HTTP header block itself
+    except Exception as e:  # noqa: BLE001 - undecodable page: report it
+        return None, f"decode: {type(e).__name__}: {e}"
+    page, err = _load_page(Path(render_cache), rec)
+    source = "render"
+    if page is None:
+        if not parse_fallback:
+            return None, err
+        from webseg.parse import parse
+
+        try:
+            page = parse(html, url=rec.url)
+        except Exception as e:  # noqa: BLE001
+            return None, f"parse: {type(e).__name__}: {e}"
+        source = "parse"
+    try:
+        v = page_views(page, html, rec.url)
+    except Exception as e:  # noqa: BLE001
+        return None, f"features: {type(e).__name__}: {e}"
+    v["source"] = source
+    return v, None
+
+
+def compute_page_views(records: Sequence[PageRecord], *,
+                       render_cache: str | Path = DEFAULT_CACHE,
+                       cache: str | Path = VIEW_CACHE, parse_fallback: bool = True,
+                       log: Callable[[str], None] = print, save_every: int = 500,
+                       refresh_parsed: bool = True) -> ViewSet:
+    """:func:`record_views` of every record, cached per dataset under
+    ``<cache>/<dataset>/pageviews-<key>.json.gz`` (key: :func:`pageviews_key`).
+
+    ``refresh_parsed``: recompute pages whose cached views came from the parse fallback once
+    their rendering is in the render cache.
+    """
+    cache = Path(cache)
+    key = pageviews_key()
+    out = ViewSet({"pageviews": {}})
+    by_ds: dict[str, list[PageRecord]] = {}
+    for r in records:
+        by_ds.setdefault(r.dataset, []).append(r)
+    t0 = time.perf_counter()
+    for ds, recs in by_ds.items():
+        f = cache / ds / f"pageviews-{key}.json.gz"
+        stored = _read(f)
+        dirty = 0
+        for k, r in enumerate(recs):
+            v = stored.get(r.id)
+            if v is not None and refresh_parsed and v.get("source") == "parse" and \
+                    cache_path(Path(render_cache), r).is_file():
+                v = None
+            if v is None:
+                v, err = record_views(r, render_cache, parse_fallback)
+                if v is None:
+                    out.missing[r.id] = err or "unknown"
+                    continue
+                stored[r.id] = v
+                dirty += 1
+                if dirty >= save_every:
+                    _write(f, stored)
+                    dirty = 0
+                    log(f"  {ds}: {k + 1}/{len(recs)} pages, {time.perf_counter() - t0:.0f} s")
+            out.texts["pageviews"][r.id] = v
+        if dirty:
+            _write(f, stored)
+    out.seconds["pageviews"] = time.perf_counter() - t0
+    return out

@@ -39,7 +39,14 @@ MODEL_VERSION = 1
 
 
 def default_model_path() -> Path:
-    """The shipped model: ``webseg/models/pagetype.json.gz``."""
+    """The shipped paper-method model: ``webseg/models/pagetype-paper.json.gz``."""
+    import webseg
+
+    return Path(webseg.__file__).parent / "models" / "pagetype-paper.json.gz"
+
+
+def stacked_model_path() -> Path:
+    """The shipped default (stacked) model: ``webseg/models/pagetype.json.gz``."""
     import webseg
 
     return Path(webseg.__file__).parent / "models" / "pagetype.json.gz"
@@ -104,9 +111,23 @@ class PageTypeModel:
         return [(str(p), float(proba[i, j])) for i, (p, j) in enumerate(zip(pred, idx,
                                                                            strict=True))]
 
-    def predict_pages(self, pages: Sequence[Page]) -> list[tuple[str, float]]:
-        """(type, probability) of every rendered page (segments it with WPS first)."""
+    def predict_pages(self, pages: Sequence[Page], htmls: Sequence[str | None] | None = None
+                      ) -> list[tuple[str, float]]:
+        """(type, probability) of every rendered page (segments it with WPS first).
+        ``htmls`` is accepted for interface parity with the stacked model and ignored."""
         return self.predict_texts([self.position_texts(p) for p in pages])
+
+    def predict_proba_pages(self, pages: Sequence[Page],
+                            htmls: Sequence[str | None] | None = None,
+                            urls: Sequence[str | None] | None = None
+                            ) -> list[dict[str, float]]:
+        """Probability of every type, per page (``htmls`` and ``urls`` are ignored)."""
+        if not pages:
+            return []
+        X = self.pipeline.named_steps["features"].transform(
+            [self.position_texts(p) for p in pages])
+        proba = self.pipeline.named_steps["svm"].predict_proba(X)
+        return [dict(zip(self.classes, map(float, row), strict=True)) for row in proba]
 
     # ------------------------------------------------------------------ files
     def to_dict(self) -> dict[str, Any]:
@@ -160,3 +181,123 @@ class PageTypeModel:
         except (json.JSONDecodeError, UnicodeDecodeError) as e:
             raise ValueError(f"{path}: not a JSON page-type model ({e})") from e
         return cls.from_dict(d, path)
+
+
+STACKED_SCHEMA = "webseg.classify.pagetype-stacked"
+STACKED_VERSION = 1
+
+
+@dataclass
+class StackedPageTypeModel:
+    """The default classifier (:class:`classify.stacked.StackedModel`) with what a shipped
+    model needs: page -> views (:func:`classify.pagefeatures.page_views`, no segmentation) and
+    a JSON file. ``htmls``: the pages' HTML sources, for the structured-metadata view (the
+    Page model does not keep ``<meta content>`` or JSON-LD); without them that view is empty.
+    """
+
+    model: Any
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def classes(self) -> list[str]:
+        return [str(c) for c in self.model.classes]
+
+    def page_views(self, page: Page, html: str | None = None, url: str | None = None
+                   ) -> dict[str, Any]:
+        from classify.pagefeatures import page_views
+
+        v = page_views(page, html, url)
+        if "blocks" in self.model.views:
+            from classify.blockview import block_shares
+
+            v["blocks"] = block_shares(page)
+        return v
+
+    def predict_proba_pages(self, pages: Sequence[Page],
+                            htmls: Sequence[str | None] | None = None,
+                            urls: Sequence[str | None] | None = None
+                            ) -> list[dict[str, float]]:
+        """Calibrated probability of every type, per page (``urls`` override ``page.url``,
+        e.g. a dataset's known URL for a page rendered from a local file)."""
+        hs = list(htmls) if htmls is not None else [None] * len(pages)
+        us = list(urls) if urls is not None else [None] * len(pages)
+        if len(hs) != len(pages) or len(us) != len(pages):
+            raise ValueError(f"{len(pages)} pages but {len(hs)} HTML sources, {len(us)} URLs")
+        docs = [self.page_views(p, h, u) for p, h, u in zip(pages, hs, us, strict=True)]
+        proba = self.model.predict_proba(docs)
+        return [dict(zip(self.classes, map(float, row), strict=True)) for row in proba]
+
+    def predict_pages(self, pages: Sequence[Page], htmls: Sequence[str | None] | None = None
+                      ) -> list[tuple[str, float]]:
+        """(type, probability of that type) per page."""
+        out = []
+        for probs in self.predict_proba_pages(pages, htmls):
+            typ = max(probs, key=lambda k: probs[k])
+            out.append((typ, probs[typ]))
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"schema": STACKED_SCHEMA, "version": STACKED_VERSION, "info": self.info,
+                "model": self.model.to_dict()}
+
+    @classmethod
+    def from_dict(cls, d: Any, where: Any = "model") -> StackedPageTypeModel:
+        from classify.stacked import StackedModel
+
+        if (not isinstance(d, dict) or d.get("schema") != STACKED_SCHEMA
+                or d.get("version") != STACKED_VERSION):
+            raise ValueError(f"{where} is not a stacked page-type model of version "
+                             f"{STACKED_VERSION}")
+        try:
+            return cls(StackedModel.from_dict(d["model"]), d.get("info", {}))
+        except (KeyError, TypeError, ValueError, IndexError) as e:
+            raise ValueError(f"{where}: malformed page-type model ({type(e).__name__}: {e})"
+                             ) from e
+
+    def save(self, path: str | Path) -> None:
+        _save_json(self.to_dict(), path)
+
+
+def _save_json(d: dict[str, Any], path: str | Path) -> None:
+    path = Path(path)
+    data = (json.dumps(d, separators=(",", ":")) + "\n").encode("utf-8")
+    tmp = path.with_name(path.name + ".part")
+    if path.name.endswith(".gz"):
+        with gzip.GzipFile(tmp, "wb", mtime=0) as f:
+            f.write(data)
+    else:
+        tmp.write_bytes(data)
+    tmp.replace(path)
+
+
+#: ``--method`` names: the default stacked model and the paper's WPS-positions SVM
+METHODS = ("stacked", "paper")
+
+
+def load_model(path: str | Path | None = None, method: str | None = None
+               ) -> PageTypeModel | StackedPageTypeModel:
+    """A page-type model file of either kind (by its ``schema``); without ``path`` the
+    shipped model of ``method`` (default ``stacked``)."""
+    if method not in (None, *METHODS):
+        raise ValueError(f"unknown method {method!r}; known: {', '.join(METHODS)}")
+    if path is None:
+        path = default_model_path() if method == "paper" else stacked_model_path()
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"page-type model {path} not found; train one with "
+                                "webseg classify train --data DIR -o MODEL")
+    raw = path.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    try:
+        d = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: not a JSON page-type model ({e})") from e
+    schema = d.get("schema") if isinstance(d, dict) else None
+    if schema == STACKED_SCHEMA:
+        m: PageTypeModel | StackedPageTypeModel = StackedPageTypeModel.from_dict(d, path)
+    else:
+        m = PageTypeModel.from_dict(d, path)
+    if method is not None and (method == "paper") != isinstance(m, PageTypeModel):
+        raise ValueError(f"{path} is not a {method!r} model")
+    return m

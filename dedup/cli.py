@@ -17,7 +17,9 @@ import click
 
 from webseg.cli import EXIT_FAILED, EXIT_OK, _err, with_render_opts
 
-STRIP_CHOICES = ("none", "largest", "pagelevel", "sitelevel", "extractor")
+STRIP_CHOICES = ("none", "largest", "blocks", "pagelevel", "sitelevel", "extractor")
+#: ``--strip`` default: the method of ``webseg clean`` (webseg.clean.DEFAULT_METHOD).
+DEFAULT_STRIP = "blocks"
 
 #: An open :class:`~webseg.render.Renderer` to reuse instead of starting a browser per command
 #: (embedding and tests set it; the render options of the command are then the renderer's).
@@ -55,7 +57,7 @@ def _storage(redis: str | None, basename: str) -> dict[str, Any] | None:
 
 @click.command("dedup")
 @click.argument("inputs", nargs=-1, required=True)
-@click.option("--strip", "strip", type=click.Choice(STRIP_CHOICES), default="pagelevel",
+@click.option("--strip", "strip", type=click.Choice(STRIP_CHOICES), default=DEFAULT_STRIP,
               show_default=True, help="Which text of each page is shingled.")
 @click.option("--segmenter", default="gcuts", show_default=True,
               help="Segmenter of --strip largest (any of `webseg algos`).")
@@ -93,7 +95,7 @@ def dedup(inputs: tuple[str, ...], strip: str, segmenter: str, report: str | Non
 
     \b
     Examples:
-      webseg dedup pages/ --strip pagelevel --report out/
+      webseg dedup pages/ --report out/             # --strip blocks: the block model
       webseg dedup crawl.warc.gz --strip largest --segmenter gcuts --report out/
       webseg dedup urls.txt --strip none            # clusters as JSON lines on stdout
     """

@@ -8,8 +8,10 @@ different. Each strategy maps a page to the text that is shingled:
 ``largest``    the text of the largest segment (most text) of a segmenter, ``gcuts`` by default
                (WWW 2008, 5.2: "we only shingle the content that is contained within the largest
                segment"); any registered segmenter works (``segmenter="vips"``, ...).
+``blocks``     the main text of the learned block model (:func:`webseg.clean.extract`, the
+               default of ``webseg clean``).
 ``pagelevel``  the text of the segments PageLevel labels non-template (WWW 2007, 6.2), through
-               :func:`webseg.templates.clean.clean`.
+               :func:`webseg.clean.extract`.
 ``sitelevel``  the text leaves that SiteLevel(theta) does not label template, computed over the
                pages of each site *in the collection* (:func:`webseg.templates.sitelevel
                .sitelevel_labels`). A site with a single page has nothing to compare with, so its
@@ -33,7 +35,7 @@ from webseg.page import Page, normalize_text
 
 __all__ = ["STRATEGIES", "Item", "Stripper", "extractor_text", "full_text"]
 
-STRATEGIES = ("none", "largest", "pagelevel", "sitelevel", "extractor")
+STRATEGIES = ("none", "largest", "blocks", "pagelevel", "sitelevel", "extractor")
 
 
 @dataclass
@@ -63,9 +65,9 @@ def extractor_text(html: bytes | str, url: str | None = None) -> str:
 
 def _page_html(page: Page) -> str:
     """HTML rebuilt from a Page (tags, text, a few attributes) when the source is not at hand."""
-    from webseg.templates.clean import _subtree_html
+    from webseg.clean.html_out import subtree_html
 
-    return f"<html><head><title></title></head><body>{_subtree_html(page, 0)}</body></html>"
+    return f"<html><head><title></title></head><body>{subtree_html(page, 0)}</body></html>"
 
 
 @dataclass
@@ -122,12 +124,12 @@ class Stripper:
                 self._seg = get_segmenter(self.segmenter, **self.params)
             best = self._seg.segment(page).largest(level=self.level)
             return best.text if best is not None else ""
-        if s == "pagelevel":
+        if s in ("blocks", "pagelevel"):
             if not len(page.text_leaves):
                 return ""
-            from webseg.templates.clean import clean
+            from webseg.clean import extract
 
-            return clean(page, threshold=self.threshold, **self.params)
+            return extract(page, s, threshold=self.threshold, **self.params).text
         raise ValueError("sitelevel strips a group of pages: use Stripper.texts")
 
     def texts(self, items: Sequence[Item]) -> list[str]:

@@ -24,6 +24,9 @@ Scoring, and the choices behind it:
 * Gold XPaths that do not resolve in our rendering are reported (``gold_missing``) and skipped.
 * Pages that fail to render or segment are listed in ``errors.csv`` and left out of the means.
 
+Gold reading, gold labels and the render cache live in :mod:`webseg.datasets` (the trainers
+share them); they are re-exported here under their old names.
+
 Outputs in ``--out``: ``per_page.csv``, ``summary.csv``, ``summary.md``, ``errors.csv``,
 ``ari_cdf.png`` (cumulative distribution of per-page ARI per segmenter, one panel per level, as
 Figure 2a of Chakrabarti et al. 2008) and ``run.json`` (command, versions, settings).
@@ -34,13 +37,11 @@ from __future__ import annotations
 import argparse
 import csv
 import gzip
-import hashlib
 import json
 import math
 import platform
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +49,10 @@ import numpy as np
 
 from eval.splits import select
 from webseg import __version__
+from webseg.datasets import GoldPage, gold_cache_key, gold_labels, render_gold_pages
+from webseg.datasets import read_gold_pages as read_dataset
 from webseg.metrics import segmentation_scores
-from webseg.page import SCHEMA_VERSION, Page
+from webseg.page import Page
 from webseg.segmentation import UNASSIGNED
 
 PER_PAGE_FIELDS = ["page", "segmenter", "level", "ari", "nmi", "bcubed_p", "bcubed_r",
@@ -57,109 +60,14 @@ PER_PAGE_FIELDS = ["page", "segmenter", "level", "ari", "nmi", "bcubed_p", "bcub
                    "gold_unassigned", "gold_missing", "seconds"]
 
 
-@dataclass
-class GoldPage:
-    """One manifest record with its gold blocks."""
-
-    id: str
-    html: Path
-    render: dict[str, Any]
-    blocks: list[dict[str, Any]]
-    notes: str = ""
-
-
-def read_dataset(data: Path, only: set[str] | None = None, limit: int | None = None
-                 ) -> list[GoldPage]:
-    """Records of ``manifest.jsonl`` that have gold, in manifest order."""
-    manifest = data / "manifest.jsonl"
-    if not manifest.is_file():
-        raise SystemExit(f"eval.segmentation: {manifest} not found (expected the "
-                         "shared/data/segmentation format)")
-    out: list[GoldPage] = []
-    for line in manifest.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        rec = json.loads(line)
-        if only and rec["id"] not in only:
-            continue
-        if not rec.get("gold"):
-            continue
-        gold = json.loads((data / rec["gold"]).read_text(encoding="utf-8"))
-        out.append(GoldPage(rec["id"], data / rec["html"], rec.get("render") or {},
-                            gold["blocks"], rec.get("notes", "")))
-        if limit and len(out) >= limit:
-            break
-    return out
-
-
-def gold_labels(page: Page, blocks: list[dict[str, Any]], level: int
-                ) -> tuple[np.ndarray, int, list[str]]:
-    """Gold label of every text leaf at ``level`` (see module docstring).
-
-    Returns (labels over ``page.text_leaves``, number of gold blocks used, unresolved XPaths).
-    """
-    labels = np.full(page.n, UNASSIGNED, dtype=np.int64)
-    depth = np.full(page.n, -1, dtype=np.int64)
-    missing: list[str] = []
-    used = 0
-    pdepth = page.depth
-    for k, b in enumerate(blocks):
-        if int(b["level"]) > level:
-            continue
-        node = page.find_xpath(b["xpath"])
-        if node is None:
-            missing.append(b["xpath"])
-            continue
-        used += 1
-        sl = slice(node, int(page.subtree_end[node]))
-        deeper = depth[sl] < pdepth[node]  # innermost block wins
-        labels[sl][deeper] = k
-        depth[sl][deeper] = pdepth[node]
-    return labels[page.text_leaves], used, missing
-
-
 def cache_key(gp: GoldPage, settings: dict[str, Any]) -> str:
-    h = hashlib.sha256(gp.html.read_bytes())
-    h.update(json.dumps(settings, sort_keys=True).encode())
-    h.update(f"page-schema-{SCHEMA_VERSION}-webseg-{__version__}".encode())
-    return h.hexdigest()[:16]
+    return gold_cache_key(gp, settings)
 
 
 def load_pages(pages: list[GoldPage], cache: Path, concurrency: int, timeout: float,
                progress: bool = True) -> dict[str, Page | Exception]:
     """Render every page with its manifest settings, reusing ``cache`` when it is current."""
-    from tqdm import tqdm
-
-    from webseg.render import Renderer
-
-    cache.mkdir(parents=True, exist_ok=True)
-    out: dict[str, Page | Exception] = {}
-    todo: dict[tuple[bool, int], list[tuple[GoldPage, Path]]] = {}
-    for gp in pages:
-        js = bool(gp.render.get("javascript", False))
-        vw = int(gp.render.get("viewport_width", 1280))
-        f = cache / f"{gp.id}.{cache_key(gp, {'js': js, 'vw': vw})}.page.json.gz"
-        if f.is_file():
-            try:
-                out[gp.id] = Page.load(f)
-                continue
-            except (OSError, ValueError):
-                f.unlink(missing_ok=True)
-        todo.setdefault((js, vw), []).append((gp, f))
-    bar = tqdm(total=sum(len(v) for v in todo.values()), desc="render", unit="page",
-               disable=not progress, file=sys.stderr)
-    for (js, vw), items in todo.items():
-        with Renderer(javascript=js, viewport_width=vw, timeout=timeout) as r:
-            for (gp, f), res in zip(items, r.render_many((gp.html for gp, _ in items),
-                                                         concurrency=concurrency), strict=True):
-                if res.page is not None:
-                    res.page.save(f)
-                    out[gp.id] = res.page
-                else:
-                    out[gp.id] = res.error or RuntimeError("render failed")
-                bar.update(1)
-    bar.close()
-    return out
+    return render_gold_pages(pages, cache, concurrency, timeout, progress)
 
 
 def evaluate(pages: list[GoldPage], rendered: dict[str, Page | Exception], algos: list[str],

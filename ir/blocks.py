@@ -17,7 +17,8 @@ from typing import Any
 from ir.analysis import Analyzer
 from ir.store import Block
 
-__all__ = ["SOURCES", "page_blocks", "page_text", "segmentation_blocks", "window_blocks"]
+__all__ = ["SOURCES", "page_blocks", "page_text", "page_words", "segmentation_blocks",
+           "window_blocks"]
 
 #: source name -> (registered segmenter, its parameters); ``windows`` needs no segmenter.
 SOURCES: dict[str, tuple[str, dict[str, Any]] | None] = {
@@ -36,14 +37,45 @@ def _terms(an: Analyzer, text: str) -> dict[str, int]:
     return dict(Counter(an.tokens(text)))
 
 
-def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS) -> list[Block]:
-    """Consecutive, non-overlapping ``size``-word windows of ``text`` (the last may be shorter)."""
+def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
+                  word_weights: list[float] | None = None) -> list[Block]:
+    """Consecutive, non-overlapping ``size``-word windows of ``text`` (the last may be shorter).
+
+    ``word_weights`` (one per whitespace word: P(main) of the word's text leaf) sets each
+    window's ``weight`` to their mean and its ``role`` (main when >= 0.5).
+    """
     words = text.split()
+    if word_weights is not None and len(word_weights) != len(words):
+        raise ValueError("word_weights must have one weight per word")
     out = []
     for k, i in enumerate(range(0, len(words), size)):
         t = " ".join(words[i: i + size])
-        out.append(Block(text=t, terms=_terms(an, t), seg=k, rank=k))
+        blk = Block(text=t, terms=_terms(an, t), seg=k, rank=k)
+        if word_weights is not None:
+            ws = word_weights[i: i + size]
+            blk.weight = round(sum(ws) / len(ws), 4)
+            blk.role = "main" if blk.weight >= 0.5 else "template"
+        out.append(blk)
     return out
+
+
+def page_words(page: Any, p_main: Any = None) -> tuple[str, list[float] | None]:
+    """:func:`page_text` and, with ``p_main`` (per text leaf), each word's P(main)."""
+    from webseg.page import normalize_text
+
+    vis = page.visible
+    parts: list[str] = []
+    weights: list[float] | None = [] if p_main is not None else None
+    for j, leaf in enumerate(page.text_leaves.tolist()):
+        if not vis[leaf]:
+            continue
+        t = normalize_text(page.text[leaf])
+        if not t:
+            continue
+        parts.append(t)
+        if weights is not None:
+            weights.extend([float(p_main[j])] * len(t.split()))
+    return " ".join(parts), weights
 
 
 def page_text(page: Any) -> str:
@@ -68,19 +100,26 @@ def _segmenter(source: str) -> Any:
 _CACHE: dict[str, Any] = {}
 
 
-def page_blocks(page: Any, source: str, an: Analyzer) -> list[Block]:
-    """Blocks of a rendered ``page`` from ``source`` (see module docstring)."""
+def page_blocks(page: Any, source: str, an: Analyzer, p_main: Any = None,
+                seg: Any = None) -> list[Block]:
+    """Blocks of a rendered ``page`` from ``source`` (see module docstring); with ``p_main``
+    (P(main) per text leaf, :mod:`ir.content`) each block gets its weight and role; ``seg``
+    reuses a segmentation already computed by that source's segmenter."""
     if source == "windows":
-        return window_blocks(page_text(page), an)
-    seg_algo = _CACHE.get(source)
-    if seg_algo is None:
-        seg_algo = _CACHE[source] = _segmenter(source)
-    return segmentation_blocks(seg_algo.segment(page), an,
-                               non_template_only=source == "pagelevel")
+        text, w = page_words(page, p_main)
+        return window_blocks(text, an, word_weights=w)
+    if seg is None:
+        seg_algo = _CACHE.get(source)
+        if seg_algo is None:
+            seg_algo = _CACHE[source] = _segmenter(source)
+        seg = seg_algo.segment(page)
+    return segmentation_blocks(seg, an, non_template_only=source == "pagelevel",
+                               p_main=p_main)
 
 
-def segmentation_blocks(seg: Any, an: Analyzer, non_template_only: bool = False
-                        ) -> list[Block]:
+
+def segmentation_blocks(seg: Any, an: Analyzer, non_template_only: bool = False,
+                        p_main: Any = None) -> list[Block]:
     """Blocks from a segmentation already computed: its finest non-empty segments in geometry
     rank order (only those with templateness < 0.5 when ``non_template_only``)."""
     segs = seg.at_level(None)
@@ -88,5 +127,10 @@ def segmentation_blocks(seg: Any, an: Analyzer, non_template_only: bool = False
         segs = [s for s in segs if float(s.attrs.get("templateness", 0.0)) < 0.5]
     segs = [s for s in segs if s.text and s.text.strip()]
     segs.sort(key=lambda s: (float(s.box[1]), float(s.box[0]), s.id))
-    return [Block(text=s.text, terms=_terms(an, s.text), seg=int(s.id), rank=r,
-                  box=tuple(float(v) for v in s.box)) for r, s in enumerate(segs)]
+    out = [Block(text=s.text, terms=_terms(an, s.text), seg=int(s.id), rank=r,
+                 box=tuple(float(v) for v in s.box)) for r, s in enumerate(segs)]
+    if p_main is not None:
+        from ir.content import weigh_blocks
+
+        weigh_blocks(out, seg, p_main)
+    return out

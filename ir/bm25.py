@@ -1,114 +1,273 @@
-"""Embedded BM25 (rank-bm25's BM25Okapi) with a postings list for weighted queries.
+"""Embedded BM25: rank-bm25's BM25Okapi scores from precomputed per-term weight postings.
 
-:class:`EmbeddedBM25` reuses rank-bm25's ``BM25Okapi`` for the collection statistics and the
-IDF (``log((N - df + 0.5) / (df + 0.5))``, negative IDFs floored at ``epsilon`` times the mean
-IDF), built straight from stored term counts rather than from token lists. Scoring adds what
-rank-bm25 lacks: an inverted index, so a query touches only the documents that contain its
-terms, and per-term query weights (expanded queries are weighted bags of terms). With unit
-weights :meth:`EmbeddedBM25.scores` equals ``BM25Okapi.get_scores`` (a test checks it).
+Layout (chosen by ``bench/ir.py``, which measures it beside bm25s): documents are appended in
+batches as compact doc-major rows (``int32`` term ids, ``float32`` term frequencies; no Python
+object per document). The first query after a change builds a term-major CSC matrix of
+*precomputed* BM25 weights ``idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))``
+(scipy's C conversion plus one vectorised pass), so a query only sums, for each of its terms,
+the contiguous slice of that term's postings into a dense score array: no per-query BM25
+arithmetic, no per-term dict lookups per document. Adding documents never re-reads stored
+documents: it appends rows and marks the weights stale (N, avgdl and IDF change with every
+add, so the weights are recomputed from the compact rows, vectorised, at the next query).
+
+Scoring is rank-bm25's ``BM25Okapi`` exactly: IDF ``log((N - df + 0.5) / (df + 0.5))`` with
+negative values replaced by ``epsilon`` times the mean IDF of the vocabulary; with unit query
+weights :meth:`EmbeddedBM25.scores` equals ``BM25Okapi.get_scores`` (a test checks it; weights
+are stored as float32, so equal to ~1e-6 relative). Term frequencies may be fractional
+(field-weighted documents, :mod:`ir.fields`): the same formula applies to the weighted counts.
+
+Results are arrays (:meth:`EmbeddedBM25.top` returns row indices and scores), so a k=1000
+query builds no per-hit objects; :class:`ir.index.SearchResult` creates hits lazily.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 
 import numpy as np
-from rank_bm25 import BM25Okapi
+import scipy.sparse as sp
 
-__all__ = ["EmbeddedBM25", "bm25_term_scores"]
+__all__ = ["EmbeddedBM25", "bm25_term_scores", "okapi_idf", "top_candidates"]
 
 
-def bm25_term_scores(tf: np.ndarray, dl: np.ndarray, avgdl: float, idf: float, k1: float,
-                     b: float) -> np.ndarray:
+def bm25_term_scores(tf: np.ndarray, dl: np.ndarray, avgdl: float, idf: float | np.ndarray,
+                     k1: float, b: float) -> np.ndarray:
     """Okapi BM25 contribution of one term with frequencies ``tf`` in units of length ``dl``."""
     if avgdl <= 0:
         return np.zeros_like(tf, dtype=np.float64)
     return idf * (tf * (k1 + 1)) / (tf + k1 * (1 - b + b * dl / avgdl))
 
 
-class _CountsBM25(BM25Okapi):
-    """BM25Okapi initialised from per-document term counts instead of token lists."""
+def okapi_idf(df: np.ndarray, n: int, epsilon: float) -> np.ndarray:
+    """rank-bm25's BM25Okapi IDF per term: negative IDFs floored at ``epsilon`` x mean IDF."""
+    idf = np.log(n - df + 0.5) - np.log(df + 0.5)
+    if len(idf):
+        eps = epsilon * float(idf.mean())
+        idf = np.where(idf < 0, eps, idf)
+    return idf
 
-    def __init__(self, doc_freqs: Sequence[Mapping[str, int]], k1: float, b: float,
-                 epsilon: float) -> None:
-        self.k1, self.b, self.epsilon = k1, b, epsilon
-        self.corpus_size = len(doc_freqs)
-        self.doc_freqs = list(doc_freqs)
-        self.doc_len = [int(sum(d.values())) for d in self.doc_freqs]
-        self.avgdl = (sum(self.doc_len) / self.corpus_size) if self.corpus_size else 0.0
-        self.idf = {}
-        self.tokenizer = None
-        nd: dict[str, int] = {}
-        for d in self.doc_freqs:
-            for w in d:
-                nd[w] = nd.get(w, 0) + 1
-        self.nd = nd
-        if nd:
-            self._calc_idf(nd)
-        else:
-            self.average_idf = 0.0
+
+def top_candidates(s: np.ndarray, cand: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` best of rows ``cand`` (ascending) by score ``s``, ties by row; as arrays."""
+    if len(cand) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+    sc = s[cand]
+    if len(sc) > k:
+        part = np.argpartition(-sc, k - 1)[:k]
+        kth = sc[part].min()
+        # every tie of the k-th score competes, so row order breaks ties exactly
+        keep = np.flatnonzero(sc >= kth)
+        cand, sc = cand[keep], sc[keep]
+    order = np.lexsort((cand, -sc))[:k]
+    return cand[order].astype(np.int64), sc[order]
 
 
 class EmbeddedBM25:
-    """In-memory BM25 over documents given as term-count dicts (``doc_freqs[i]`` for doc i)."""
+    """In-memory BM25 over documents given as term -> count mappings, appendable in batches.
 
-    def __init__(self, doc_freqs: Sequence[Mapping[str, int]], k1: float = 1.5,
+    Rows are never moved: a row can be retired (:meth:`remove`, for a re-added id) and then
+    counts for nothing (not in N, avgdl, df, nor results), exactly as if it had never been added.
+    """
+
+    def __init__(self, doc_freqs: Iterable[Mapping[str, float]] = (), k1: float = 1.5,
                  b: float = 0.75, epsilon: float = 0.25) -> None:
-        self.okapi = _CountsBM25(doc_freqs, k1, b, epsilon)
-        self.k1, self.b = k1, b
-        self.n = self.okapi.corpus_size
-        self.doc_len = np.asarray(self.okapi.doc_len, dtype=np.float64)
-        self.avgdl = float(self.okapi.avgdl)
-        post: dict[str, tuple[list[int], list[int]]] = {}
-        for i, d in enumerate(self.okapi.doc_freqs):
-            for w, c in d.items():
-                p = post.get(w)
-                if p is None:
-                    post[w] = ([i], [c])
-                else:
-                    p[0].append(i)
-                    p[1].append(c)
-        self.postings = {w: (np.asarray(ix, dtype=np.int64), np.asarray(c, dtype=np.float64))
-                         for w, (ix, c) in post.items()}
+        self.k1, self.b, self.epsilon = float(k1), float(b), float(epsilon)
+        self.vocab: dict[str, int] = {}
+        self._terms: list[str] = []
+        self._chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # indptr, ids, tf
+        self._rows = 0
+        self._live = np.zeros(0, dtype=bool)
+        self._stale = True
+        self._csr: sp.csr_matrix | None = None
+        self.add(doc_freqs)
 
+    # ------------------------------------------------------------------ building
+    def add(self, doc_freqs: Iterable[Mapping[str, float]]) -> range:
+        """Append documents (term -> count); returns their row numbers."""
+        vocab, terms = self.vocab, self._terms
+        indptr = [0]
+        ids: list[int] = []
+        tfs: list[float] = []
+        for d in doc_freqs:
+            for t, c in d.items():
+                if c <= 0:
+                    continue
+                j = vocab.get(t)
+                if j is None:
+                    j = vocab[t] = len(terms)
+                    terms.append(t)
+                ids.append(j)
+                tfs.append(c)
+            indptr.append(len(ids))
+        n_new = len(indptr) - 1
+        if n_new:
+            self._chunks.append((np.asarray(indptr, dtype=np.int64),
+                                 np.asarray(ids, dtype=np.int32),
+                                 np.asarray(tfs, dtype=np.float32)))
+            self._live = np.concatenate([self._live, np.ones(n_new, dtype=bool)])
+            self._stale = True
+        start = self._rows
+        self._rows += n_new
+        return range(start, self._rows)
+
+    def remove(self, row: int) -> None:
+        """Retire a row (its document was superseded)."""
+        if self._live[row]:
+            self._live[row] = False
+            self._stale = True
+
+    @property
+    def rows(self) -> int:
+        """Rows ever added (retired ones included); row numbers are stable."""
+        return self._rows
+
+    @property
+    def n(self) -> int:
+        """Live documents (the N of BM25)."""
+        return int(self._live.sum())
+
+    def _matrix(self) -> sp.csr_matrix:
+        """All rows as one CSR matrix of term frequencies (chunks merged once, then kept)."""
+        shape = (self._rows, len(self._terms))
+        if self._csr is not None and not self._chunks:
+            if self._csr.shape != shape:
+                self._csr.resize(shape)
+            return self._csr
+        parts = [] if self._csr is None else [self._csr]
+        for indptr, ids, tfs in self._chunks:
+            m = sp.csr_matrix((tfs, ids, indptr), shape=(len(indptr) - 1, shape[1]))
+            parts.append(m)
+        for m in parts:
+            m.resize((m.shape[0], shape[1]))
+        if not parts:
+            parts = [sp.csr_matrix(shape, dtype=np.float32)]
+        self._csr = parts[0] if len(parts) == 1 else sp.vstack(parts, format="csr",
+                                                                  dtype=np.float32)
+        self._chunks = []
+        return self._csr
+
+    def _refresh(self) -> None:
+        """Recompute statistics and the weight postings (lazily, after adds or removals)."""
+        if not self._stale:
+            return
+        m = self._matrix()
+        live = self._live
+        n = int(live.sum())
+        tf = m.data
+        rows_of = np.repeat(np.arange(m.shape[0], dtype=np.int32), np.diff(m.indptr))
+        alive = live[rows_of]
+        dl = np.bincount(rows_of, weights=tf, minlength=m.shape[0])
+        dl[~live] = 0
+        self.doc_len = dl
+        self.avgdl = float(dl.sum() / n) if n else 0.0
+        df = np.bincount(m.indices[alive], minlength=m.shape[1])
+        self._df = df
+        seen = df > 0  # rank-bm25 only knows terms of live documents
+        idf = np.zeros(m.shape[1])
+        if n:
+            idf[seen] = okapi_idf(df[seen].astype(np.float64), n, self.epsilon)
+        self._idf = idf
+        self._idf_positive = bool((idf[seen] > 0).all())
+        # float32 in place: ~12 bytes of temporaries per posting, whatever the collection
+        norm = (self.k1 * (1 - self.b + self.b * dl / self.avgdl) if self.avgdl
+                else np.ones_like(dl)).astype(np.float32)
+        denom = norm[rows_of]
+        denom += tf
+        w = tf * np.float32(self.k1 + 1)
+        w /= denom
+        del denom
+        w *= idf.astype(np.float32)[m.indices]
+        w[~alive] = 0  # retired rows stay in the postings with weight 0, masked in top()
+        del rows_of, alive
+        wm = sp.csr_matrix((w, m.indices, m.indptr), shape=m.shape).tocsc()
+        del w
+        self._post_ptr, self._post_doc, self._post_w = wm.indptr, wm.indices, wm.data
+        self._stale = False
+
+    # ------------------------------------------------------------------ statistics
     def df(self, term: str) -> int:
-        return self.okapi.nd.get(term, 0)
+        self._refresh()
+        j = self.vocab.get(term)
+        return 0 if j is None else int(self._df[j])
 
     def idf(self, term: str) -> float:
         """rank-bm25's IDF of ``term``; 0 for unseen terms (as ``get_scores`` treats them)."""
-        return float(self.okapi.idf.get(term) or 0.0)
+        self._refresh()
+        j = self.vocab.get(term)
+        return 0.0 if j is None else float(self._idf[j])
+
+    def doc_terms(self, row: int) -> dict[str, float]:
+        """The term counts of one row (feedback document vectors)."""
+        m = self._matrix()
+        a, z = m.indptr[row], m.indptr[row + 1]
+        terms = self._terms
+        return {terms[j]: float(c) for j, c in zip(m.indices[a:z].tolist(),
+                                                    m.data[a:z].tolist(), strict=True)}
+
+    def nbytes(self) -> int:
+        """Memory held by the arrays (rows + postings), for benchmarks."""
+        tot = sum(a.nbytes for c in self._chunks for a in c) + self._live.nbytes
+        if self._csr is not None:
+            tot += self._csr.data.nbytes + self._csr.indices.nbytes + self._csr.indptr.nbytes
+        if not self._stale:
+            tot += self._post_ptr.nbytes + self._post_doc.nbytes + self._post_w.nbytes
+        return tot
+
+    # ------------------------------------------------------------------ scoring
+    def _accumulate(self, weights: Mapping[str, float], matched: np.ndarray | None
+                    ) -> np.ndarray:
+        """Scores of all rows: the query terms' posting slices gathered, then one bincount
+        (a handful of numpy calls per query whatever its length)."""
+        self._refresh()
+        ptr, doc, wts = self._post_ptr, self._post_doc, self._post_w
+        idx, val = [], []
+        for t, w in weights.items():
+            j = self.vocab.get(t)
+            if j is None or w == 0:
+                continue
+            a, z = ptr[j], ptr[j + 1]
+            if a == z:
+                continue
+            idx.append(doc[a:z])
+            val.append(wts[a:z] if w == 1 else wts[a:z] * np.float32(w))
+        if not idx:
+            return np.zeros(self._rows, dtype=np.float64)
+        ix = idx[0] if len(idx) == 1 else np.concatenate(idx)
+        vals = val[0] if len(val) == 1 else np.concatenate(val)
+        if matched is not None:
+            matched[ix] = True
+        return np.bincount(ix, weights=vals, minlength=self._rows)
 
     def scores(self, weights: Mapping[str, float], matched: np.ndarray | None = None
                ) -> np.ndarray:
-        """BM25 score of every document for a weighted bag of terms.
+        """BM25 score of every row for a weighted bag of terms (float64 copy).
 
         ``matched``, if given, is a boolean array set where a document has a query term.
         """
-        out = np.zeros(self.n, dtype=np.float64)
-        for t, w in weights.items():
-            p = self.postings.get(t)
-            if p is None or w == 0:
-                continue
-            ix, tf = p
-            out[ix] += w * bm25_term_scores(tf, self.doc_len[ix], self.avgdl, self.idf(t),
-                                            self.k1, self.b)
-            if matched is not None:
-                matched[ix] = True
-        return out
+        return self._accumulate(weights, matched)
 
-    def top(self, weights: Mapping[str, float], k: int) -> list[tuple[int, float]]:
-        """The ``k`` best documents that contain a query term, by score then document order.
+    def top(self, weights: Mapping[str, float], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Rows and scores of the ``k`` best documents that contain a query term, by score
+        then row order.
 
         Matching, not a positive score, decides: in a tiny collection rank-bm25's floored
-        IDF can be negative, and such documents are still results (as in Lucene).
+        IDF can be negative, and such documents are still results (as in Lucene). When every
+        IDF and query weight is positive (nearly always), matching is the same as a positive
+        score, and no match mask is built.
         """
-        matched = np.zeros(self.n, dtype=bool)
-        s = self.scores(weights, matched)
-        cand = np.flatnonzero(matched)
-        if len(cand) == 0:
-            return []
-        if len(cand) > k:
-            part = np.argpartition(-s[cand], k - 1)[:k]
-            cand = cand[part]
-        order = np.lexsort((cand, -s[cand]))
-        return [(int(cand[j]), float(s[cand[j]])) for j in order[:k]]
+        return top_candidates(*self.match(weights), k)
+
+    def match(self, weights: Mapping[str, float]) -> tuple[np.ndarray, np.ndarray]:
+        """Scores of every row and the (ascending) live rows that contain a query term."""
+        self._refresh()
+        if self._idf_positive and all(w > 0 for w in weights.values()):
+            s = self._accumulate(weights, None)
+            return s, np.flatnonzero(s > 0)  # retired rows have weight 0: never candidates
+        matched = np.zeros(self._rows, dtype=bool)
+        s = self._accumulate(weights, matched)
+        return s, np.flatnonzero(matched & self._live)
+
+    def top_list(self, weights: Mapping[str, float], k: int) -> list[tuple[int, float]]:
+        """:meth:`top` as a list of (row, score) pairs."""
+        rows, vals = self.top(weights, k)
+        return list(zip(rows.tolist(), vals.tolist(), strict=True))

@@ -17,7 +17,7 @@ from webseg.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, _err
 #: feedback parameter name -> type, for ``-P key=value``
 _PARAM_TYPES = {"fb_docs": int, "fb_terms": int, "orig_weight": float, "max_df_ratio": float,
                 "fb_pages": int, "fb_blocks": int, "min_block_terms": int,
-                "page_weight": float}
+                "page_weight": float, "min_block_weight": float, "weight_power": float}
 
 
 def _parse_params(params: tuple[str, ...]) -> dict[str, Any]:
@@ -34,6 +34,28 @@ def _parse_params(params: tuple[str, ...]) -> dict[str, Any]:
             out[k] = typ(v)
         except ValueError:
             raise click.UsageError(f"-P {k}: not a {typ.__name__}: {v!r}") from None
+    return out
+
+
+def _parse_fields(spec: str) -> dict[str, float] | None:
+    """``default`` -> DEFAULT_FIELDS, ``page`` -> None, else ``name=weight,...``."""
+    from ir.content import FIELDS
+    from ir.index import DEFAULT_FIELDS
+
+    if spec == "default":
+        return dict(DEFAULT_FIELDS)
+    if spec == "page":
+        return None
+    out: dict[str, float] = {}
+    for part in spec.split(","):
+        name, _, w = part.partition("=")
+        name = name.strip()
+        if name not in FIELDS:
+            raise click.UsageError(f"--fields: unknown field {name!r}; use {', '.join(FIELDS)}")
+        try:
+            out[name] = float(w)
+        except ValueError:
+            raise click.UsageError(f"--fields {name}: not a number: {w!r}") from None
     return out
 
 
@@ -70,13 +92,22 @@ def _jsonl_docs(path: str, an: Any) -> Any:
               show_default=True)
 @click.option("--stopwords", type=click.Choice(["nltk", "lucene", "none"]), default="nltk",
               show_default=True)
-@click.option("--k1", default=1.5, show_default=True, type=float)
-@click.option("--b", "b", default=0.75, show_default=True, type=float)
+@click.option("--fields", "fields_opt", default="default", show_default=True,
+              help="What a page is scored by: 'default' (content-aware: title, main text and "
+                   "the rest of the page as weighted fields, weights chosen on the dev "
+                   "collection; for --format jsonl, whole documents), 'page' (whole page "
+                   "text), or weights such as 'title=1,main=1,rest=0.25'.")
+@click.option("--passages/--no-passages", default=True, show_default=True,
+              help="Add each page's best content block score (passage evidence; the blocks "
+                   "of the tuned source, which must be among --segmenter, else windows).")
+@click.option("--k1", default=None, type=float, help="BM25 k1 (default: the tuned value).")
+@click.option("--b", "b", default=None, type=float, help="BM25 b (default: the tuned value).")
 @click.option("--concurrency", default=2, show_default=True, help="Pages rendered at once.")
 @click.option("--timeout", default=30.0, show_default=True, help="Per-page time limit (s).")
 def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, fmt: str,
-              append: bool, overwrite: bool, stemmer: str, stopwords: str, k1: float, b: float,
-              concurrency: int, timeout: float) -> None:
+              append: bool, overwrite: bool, stemmer: str, stopwords: str, fields_opt: str,
+              passages: bool, k1: float | None, b: float | None, concurrency: int,
+              timeout: float) -> None:
     """Index pages: render and segment each once, store its blocks beside the index.
 
     \b
@@ -85,9 +116,11 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
       webseg index crawl.warc.gz -o idx --segmenter vips,dom
       webseg index more/ -o idx --append                # incremental add
       webseg index docs.jsonl --format jsonl -o idx --backend lucene
+      webseg index out/ -o idx --backend lucene         # a pipeline / spark output folder
     """
     from ir import Analyzer, Index
     from ir.blocks import SOURCES
+    from ir.index import DEFAULT_B, DEFAULT_K1, DEFAULT_PASSAGES
     from ir.store import IndexCorruptError, IndexNotFoundError
     from webseg.segmenters import available
 
@@ -99,12 +132,24 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
         if s not in known:
             raise click.UsageError(f"unknown block source {s!r}; use one of "
                                    f"{', '.join(sorted(SOURCES))} or a registered segmenter")
+    if fmt == "html" and len(inputs) == 1:
+        from ir.from_output import is_output_folder
+
+        if is_output_folder(inputs[0]):
+            _index_output_folder(inputs[0], output, backend, overwrite, append, stemmer,
+                                 stopwords, k1, b)
+            return
     try:
         if append:
             ix = Index.open(output)
         else:
             ix = Index.create(output, backend=backend, sources=srcs, overwrite=overwrite,
-                              analyzer=Analyzer(stopwords=stopwords, stemmer=stemmer), k1=k1, b=b)
+                              analyzer=Analyzer(stopwords=stopwords, stemmer=stemmer),
+                              k1=DEFAULT_K1 if k1 is None else k1,
+                              b=DEFAULT_B if b is None else b,
+                              fields=None if fmt == "jsonl" and fields_opt == "default"
+                              else _parse_fields(fields_opt),
+                              passages=DEFAULT_PASSAGES if passages and fmt == "html" else None)
     except (FileExistsError, NotADirectoryError, IndexNotFoundError) as e:
         raise click.UsageError(f"{e} (use --append or --overwrite)" if isinstance(
             e, FileExistsError) else str(e)) from None
@@ -136,6 +181,36 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
     sys.exit(EXIT_FAILED if failed else EXIT_OK)
 
 
+def _index_output_folder(folder: str, output: str, backend: str, overwrite: bool, append: bool,
+                         stemmer: str, stopwords: str, k1: float, b: float) -> None:
+    """``webseg index OUT/`` on a `webseg pipeline` / `webseg spark` output folder: index the
+    documents its per-page stage stored (no rendering; see :mod:`ir.from_output`)."""
+    import os
+
+    from ir import Analyzer
+    from ir.from_output import build_from_output
+
+    if append:
+        raise click.UsageError("--append does not apply to a pipeline output folder: it is "
+                               "indexed whole into a new index (use --overwrite to replace)")
+    if (stemmer, stopwords) != ("porter", "nltk"):
+        raise click.UsageError("a pipeline output folder holds terms analysed with the default "
+                               "analyzer; --stemmer/--stopwords cannot change them")
+    try:
+        n = build_from_output(folder, output, backend=backend, analyzer=Analyzer(), k1=k1, b=b,
+                              overwrite=overwrite, threads=os.cpu_count() or 1)
+    except FileExistsError as e:
+        raise click.UsageError(f"{e} (use --overwrite)") from None
+    except (ImportError, ValueError) as e:
+        raise click.UsageError(str(e)) from None
+    except RuntimeError as e:
+        _err(f"{folder}: index: {e}")
+        sys.exit(EXIT_FAILED)
+    click.echo(f"{output}: {n} documents from {folder} (no rendering), backend {backend}",
+               err=True)
+    sys.exit(EXIT_OK)
+
+
 @click.command("search")
 @click.argument("index")
 @click.argument("query")
@@ -158,11 +233,14 @@ def search_cmd(index: str, query: str, prf: str, k: int, source: str | None,
       webseg search idx "crystalline lens" --prf blocks -P fb_blocks=10 --json
     """
     from ir import EmptyQueryError, Index
+    from ir.feedback import BEST_BLOCKS
     from ir.store import IndexCorruptError, IndexNotFoundError
 
     kw = _parse_params(params)
-    if prf == "blocks" and source:
-        kw["source"] = source
+    if prf == "blocks":
+        kw = {**BEST_BLOCKS, **kw}  # the best measured configuration unless -P says otherwise
+        if source:
+            kw["source"] = source
     try:
         ix = Index.open(index)
     except IndexNotFoundError as e:
@@ -171,6 +249,8 @@ def search_cmd(index: str, query: str, prf: str, k: int, source: str | None,
     except IndexCorruptError as e:
         _err(f"{index}: open: {e}")
         sys.exit(EXIT_FAILED)
+    if prf == "blocks" and kw["source"] not in (*ix.sources, "windows"):
+        kw["source"] = "windows"  # the tuned source is not stored here: windows always are
     try:
         res = ix.search(query, k=k, prf=prf, snippet_source=source, **kw)
     except EmptyQueryError as e:

@@ -26,6 +26,11 @@ Relevance model (RM3, as Anserini's ``Rm3Reranker``)
     that contain a query term are the feedback units, weighted by that block score (optionally
     multiplied by ``page_weight``-th power of their page's normalised score; 0 = off, the
     default). Terms and weights then follow the relevance model above.
+
+    Content blocks (issue 16): every stored block carries ``weight`` = P(main content) from the
+    content model (:mod:`ir.content`; 1.0 when unknown). ``min_block_weight`` keeps only blocks
+    at or above it (0.5: content blocks only) and ``weight_power`` multiplies each block's score
+    by ``weight ** weight_power`` (block relevance x role).
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ import numpy as np
 from ir.bm25 import bm25_term_scores
 from ir.store import Block
 
-__all__ = ["BlockParams", "Rm3Params", "block_units", "expand", "params_for",
+__all__ = ["BEST_BLOCKS", "BlockParams", "Rm3Params", "block_units", "expand", "params_for",
            "query_vector", "relevance_model"]
 
 _TERM_OK = re.compile(r"[a-z0-9]+")
@@ -73,11 +78,25 @@ class BlockParams:
     max_df_ratio: float = 0.1
     min_block_terms: int = 3
     page_weight: float = 0.0
+    min_block_weight: float = 0.0
+    weight_power: float = 0.0
 
     def __post_init__(self) -> None:
         _check(self.fb_terms, self.orig_weight, self.max_df_ratio)
         if self.fb_pages < 1 or self.fb_blocks < 1:
             raise ValueError("fb_pages and fb_blocks must be >= 1")
+        if not 0.0 <= self.min_block_weight <= 1.0:
+            raise ValueError("min_block_weight must be in [0, 1]")
+        if self.weight_power < 0:
+            raise ValueError("weight_power must be >= 0")
+
+
+#: Block-PRF parameters of ``webseg search --prf blocks``: the best configuration measured on
+#: the dev collection (eval/results/prf/content/chosen.json; the dataclass defaults above stay
+#: the paper's, which the issue-7 tables use).
+BEST_BLOCKS: dict[str, Any] = {"source": "vips", "fb_pages": 80, "fb_blocks": 10,
+                               "fb_terms": 20, "orig_weight": 0.7, "min_block_weight": 0.5,
+                               "weight_power": 1.0}
 
 
 def _check(fb_terms: int, orig_weight: float, max_df_ratio: float) -> None:
@@ -161,7 +180,7 @@ def block_units(query_terms: Sequence[str], pages: Sequence[tuple[int, float]],
     pool: list[tuple[Block, int, float]] = []
     for page_idx, page_score in pages[: p.fb_pages]:
         for blk in blocks_of(page_idx):
-            if blk.length >= p.min_block_terms:
+            if blk.length >= p.min_block_terms and blk.weight >= p.min_block_weight:
                 pool.append((blk, page_idx, page_score))
     if not pool:
         return []
@@ -174,6 +193,8 @@ def block_units(query_terms: Sequence[str], pages: Sequence[tuple[int, float]],
         if tf.any():
             score += query_terms.count(t) * bm25_term_scores(tf, dl, avgdl, idf(t), k1, b)
             matched |= tf > 0
+    if p.weight_power:
+        score *= np.asarray([blk.weight for blk, _, _ in pool]) ** p.weight_power
     if p.page_weight:
         top = max(s for _, _, s in pool) or 1.0
         score *= np.asarray([(s / top) ** p.page_weight for _, _, s in pool])

@@ -5,15 +5,22 @@
 >>> ix.add([doc_from_text("d1", "Block-based feedback for web search", ix.analyzer)])
 >>> ix.search("web feedback", k=5, prf="blocks", source="windows")    # doctest: +SKIP
 
-One API, two backends: ``bm25`` (embedded, rank-bm25, the default) and ``lucene`` (pyserini,
-optional extra). Both index the same analysed terms (:mod:`ir.analysis`) and read feedback
-blocks and document vectors from the same store (:mod:`ir.store`), so feedback never renders.
+One API, two backends: ``bm25`` (embedded, rank-bm25's formula, the default) and ``lucene``
+(pyserini, optional extra). Both index the same analysed terms (:mod:`ir.analysis`) and read
+feedback blocks from the same store (:mod:`ir.store`), so feedback never renders.
+
+Content-aware indexing: an index created with ``fields`` (e.g. :data:`DEFAULT_FIELDS`) scores a
+page by the field-weighted sum of its ``title``, ``main`` and ``rest`` term counts (BM25F's
+"weighted term frequency" form, Robertson et al. 2004: one saturation and one length
+normalisation over the weighted counts) instead of its whole text; ``fields=None`` indexes whole
+pages. Fields come from :mod:`ir.content` (main-content probabilities per text leaf).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +28,24 @@ import numpy as np
 
 from ir import feedback as fb
 from ir.analysis import Analyzer
-from ir.bm25 import EmbeddedBM25, bm25_term_scores
+from ir.bm25 import EmbeddedBM25, bm25_term_scores, top_candidates
 from ir.store import Block, IndexStore, StoredDoc
 
-__all__ = ["BACKENDS", "EmptyQueryError", "Hit", "Index", "SearchResult"]
+__all__ = ["BACKENDS", "DEFAULT_B", "DEFAULT_FIELDS", "DEFAULT_K1", "DEFAULT_PASSAGES",
+           "EmptyQueryError", "Hit", "Index", "SearchResult"]
 
 BACKENDS = ("bm25", "lucene")
+
+#: Field weights of the content-aware default (``webseg index``), chosen on the dev collection
+#: (the cranfield web versions; eval/results/prf/README.md "Content-aware indexing").
+DEFAULT_FIELDS: dict[str, float] = {"title": 0.0, "main": 1.0, "rest": 0.25}
+#: BM25 parameters of ``webseg index`` (chosen on the same dev collections).
+DEFAULT_K1, DEFAULT_B = 1.5, 0.4
+#: Passage evidence of ``webseg index``: a page's score is its field-weighted BM25 plus
+#: ``weight`` x the best BM25 score of its content blocks of ``source`` (blocks with P(main) >=
+#: ``min_block_weight`` and >= ``min_terms`` terms, scored as documents of their own).
+DEFAULT_PASSAGES: dict[str, Any] = {"source": "vips", "weight": 2.0, "min_block_weight": 0.5,
+                                    "min_terms": 3}
 
 
 class EmptyQueryError(ValueError):
@@ -54,13 +73,47 @@ class Hit:
                 "snippet_seg": self.snippet_seg}
 
 
-@dataclass
 class SearchResult:
-    query: str
-    prf: str
-    hits: list[Hit]
-    expanded: dict[str, float] = field(default_factory=dict)
-    feedback_units: list[dict[str, Any]] = field(default_factory=list)
+    """Ranked pages as arrays (``rows``, ``scores``); :attr:`hits` builds :class:`Hit` objects
+    (with snippets) only when read, so deep runs (k=1000) pay for no per-hit objects."""
+
+    def __init__(self, query: str, prf: str, index: Index, rows: np.ndarray,
+                 scores: np.ndarray, terms: Sequence[str] = (), snippets: bool = True,
+                 snippet_source: str | None = None, expanded: dict[str, float] | None = None,
+                 feedback_units: list[dict[str, Any]] | None = None) -> None:
+        self.query, self.prf = query, prf
+        self.rows, self.scores = rows, scores
+        self.expanded = expanded or {}
+        self.feedback_units = feedback_units or []
+        self._index, self._terms = index, list(terms)
+        self._snippets, self._snippet_source = snippets, snippet_source
+        self._hits: list[Hit] | None = None
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @property
+    def ids(self) -> list[str]:
+        """Page ids in rank order (no Hit objects)."""
+        ids = self._index._ids
+        return [ids[r] for r in self.rows.tolist()]
+
+    @property
+    def hits(self) -> list[Hit]:
+        """The ranked pages as :class:`Hit` objects (built on first access)."""
+        if self._hits is None:
+            ix = self._index
+            out = []
+            for rank, (i, sc) in enumerate(zip(self.rows.tolist(), self.scores.tolist(),
+                                               strict=True), 1):
+                url, title, status, _ = ix._meta[i]
+                h = Hit(rank=rank, id=ix._ids[i], score=sc, title=title, url=url,
+                        status=status)
+                if self._snippets:
+                    ix._snippet(h, i, self._terms, self._snippet_source)
+                out.append(h)
+            self._hits = out
+        return self._hits
 
     def to_dict(self) -> dict[str, Any]:
         return {"query": self.query, "prf": self.prf,
@@ -69,26 +122,60 @@ class SearchResult:
                 "hits": [h.to_dict() for h in self.hits]}
 
 
-class Index:
-    """An index directory opened for search and incremental adds."""
+def _batched(it: Iterable[StoredDoc], n: int) -> Iterator[list[StoredDoc]]:
+    it = iter(it)
+    while batch := list(islice(it, n)):
+        yield batch
 
-    def __init__(self, store: IndexStore) -> None:
+
+class Index:
+    """An index directory opened for search and incremental adds.
+
+    Rows of the embedded engine are stable: a document id added again retires its old row and
+    gets a new one at the end (ties in score are broken by row order, i.e. addition order).
+    Only compact per-row metadata (id, url, title, status, reason) is kept beside the engine's
+    arrays: full :class:`StoredDoc` objects are not held in memory.
+    """
+
+    def __init__(self, store: IndexStore, **overrides: Any) -> None:
+        bad = set(overrides) - {"k1", "b", "fields", "passages"}
+        if bad:
+            raise ValueError(f"unknown index setting(s) {sorted(bad)}: use k1, b, fields, "
+                             "passages")
         self.store = store
-        s = store.settings
+        s = {**store.settings, **{k: v for k, v in overrides.items() if v is not None}}
         self.backend_name: str = s["backend"]
         self.analyzer = Analyzer.from_dict(s["analyzer"])
         self.k1, self.b = float(s["k1"]), float(s["b"])
         self.sources: list[str] = list(s.get("sources", []))
-        self._load_docs()
+        self.fields: dict[str, float] | None = dict(s["fields"]) if s.get("fields") else None
+        self.passages: dict[str, Any] | None = (dict(s["passages"]) if s.get("passages")
+                                                else None)
+        self._pas: EmbeddedBM25 | None = None
+        self._pas_owner: list[int] = []
+        self._pas_rows: dict[int, range] = {}
+        self.engine = EmbeddedBM25(k1=self.k1, b=self.b)
+        self._ids: list[str] = []
+        self._meta: list[tuple[str | None, str, str, str | None]] = []
+        self.pos: dict[str, int] = {}
         self._blocks: list[dict[str, list[Block]]] | None = None
         self._lucene: Any = None
+        for batch in _batched(store.iter_docs(), 2000):
+            self._add_rows(batch)
 
     # ------------------------------------------------------------------ lifecycle
     @classmethod
     def create(cls, path: str | Path, backend: str = "bm25", analyzer: Analyzer | None = None,
                k1: float = 1.5, b: float = 0.75, sources: Sequence[str] = ("vips",),
-               overwrite: bool = False) -> Index:
-        """A new, empty index at ``path`` (``sources``: block sources stored per page)."""
+               overwrite: bool = False, fields: Mapping[str, float] | None = None,
+               passages: Mapping[str, Any] | None = None) -> Index:
+        """A new, empty index at ``path``.
+
+        ``sources``: block sources stored per page. ``fields``: per-field weights (e.g.
+        :data:`DEFAULT_FIELDS`) to score pages by their ``title``/``main``/``rest`` fields;
+        ``None`` scores whole pages (full-page indexing). ``passages`` (e.g.
+        :data:`DEFAULT_PASSAGES`) adds the best content block's score (embedded backend).
+        """
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}: use one of {BACKENDS}")
         if backend == "lucene":
@@ -97,47 +184,133 @@ class Index:
             lucene.require()
         an = analyzer or Analyzer()
         store = IndexStore.create(path, {"backend": backend, "analyzer": an.to_dict(),
-                                         "k1": k1, "b": b, "sources": list(sources)},
+                                         "k1": k1, "b": b, "sources": list(sources),
+                                         "fields": dict(fields) if fields else None,
+                                         "passages": dict(passages) if passages else None},
                                   overwrite=overwrite)
         return cls(store)
 
     @classmethod
-    def open(cls, path: str | Path) -> Index:
-        """Open an existing index (raises IndexNotFoundError / IndexCorruptError)."""
-        return cls(IndexStore.open(path))
+    def open(cls, path: str | Path, k1: float | None = None, b: float | None = None,
+             fields: Mapping[str, float] | None = None,
+             passages: Mapping[str, Any] | None = None) -> Index:
+        """Open an existing index (raises IndexNotFoundError / IndexCorruptError).
 
-    def _load_docs(self) -> None:
-        by_id: dict[str, StoredDoc] = {}
-        for d in self.store.iter_docs():
-            by_id.pop(d.id, None)  # a re-added id supersedes (and moves to the end)
-            by_id[d.id] = d
-        self.docs: list[StoredDoc] = list(by_id.values())
-        self.pos = {d.id: i for i, d in enumerate(self.docs)}
-        self.engine = EmbeddedBM25([d.terms for d in self.docs], self.k1, self.b)
+        ``k1``, ``b``, ``fields`` and ``passages`` override the stored settings for this
+        session only (nothing is written; the embedded backend recomputes its weights), e.g.
+        to tune them; ``{}`` switches fields or passages off.
+        """
+        return cls(IndexStore.open(path), k1=k1, b=b, fields=fields, passages=passages)
+
+    def index_terms(self, d: StoredDoc) -> Mapping[str, float]:
+        """What the engine scores for ``d``: its terms, or its field-weighted fields."""
+        if not self.fields:
+            return d.terms
+        if not d.fields:  # a document stored without fields: all of it counts as main
+            w = self.fields.get("main", 1.0)
+            return {t: w * c for t, c in d.terms.items()} if w != 1.0 else d.terms
+        out: dict[str, float] = {}
+        for f, w in self.fields.items():
+            if not w:
+                continue
+            for t, c in d.fields.get(f, {}).items():
+                out[t] = out.get(t, 0.0) + w * c
+        return out
+
+    def _add_rows(self, docs: Sequence[StoredDoc]) -> None:
+        rows = self.engine.add(self.index_terms(d) for d in docs)
+        for d, r in zip(docs, rows, strict=True):
+            old = self.pos.get(d.id)
+            if old is not None:  # a re-added id supersedes (and moves to the end)
+                self.engine.remove(old)
+                self._retire_passages(old)
+            self.pos[d.id] = r
+            self._ids.append(d.id)
+            self._meta.append((d.url, d.title, d.status, d.reason))
+        if self._blocks is not None:
+            self._blocks.extend(d.blocks for d in docs)
+        if self._pas is not None:
+            self._add_passages([(r, d.blocks) for d, r in zip(docs, rows, strict=True)])
+            for d, r in zip(docs, rows, strict=True):  # an id twice in this batch
+                if self.pos[d.id] != r:
+                    self._retire_passages(r)
+
+    def _add_passages(self, pages: Sequence[tuple[int, dict[str, list[Block]]]]) -> None:
+        """Content blocks of ``pages`` (row, blocks) as rows of the passage engine."""
+        assert self.passages is not None and self._pas is not None
+        p = self.passages
+        src = p["source"]
+        mw, mt = float(p.get("min_block_weight", 0.5)), int(p.get("min_terms", 3))
+        terms: list[dict[str, int]] = []
+        for row, bl in pages:
+            got = bl.get(src)
+            if got is None:
+                got = bl.get("windows", [])
+            sel = [b.terms for b in got if b.weight >= mw and b.length >= mt]
+            start = self._pas.rows + len(terms)
+            terms.extend(sel)
+            self._pas_owner.extend([row] * len(sel))
+            self._pas_rows[row] = range(start, start + len(sel))
+        self._pas.add(terms)
+
+    def _retire_passages(self, row: int) -> None:
+        if self._pas is not None:
+            for pr in self._pas_rows.pop(row, range(0)):
+                self._pas.remove(pr)
+
+    def _passage_engine(self) -> tuple[EmbeddedBM25, np.ndarray]:
+        if self._pas is None:
+            self._pas = EmbeddedBM25(k1=self.k1, b=self.b)
+            if self._ids:
+                self.blocks(0)  # loads the block store once
+            blocks = self._blocks or []
+            self._add_passages([(r, blocks[r]) for r in sorted(self.pos.values())])
+        if len(self._pas_owner) != getattr(self, "_pas_owner_len", -1):
+            self._pas_owner_arr = np.asarray(self._pas_owner, dtype=np.int64)
+            self._pas_owner_len = len(self._pas_owner)
+        return self._pas, self._pas_owner_arr
 
     def __len__(self) -> int:
-        return len(self.docs)
+        return len(self.pos)
+
+    @property
+    def docs(self) -> list[StoredDoc]:
+        """Live documents in row order, rebuilt from the engine (terms as the engine scores
+        them, blocks not included): for inspection and tests, not for hot paths."""
+        out = []
+        for did, r in sorted(self.pos.items(), key=lambda kv: kv[1]):
+            url, title, status, reason = self._meta[r]
+            out.append(StoredDoc(id=did, terms=self.engine.doc_terms(r), url=url, title=title,
+                                 status=status, reason=reason))
+        return out
 
     def add(self, docs: Iterable[StoredDoc]) -> int:
-        """Append documents as one new shard (and to the Lucene index); returns the count."""
+        """Append documents as one new shard (and to the Lucene index); returns the count.
+
+        The cost is proportional to the batch, not to the index: the store writes one shard
+        and the engine appends compact rows (its BM25 weights are refreshed, vectorised, at
+        the next query).
+        """
         batch = list(docs)
         if not batch:
             return 0
         self.store.append(batch)
         if self.backend_name == "lucene":
             self._lucene_backend().add(batch)
-        self._load_docs()
-        self._blocks = None
+        self._add_rows(batch)
         return len(batch)
 
     # ------------------------------------------------------------------ access
     def blocks(self, idx: int) -> dict[str, list[Block]]:
-        """Stored blocks of document ``idx`` per source (loaded once, on first use)."""
+        """Stored blocks of row ``idx`` per source (loaded once, on first use)."""
         if self._blocks is None:
             found: dict[str, dict[str, list[Block]]] = {}
             for did, bl in self.store.iter_blocks():
                 found[did] = bl
-            self._blocks = [found.get(d.id, {}) for d in self.docs]
+            rows: list[dict[str, list[Block]]] = [{} for _ in self._ids]
+            for did, r in self.pos.items():
+                rows[r] = found.get(did, {})
+            self._blocks = rows
         return self._blocks[idx]
 
     def _source_blocks(self, idx: int, source: str) -> list[Block]:
@@ -150,7 +323,8 @@ class Index:
         if self._lucene is None:
             from ir.lucene import LuceneBackend
 
-            self._lucene = LuceneBackend(self.store.path / "lucene", self.k1, self.b)
+            self._lucene = LuceneBackend(self.store.path / "lucene", self.k1, self.b,
+                                         self.fields)
         return self._lucene
 
     # ------------------------------------------------------------------ search
@@ -163,12 +337,23 @@ class Index:
                                   "(empty, or only stop words)")
         return terms
 
-    def retrieve(self, weights: Mapping[str, float], k: int) -> list[tuple[int, float]]:
-        """Top ``k`` (document index, score) for a weighted query on this index's backend."""
+    def retrieve(self, weights: Mapping[str, float], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Top ``k`` rows and scores for a weighted query on this index's backend."""
         if self.backend_name == "lucene":
-            return [(self.pos[d], s) for d, s in self._lucene_backend().top(weights, k)
-                    if d in self.pos]
-        return self.engine.top(weights, k)
+            pairs = [(self.pos[d], s) for d, s in self._lucene_backend().top(weights, k)
+                     if d in self.pos]
+            return (np.asarray([r for r, _ in pairs], dtype=np.int64),
+                    np.asarray([s for _, s in pairs], dtype=np.float64))
+        if not self.passages:
+            return self.engine.top(weights, k)
+        s, cand = self.engine.match(weights)
+        pas, owner = self._passage_engine()
+        ps, pcand = pas.match(weights)
+        if len(pcand):
+            best = np.zeros(len(s))
+            np.maximum.at(best, owner[pcand], ps[pcand])
+            s = s + float(self.passages.get("weight", 1.0)) * best
+        return top_candidates(s, cand, k)
 
     def search(self, query: str, k: int = 10, prf: str = "none", snippets: bool = True,
                snippet_source: str | None = None, **params: Any) -> SearchResult:
@@ -186,45 +371,41 @@ class Index:
             if self.backend_name != "lucene":
                 raise ValueError("anserini-rm3 needs the lucene backend")
             p = fb.params_for("rm3", **params)
-            ranked = [(self.pos[d], s) for d, s in self._lucene_backend().top_rm3(
+            pairs = [(self.pos[d], s) for d, s in self._lucene_backend().top_rm3(
                 terms, k, p.fb_docs, p.fb_terms, p.orig_weight) if d in self.pos]
+            rows = np.asarray([r for r, _ in pairs], dtype=np.int64)
+            scores = np.asarray([s for _, s in pairs], dtype=np.float64)
             weights: dict[str, float] = {}
         else:
             p = fb.params_for(prf, **params)
-            weights = fb.query_vector(terms) if p is None else {}
             q_weights = {t: float(terms.count(t)) for t in dict.fromkeys(terms)}
             if p is None:
-                ranked = self.retrieve(q_weights, k)
+                rows, scores = self.retrieve(q_weights, k)
                 weights = q_weights
             else:
-                first = self.retrieve(q_weights, max(k, getattr(p, "fb_docs", 0),
-                                                     getattr(p, "fb_pages", 0)))
+                depth = max(k, getattr(p, "fb_docs", 0), getattr(p, "fb_pages", 0))
+                r0, s0 = self.retrieve(q_weights, depth)
+                first = list(zip(r0.tolist(), s0.tolist(), strict=True))
                 weights, units = self._feedback(terms, first, p)
-                ranked = self.retrieve(weights, k)
-        hits = []
-        for r, (i, s) in enumerate(ranked, 1):
-            d = self.docs[i]
-            h = Hit(rank=r, id=d.id, score=s, title=d.title, url=d.url, status=d.status)
-            if snippets:
-                self._snippet(h, i, terms, snippet_source)
-            hits.append(h)
-        return SearchResult(query=query, prf=prf, hits=hits, expanded=weights,
-                            feedback_units=units)
+                rows, scores = self.retrieve(weights, k)
+        return SearchResult(query, prf, self, rows, scores, terms, snippets, snippet_source,
+                            weights, units)
 
     def _feedback(self, terms: list[str], first: list[tuple[int, float]],
                   p: fb.Rm3Params | fb.BlockParams
                   ) -> tuple[dict[str, float], list[dict[str, Any]]]:
-        n, df = len(self.docs), self.engine.df
+        n, df = len(self), self.engine.df
         if isinstance(p, fb.Rm3Params):
             top = first[: p.fb_docs]
-            units = [(self.docs[i].terms, s) for i, s in top]
-            info = [{"doc": self.docs[i].id, "score": round(s, 4)} for i, s in top]
+            units = [(self.engine.doc_terms(i), s) for i, s in top]
+            info = [{"doc": self._ids[i], "score": round(s, 4)} for i, s in top]
             return fb.expand(terms, units, p.fb_terms, p.orig_weight, df, n,
                              p.max_df_ratio), info
         blocks = fb.block_units(terms, first, lambda i: self._source_blocks(i, p.source),
                                 self.engine.idf, self.k1, self.b, p)
-        info = [{"doc": self.docs[i].id, "seg": blk.seg, "score": round(s, 4),
-                 "text": blk.text[:120]} for blk, s, i in blocks]
+        info = [{"doc": self._ids[i], "seg": blk.seg, "score": round(s, 4),
+                 "role": blk.role, "weight": blk.weight, "text": blk.text[:120]}
+                for blk, s, i in blocks]
         return fb.expand(terms, [(blk.terms, s) for blk, s, _ in blocks], p.fb_terms,
                          p.orig_weight, df, n, p.max_df_ratio), info
 

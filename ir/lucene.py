@@ -86,10 +86,23 @@ def _java() -> dict[str, Any]:
 class LuceneBackend:
     """A Lucene index at ``path`` holding the analysed terms of the store's documents."""
 
-    def __init__(self, path: str | Path, k1: float, b: float) -> None:
+    def __init__(self, path: str | Path, k1: float, b: float,
+                 fields: Mapping[str, float] | None = None) -> None:
         self.path = Path(path)
         self.k1, self.b = k1, b
+        self.fields = dict(fields) if fields else None
         self._searcher: Any = None
+
+    def _terms(self, d: Any) -> dict[str, int]:
+        """Whole-page terms, or with field weights the weighted counts rounded to integers
+        (Lucene term frequencies are integers: the same BM25F model, quantised)."""
+        if not self.fields or not d.fields:
+            return d.terms
+        acc: dict[str, float] = {}
+        for f, w in self.fields.items():
+            for t, c in d.fields.get(f, {}).items():
+                acc[t] = acc.get(t, 0.0) + w * c
+        return {t: max(1, round(c)) for t, c in acc.items() if c >= 0.5}
 
     def add(self, docs: Sequence[Any]) -> None:
         """Index documents (``StoredDoc``); the first add creates the Lucene index."""
@@ -102,7 +115,8 @@ class LuceneBackend:
         ix = j["LuceneIndexer"](args=args, append=append, threads=1)
         try:
             for d in docs:
-                toks = " ".join(t for t, c in sorted(d.terms.items()) for _ in range(int(c)))
+                toks = " ".join(t for t, c in sorted(self._terms(d).items())
+                                for _ in range(int(c)))
                 ix.add_doc_dict({"id": d.id, "contents": toks})
         finally:
             ix.close()

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ir.analysis import Analyzer
-from ir.blocks import page_blocks, page_text, window_blocks
+from ir.blocks import page_blocks, page_text, page_words, window_blocks
 from ir.store import StoredDoc
 
 __all__ = ["IndexReport", "doc_from_page", "doc_from_text", "html_text", "index_paths"]
@@ -25,31 +25,59 @@ __all__ = ["IndexReport", "doc_from_page", "doc_from_text", "html_text", "index_
 
 def doc_from_text(doc_id: str, text: str, an: Analyzer, title: str = "", url: str | None = None,
                   status: str = "ok", reason: str | None = None) -> StoredDoc:
-    """A document from plain text; its blocks are 50-word windows."""
+    """A document from plain text; its blocks are 50-word windows, its fields the title and
+    the text as main content (no layout to tell content from boilerplate)."""
     full = f"{title} {text}".strip()
     terms = dict(Counter(an.tokens(full)))
     if not terms and status == "ok":
         status, reason = "empty", "no index terms in the text"
+    fields = {"title": {t: float(c) for t, c in Counter(an.tokens(title)).items()},
+              "main": {t: float(c) for t, c in Counter(an.tokens(text)).items()}}
     return StoredDoc(id=doc_id, terms=terms, url=url, title=title, status=status, reason=reason,
-                     blocks={"windows": window_blocks(full, an)})
+                     blocks={"windows": window_blocks(full, an)}, fields=fields)
 
 
 def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
-                  url: str | None = None) -> StoredDoc:
-    """A document from a rendered page, with the blocks of every source in ``sources``.
+                  url: str | None = None, content: bool = True,
+                  segmentations: Mapping[str, Any] | None = None) -> StoredDoc:
+    """A document from a rendered page: whole-page terms, the blocks of every source in
+    ``sources`` (plus ``windows``), and with ``content`` (default) the content-aware part:
+    fields ``title``/``main``/``rest`` and a weight and role per block (:mod:`ir.content`).
 
-    A segmenter that fails on the page is recorded in ``reason``; the page keeps its text and
-    its windows, so it is still found and can still give feedback.
+    The one function that turns a Page into what the index stores (``webseg index``, the
+    pipeline, the evaluation harness all call it). ``segmentations`` (source -> Segmentation
+    already computed for this page with that source's segmenter) are reused, not recomputed.
+    A segmenter or the content model failing on the page is recorded in ``reason``; the page
+    keeps its text and its windows, so it is still found and can still give feedback.
     """
-    text = page_text(page)
     title = (page.title or "").strip()
-    doc = doc_from_text(doc_id, text, an, title=title, url=url or page.url)
+    segs = dict(segmentations or {})
     errors = []
+    p_main = None
+    if content:
+        try:
+            from ir.content import leaf_main_prob, page_fields
+
+            p_main, pl_seg = leaf_main_prob(page)
+            if pl_seg is not None:
+                segs.setdefault("pagelevel", pl_seg)
+        except Exception as e:  # noqa: BLE001 - the model failing must not drop the page
+            errors.append(f"content: {type(e).__name__}: {e}")
+    text, word_w = page_words(page, p_main)
+    full = f"{title} {text}".strip()
+    doc = StoredDoc(id=doc_id, terms=dict(Counter(an.tokens(full))), url=url or page.url,
+                    title=title, blocks={"windows": window_blocks(full if p_main is None
+                                                                  else text, an,
+                                                                  word_weights=word_w)})
+    if not doc.terms:
+        doc.status, doc.reason = "empty", "no index terms in the text"
+    if p_main is not None:
+        doc.fields = page_fields(page, p_main, an)
     for src in sources:
         if src == "windows":
             continue
         try:
-            doc.blocks[src] = page_blocks(page, src, an)
+            doc.blocks[src] = page_blocks(page, src, an, p_main=p_main, seg=segs.get(src))
         except Exception as e:  # noqa: BLE001 - one segmenter failing must not drop the page
             errors.append(f"{src}: {type(e).__name__}: {e}")
     if errors:

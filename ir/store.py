@@ -47,6 +47,8 @@ class Block:
     ``seg`` is the segment id in the source segmentation (the window number for windows),
     ``rank`` the block's geometry rank on the page (0 = top-left-most, reading order by the
     box's top then left edge), ``box`` its x, y, width, height in CSS px (zeros without layout).
+    ``weight`` is the block's probability of being main content (1.0 when unknown) and
+    ``role`` its role (``main``, ``template``; empty when unknown), set by :mod:`ir.content`.
     """
 
     text: str
@@ -54,19 +56,25 @@ class Block:
     seg: int = 0
     rank: int = 0
     box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    weight: float = 1.0
+    role: str = ""
 
     @property
     def length(self) -> int:
         return sum(self.terms.values())
 
     def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "terms": self.terms, "seg": self.seg, "rank": self.rank,
-                "box": [round(float(v), 1) for v in self.box]}
+        d = {"text": self.text, "terms": self.terms, "seg": self.seg, "rank": self.rank,
+             "box": [round(float(v), 1) for v in self.box]}
+        if self.weight != 1.0 or self.role:
+            d["weight"], d["role"] = self.weight, self.role
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Block:
         return cls(text=d["text"], terms=d["terms"], seg=int(d.get("seg", 0)),
-                   rank=int(d.get("rank", 0)), box=tuple(d.get("box", (0, 0, 0, 0))))
+                   rank=int(d.get("rank", 0)), box=tuple(d.get("box", (0, 0, 0, 0))),
+                   weight=float(d.get("weight", 1.0)), role=str(d.get("role", "")))
 
 
 @dataclass
@@ -75,6 +83,9 @@ class StoredDoc:
 
     ``status`` is ``ok`` (rendered and segmented), ``text-only`` (render failed or input had
     no layout; indexed from its parsed text, ``reason`` says why) or ``empty`` (no text).
+    ``terms`` are the counts of the whole page (title + all visible text); ``fields`` (optional)
+    split them into ``title``, ``main`` and ``rest`` (soft counts weighted by P(main), see
+    :mod:`ir.content`), which a field-weighted index scores instead of ``terms``.
     """
 
     id: str
@@ -84,14 +95,31 @@ class StoredDoc:
     status: str = "ok"
     reason: str | None = None
     blocks: dict[str, list[Block]] = field(default_factory=dict)
+    fields: dict[str, dict[str, float]] = field(default_factory=dict)
 
     @property
     def length(self) -> int:
         return sum(self.terms.values())
 
     def head_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "url": self.url, "title": self.title, "status": self.status,
-                "reason": self.reason, "terms": self.terms}
+        d = {"id": self.id, "url": self.url, "title": self.title, "status": self.status,
+             "reason": self.reason, "terms": self.terms}
+        if self.fields:
+            d["fields"] = self.fields
+        return d
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole document as JSON (head + blocks); :meth:`from_dict` reads it back."""
+        return {**self.head_dict(),
+                "blocks": {s: [b.to_dict() for b in bl] for s, bl in self.blocks.items()}}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> StoredDoc:
+        return cls(id=str(d["id"]), terms=d["terms"], url=d.get("url"),
+                   title=d.get("title") or "", status=d.get("status", "ok"),
+                   reason=d.get("reason"), fields=d.get("fields") or {},
+                   blocks={s: [Block.from_dict(b) for b in bl]
+                           for s, bl in (d.get("blocks") or {}).items()})
 
 
 def _sha256(path: Path) -> str:
@@ -210,7 +238,7 @@ class IndexStore:
                 try:
                     yield StoredDoc(id=str(r["id"]), terms=r["terms"], url=r.get("url"),
                                     title=r.get("title") or "", status=r.get("status", "ok"),
-                                    reason=r.get("reason"))
+                                    reason=r.get("reason"), fields=r.get("fields") or {})
                 except (KeyError, TypeError) as e:
                     raise IndexCorruptError(f"shard {shard['name']}: bad record ({e})") from None
 

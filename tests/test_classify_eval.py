@@ -45,7 +45,7 @@ def test_webkb_folds_leave_one_university_out_with_misc_in_training():
 def test_site_grouped_folds_never_split_a_site():
     recs = [_rec(i, lab, site=f"s{i % 13}") for i in range(40) for lab in ("a", "b", "c")]
     ((name, rs, folds),) = tasks_for(recs)
-    assert name == "types" and len(folds) == 4
+    assert name == "types" and len(folds) == 5
     for _, tr, te in folds:
         assert not {rs[i].site for i in tr} & {rs[i].site for i in te}
 

@@ -105,3 +105,80 @@ def test_render_inputs_keeps_order_and_one_result_per_record(renderer, tmp_path:
     assert p1 is None and "image/png" in (e1 or "")
     assert p2 is None and e2 == "read: gone"
     assert e3 is None and "local page" in "".join(p3.text)
+
+
+WARCIO = Path(__file__).parent / "fixtures" / "warcio"  # warcio's own test WARCs (Apache-2.0)
+
+
+def test_wget_metadata_records_are_skipped_not_rendered() -> None:
+    recs = list(iter_inputs([WARCIO / "example-wget-bad-target-uri.warc.gz"]))
+    pages = [r for r in recs if r.error is None]
+    assert [r.url for r in pages] == ["http://example.com/"]
+    meta = [r for r in recs if r.url and r.url.startswith("metadata://")]
+    assert len(meta) == 2
+    assert all(r.skipped and "metadata:" in (r.error or "") for r in meta)
+
+
+def test_warc_of_requests_only_says_so_in_one_record() -> None:
+    recs = list(iter_inputs([WARCIO / "example-digest.warc"]))
+    assert len(recs) == 1
+    assert recs[0].skipped and "no pages" in (recs[0].error or "")
+    assert "4 request" in (recs[0].error or "")
+
+
+def test_truncated_gzip_warc_reports_a_real_offset(tmp_path: Path) -> None:
+    cut = tmp_path / "cut.warc.gz"
+    cut.write_bytes((WARCIO / "example.warc.gz").read_bytes()[:1400])
+    recs = list(iter_inputs([cut]))
+    assert len(recs) == 1 and recs[0].error
+    assert "truncated" in recs[0].error and "offset 784" in recs[0].error
+    assert recs[0].id == f"{cut}#784"
+
+
+def test_single_stream_gzip_warc_is_read_with_non_negative_offsets() -> None:
+    recs = list(iter_inputs([WARCIO / "example-bad-non-chunked.warc.gz"]))
+    assert [(r.url, r.error) for r in recs] == [("http://example.com/", None)]
+    assert all(int(r.id.rsplit("#", 1)[1]) >= 0 for r in recs)
+    assert b"Example Domain" in recs[0].read_bytes()
+
+
+def test_arc_files_are_read_and_ids_are_stable() -> None:
+    recs = list(iter_inputs([WARCIO / "example.arc.gz"]))
+    assert [r.url for r in recs if r.error is None] == ["http://example.com/"]
+    assert [r.id for r in iter_inputs([WARCIO / "example.arc.gz"])] == [r.id for r in recs]
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in WARCIO.glob("*.*arc*")))
+def test_every_warcio_fixture_gives_records_and_no_negative_offset(name: str) -> None:
+    recs = list(iter_inputs([WARCIO / name]))
+    assert recs, "an archive must never pass in silence"
+    for r in recs:
+        if "#" in r.id:
+            assert int(r.id.rsplit("#", 1)[1]) >= 0
+        assert "offset -" not in (r.error or "")
+
+
+@pytest.mark.browser
+def test_segment_command_reads_warc_records(tmp_path: Path) -> None:
+    """`webseg segment` takes a WARC like every batch command: one output per page record,
+    named by its stable offset; non-pages are noted as skipped, not failures."""
+    from click.testing import CliRunner
+
+    from webseg.cli import main
+
+    warc = tmp_path / "crawl.warc.gz"
+    write_warc(warc, [("http://example.org/a", "text/html", b"<h1>A page</h1><p>one</p>"),
+                      ("http://example.org/i.png", "image/png", b"\x89PNG"),
+                      ("http://example.org/b", "text/html", b"<h1>B page</h1><p>two</p>")])
+    ids = [r.id for r in iter_inputs([warc])]
+    out = tmp_path / "segs"
+    r = CliRunner().invoke(main, ["segment", str(warc), "--algo", "single", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    offsets = [i.rsplit("#", 1)[1] for i in ids]
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        f"crawl-{offsets[i]}.seg.json" for i in (0, 2))
+    assert f"skipped: {ids[1]}" in r.output
+    one = CliRunner().invoke(main, ["segment", ids[2], "--algo", "single"])
+    assert one.exit_code == 0 and '"algorithm": "single"' in one.output
+    r = CliRunner().invoke(main, ["segment", str(WARCIO / "example-digest.warc")])
+    assert r.exit_code == 0 and "holds no pages" in r.output

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from webseg.page import ELEMENT, TEXT, NoLayoutError, Page
-from webseg.parse import parse
+from webseg.parse import PARSERS, parse
 from webseg.render import Renderer
 
 DOC = b"""<!DOCTYPE html><html><head><title>Parse me</title>
@@ -26,9 +26,9 @@ def leaf_texts(page: Page) -> list[str]:
     return [page.leaf_text(i) for i in page.text_leaves]
 
 
-@pytest.fixture(scope="module")
-def parsed() -> Page:
-    return parse(DOC)
+@pytest.fixture(scope="module", params=PARSERS)
+def parsed(request: pytest.FixtureRequest) -> Page:
+    return parse(DOC, parser=request.param)
 
 
 def test_no_layout(parsed: Page) -> None:
@@ -36,7 +36,7 @@ def test_no_layout(parsed: Page) -> None:
     with pytest.raises(NoLayoutError, match="without a browser"):
         parsed.require_layout()
     assert not parsed.box.any()  # all boxes are zero
-    assert parsed.meta["renderer"] == "html5lib"
+    assert parsed.meta["renderer"] in PARSERS
     assert parsed.title == "Parse me"
     assert Page.from_json(parsed.to_json()).has_layout is False
 
@@ -64,18 +64,26 @@ def test_visibility_from_markup(parsed: Page) -> None:
     assert not any("script text" in t or "color: red" in t for t in parsed.text)
 
 
-def test_bytes_are_decoded_like_the_renderer() -> None:
-    page = parse("<p>caf\u00e9 \u201cq\u201d</p>".encode("cp1252"), encoding="windows-1252")
+@pytest.mark.parametrize("parser", PARSERS)
+def test_bytes_are_decoded_like_the_renderer(parser: str) -> None:
+    page = parse("<p>caf\u00e9 \u201cq\u201d</p>".encode("cp1252"), encoding="windows-1252",
+                 parser=parser)
     assert leaf_texts(page) == ["caf\u00e9 \u201cq\u201d"] and page.encoding == "cp1252"
-    page = parse(b'<meta charset="us-ascii"><p>\x93x\x94</p>')
+    page = parse(b'<meta charset="us-ascii"><p>\x93x\x94</p>', parser=parser)
     assert leaf_texts(page) == ["\u201cx\u201d"]
-    page = parse("<p>already text \u00e9</p>")  # str input is taken as is
+    page = parse("<p>already text \u00e9</p>", parser=parser)  # str input is taken as is
     assert leaf_texts(page) == ["already text \u00e9"]
 
 
-def test_max_nodes() -> None:
+@pytest.mark.parametrize("parser", PARSERS)
+def test_max_nodes(parser: str) -> None:
     with pytest.raises(ValueError, match="more than 10 nodes"):
-        parse(b"<p>x</p>" * 20, max_nodes=10)
+        parse(b"<p>x</p>" * 20, max_nodes=10, parser=parser)
+
+
+def test_unknown_parser() -> None:
+    with pytest.raises(ValueError, match="unknown parser"):
+        parse("<p>x</p>", parser="regex")
 
 
 @pytest.mark.browser
@@ -93,3 +101,56 @@ def test_same_xpaths_and_text_as_rendered(parsed: Page, renderer: Renderer) -> N
     assert leaf_texts(parsed) == leaf_texts(rendered)
     np.testing.assert_array_equal(parsed.text_leaves, rendered.text_leaves)
     assert parsed.attrs == rendered.attrs
+
+
+#: Tree-construction cases where a lenient parser (lxml, BeautifulSoup's html.parser) builds
+#: another tree than Chromium: misnested formatting, foster parenting, implied elements,
+#: processing instructions and comments between text, noscript with scripting off, SVG
+#: camel-case names, <image>, whitespace that JavaScript does not count as blank (U+FEFF)
+#: and whitespace that it does (U+00A0), declarative shadow roots (not in the light DOM, except
+#: a host's second one and one on an element that cannot host a shadow root).
+TRICKY = ("<!DOCTYPE html><title> Tricky\n  title </title><body>"
+          "<p>a<!-- c -->b<?php echo 1; ?>c</p><b>x<p>y</b>z</p>"
+          "<table><tr><td>1</td></tr>stray<tr><td>2</td></table>"
+          "<noscript><p>no script</p></noscript><svg><foreignObject><p>f</p></foreignObject>"
+          "</svg><image src=i.png><ul><li>one<li>two</ul><dl><dt>t<dd>d</dl>"
+          "<p>\ufeff</p><p>\u00a0</p><form><input type=hidden name=h></form>"
+          "<select><option>o1<option>o2</select><pre>\ncode\n</pre>"
+          "<x-card><template shadowrootmode=open><p>shadow</p></template><span>light</span>"
+          "</x-card><div><template shadowrootmode=open>s1</template><template "
+          "shadowrootmode=open>s2</template>d</div><a href=#><template shadowrootmode=closed>"
+          "s3</template>link</a>")
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+def test_tricky_tree_construction(parser: str) -> None:
+    page = parse(TRICKY, parser=parser)
+    assert page.title == "Tricky title"
+    body = page.body
+    assert [page.tag[c] for c in page.children(body)][:5] == ["p", "b", "p", "#text", "table"]
+    assert page.find_xpath("/html/body/table/tbody/tr[2]/td") is not None
+    assert page.find_xpath("/html/body/svg/foreignobject/p") is not None
+    assert page.find_xpath("/html/body/img") is not None
+    assert page.find_xpath("/html/body/p[1]/text()[3]") is not None
+    assert page.find_xpath("/html/body/x-card/template") is None
+    assert page.find_xpath("/html/body/div/template") is not None  # the second shadow root
+    assert page.find_xpath("/html/body/a/template") is not None  # <a> cannot host one
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("parser", PARSERS)
+def test_tricky_tree_matches_chromium(parser: str, renderer: Renderer) -> None:
+    parsed, rendered = parse(TRICKY, parser=parser), renderer.render(TRICKY.encode())
+    assert parsed.xpaths == rendered.xpaths
+    assert parsed.title == rendered.title
+    assert [t.strip() for t in parsed.text] == [t.strip() for t in rendered.text]
+    assert parsed.attrs == rendered.attrs
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("parser", PARSERS)
+def test_deep_nesting_matches_chromium(parser: str, renderer: Renderer) -> None:
+    deep = b"<html><body>" + b"<div><span>x</span>" * 700 + b"deep" + b"</div>" * 700 + \
+        b"<p>after</p></body></html>"
+    parsed, rendered = parse(deep, parser=parser), renderer.render(deep)
+    assert parsed.xpaths == rendered.xpaths

@@ -51,12 +51,13 @@ def test_spark_local_matches_single_machine(tmp_path: Path) -> None:
     from webseg.pipeline.spark import run_spark
 
     warc = crawl(tmp_path)
-    config = PipelineConfig(stages=("segment", "clean", "sketch", "dedup"))
+    config = PipelineConfig(stages=("segment", "clean", "sketch", "dedup", "index"))
     run_pipeline([str(warc.resolve())], tmp_path / "one", config, progress=False)
     res = run_spark([str(warc)], str(tmp_path / "spark"), config, master="local[2]",
                     partitions=3)
     single = lines([tmp_path / "one" / "pages.jsonl"])
     dist = lines(sorted((tmp_path / "spark" / "pages.jsonl").glob("part-*")))
+    assert set(res.pop("seconds")) == {"pages", "collection"}
     assert res == {"records": 7, "ok": 6, "skipped": 1, "errors": 0, "duplicate_clusters": 2}
     assert set(single) == set(dist)
     for k, d in single.items():
@@ -68,3 +69,26 @@ def test_spark_local_matches_single_machine(tmp_path: Path) -> None:
     assert sorted(sorted(c) for c in clusters.values()) == [
         ["http://a.example/0", "http://b.example/1"], ["http://a.example/2", "http://c.example/3"]]
     assert (tmp_path / "spark" / "pages.parquet").is_dir()
+
+    # The index built from Spark's output (no rendering) equals the single machine's index.
+    from click.testing import CliRunner
+
+    from ir import Index
+    from webseg.cli import main
+
+    for folder in ("spark", "one"):
+        r = CliRunner().invoke(main, ["index", str(tmp_path / folder), "-o",
+                                      str(tmp_path / f"idx-{folder}")])
+        assert r.exit_code == 0, r.output
+    one = Index.open(tmp_path / "one" / "index")
+    assert (tmp_path / "spark" / "lucene_docs").is_dir()
+    for folder in ("spark", "one"):
+        other = Index.open(tmp_path / f"idx-{folder}")
+        assert [d.id for d in other.docs] == [d.id for d in one.docs]
+        assert other.sources == one.sources == ["vips"]
+        for q in ("story0word3", "story1word7 story2word9", "copyright", "sport world",
+                  "story3word1 home"):
+            for prf in ("none", "blocks"):
+                a, b = one.search(q, k=10, prf=prf), other.search(q, k=10, prf=prf)
+                assert [(h.id, round(h.score, 9), h.snippet) for h in a.hits] == \
+                    [(h.id, round(h.score, 9), h.snippet) for h in b.hits], (folder, q, prf)

@@ -32,74 +32,114 @@ def _render_options(timeout: float, javascript: bool | None, max_nodes: int) -> 
     return {"timeout": timeout, "javascript": javascript, "max_nodes": max_nodes}
 
 
-def _source(arg: str) -> Any:
-    """CLI argument -> render source: '-' is stdin bytes, URLs stay strings, else a path."""
-    if arg == "-":
-        return sys.stdin.buffer.read()
+def _check_inputs(inputs: tuple[str, ...]) -> None:
+    """Usage error (exit 2) for an argument that is neither '-', a URL, nor an existing path
+    (a ``WARC#offset`` record id counts as its WARC file)."""
     from webseg.render import is_url
 
-    if is_url(arg):
-        return arg
-    if not Path(arg).exists():
-        raise click.UsageError(f"no such file: {arg}")
-    return Path(arg)
-
-
-def _expand(inputs: tuple[str, ...]) -> list[str]:
-    """Directories expand to the HTML pages they contain (html, htm, html.gz), sorted."""
-    out: list[str] = []
     for a in inputs:
-        p = Path(a)
-        if a != "-" and p.is_dir():
-            out.extend(str(f) for f in sorted(p.rglob("*"))
-                       if f.is_file() and f.name.lower().endswith((".html", ".htm", ".html.gz",
-                                                                   ".htm.gz")))
-        elif a == "-" or Path(a).exists() or _looks_like_url(a):
-            out.append(a)
-        else:
-            raise click.UsageError(f"no such file or directory: {a}")
-    return out
+        if a == "-" or is_url(a) or Path(a).exists() or Path(_split_record(a)[0]).is_file():
+            continue
+        raise click.UsageError(f"no such file or directory: {a}")
 
 
-def _looks_like_url(a: str) -> bool:
-    from webseg.render import is_url
+def _split_record(arg: str) -> tuple[str, str | None]:
+    """``crawl.warc.gz#784`` -> (``crawl.warc.gz``, the record id); other args unchanged."""
+    from webseg.inputs import WARC_SUFFIXES
 
-    return is_url(a)
+    head, sep, tail = arg.rpartition("#")
+    if sep and tail.isdigit() and head.lower().endswith(WARC_SUFFIXES):
+        return head, arg
+    return arg, None
 
 
-def _pages(inputs: list[str], opts: dict[str, Any], concurrency: int, progress: bool
-           ) -> Iterator[tuple[str, Any, Exception | None]]:
-    """Yield (input, Page | None, error) for every input, in order.
+def _records(inputs: tuple[str, ...]) -> Iterator[Any]:
+    """Every input as :class:`webseg.inputs.InputRecord` (one per page), in order.
 
-    Inputs ending in ``.page.json[.gz]`` are loaded; the others are rendered in one batch
-    (several pages in flight) while results stream out.
+    Everything goes through :func:`webseg.inputs.iter_inputs` (files, directories, WARC /
+    WARC.gz / ARC files, URL lists, URLs), so record ids are the ones every batch command
+    uses; ``-`` is stdin and ``*.page.json[.gz]`` files are already rendered pages (kind
+    ``page``); ``WARC#offset`` picks one record of a WARC.
     """
-    import contextlib
+    from webseg.inputs import InputRecord, iter_inputs
+
+    for a in inputs:
+        if a == "-":
+            yield InputRecord(id="-", url=None, source=sys.stdin.buffer.read(), kind="file")
+        elif _is_page_json(a):
+            yield InputRecord(id=a, url=None, source=Path(a), kind="page")  # type: ignore[arg-type]
+        else:
+            path, rid = _split_record(a)
+            if rid is None:
+                yield from iter_inputs([a])
+                continue
+            found = [r for r in iter_inputs([path]) if r.id == rid]
+            yield found[0] if found else InputRecord(
+                id=rid, url=None, source=None, kind="warc", error="read: no record at that offset")
+
+
+def _peek_many(records: Iterator[Any]) -> tuple[bool, Iterator[Any]]:
+    """Whether ``records`` holds more than one record, and the same records (read lazily)."""
+    import itertools
+
+    head = list(itertools.islice(records, 2))
+    return len(head) > 1, itertools.chain(head, records)
+
+
+def _pages(records: Iterator[Any], opts: dict[str, Any], concurrency: int, progress: bool
+           ) -> Iterator[tuple[Any, Any, str | None]]:
+    """Yield (record, Page | None, error) for every input record, in order.
+
+    Records of kind ``page`` (``*.page.json[.gz]``) are loaded; the others are rendered in one
+    batch (several pages in flight) while results stream out. Skipped records (a WARC's images,
+    wget's log records) come back with their reason and ``record.skipped`` set. A run over
+    Page JSON alone never starts a browser.
+    """
+    import itertools
 
     from tqdm import tqdm
 
-    from webseg.page import Page
-    from webseg.render import Renderer
+    from webseg.inputs import render_inputs
 
-    to_render = [a for a in inputs if not _is_page_json(a)]
-    bar = tqdm(total=len(inputs), disable=not progress or len(inputs) < 2, unit="page",
-               file=sys.stderr)
-    with contextlib.ExitStack() as stack:
-        results: Iterator[Any] = iter(())
-        if to_render:
-            r = stack.enter_context(Renderer(**opts))
-            results = r.render_many((_source(a) for a in to_render), concurrency=concurrency)
-        for a in inputs:
-            if _is_page_json(a):
-                try:
-                    yield a, Page.load(a), None
-                except (OSError, ValueError) as e:
-                    yield a, None, e
-            else:
-                res = next(results)
-                yield a, res.page, res.error
-            bar.update(1)
+    seen: list[Any] = []
+    needs_browser = False
+    for rec in records:  # read ahead only until the first record that needs rendering
+        seen.append(rec)
+        if rec.kind != "page" and rec.error is None:
+            needs_browser = True
+            break
+    records = itertools.chain(seen, records)
+    bar = tqdm(disable=not progress, unit="page", file=sys.stderr, leave=False)
+    if needs_browser:
+        results = render_inputs(records, concurrency, **opts)
+    else:
+        results = render_inputs(records, concurrency, renderer=_NoBrowser())
+    for item in results:
+        yield item
+        bar.update(1)
     bar.close()
+
+
+class _NoBrowser:
+    """Stands in for a Renderer when no record needs rendering."""
+
+    def render_many(self, jobs: Iterator[Any], concurrency: int) -> Iterator[Any]:
+        for _ in jobs:
+            raise AssertionError("a record needing a browser reached _NoBrowser")
+        return iter(())
+
+
+def _out_name(rec: Any) -> str:
+    """Output file stem of a record: the page's name, or ``<warc name>-<offset>`` for WARC
+    records (record ids are stable, so the names are too)."""
+    path, sep, off = rec.id.rpartition("#")
+    if rec.kind == "warc" and sep and off.isdigit():
+        return f"{_stem(path)}-{off}"
+    if rec.kind == "url":
+        import re
+
+        return re.sub(r"[^A-Za-z0-9._-]+", "_", rec.id.split("://", 1)[-1]).strip("_")[:120]
+    return _stem(rec.id)
 
 
 def _fail(inp: str, e: Exception) -> None:
@@ -174,7 +214,8 @@ def main() -> None:
       webseg segment page.html --algo dom -o seg.json
       webseg segment pages/ --algo dom -o out/          # a directory of pages, in a batch
       webseg show page.html --algo dom -o overlay.png
-      webseg clean article.html                         # main text (PageLevel)
+      webseg clean article.html                         # main text
+      webseg clean crawl.warc.gz --no-render -f json    # no browser, JSON lines
     """
 
 
@@ -202,19 +243,18 @@ def render(inputs: tuple[str, ...], output: str | None, concurrency: int, timeou
       webseg render page.html -o page.page.json
       webseg render pages/ -o rendered/      # writes rendered/<name>.page.json.gz
     """
-    files = _expand(inputs)
-    many = len(files) > 1
+    _check_inputs(inputs)
+    many, records = _peek_many(_records(inputs))
     if many and not output:
         raise click.UsageError("several inputs need -o DIRECTORY")
     failed = 0
-    for inp, page, err in _pages(files, _render_options(timeout, javascript, max_nodes),
-                                 concurrency, progress=True):
+    for rec, page, err in _pages(records, _render_options(timeout, javascript, max_nodes),
+                                 concurrency, progress=many):
         if err is not None:
-            failed += 1
-            _fail(inp, err)
+            failed += _report(rec, err)
             continue
         if many:
-            out = Path(output) / (_stem(inp) + ".page.json.gz")
+            out = Path(output) / (_out_name(rec) + ".page.json.gz")
             out.parent.mkdir(parents=True, exist_ok=True)
             page.save(out)
         elif output:
@@ -224,9 +264,23 @@ def render(inputs: tuple[str, ...], output: str | None, concurrency: int, timeou
     sys.exit(EXIT_FAILED if failed else EXIT_OK)
 
 
+def _report(rec: Any, err: Any) -> int:
+    """Report a record without a page; returns 1 for a failure, 0 for a skipped non-page
+    (a WARC's image or log record, reported as a note)."""
+    if getattr(rec, "skipped", False):
+        click.echo(f"webseg: skipped: {rec.id}: {err}", err=True)
+        return 0
+    if isinstance(err, Exception):
+        _fail(rec.id, err)
+    else:
+        _err(f"{rec.id}: {err}")
+    return 1
+
+
 def _stem(inp: str) -> str:
     name = Path(inp).name
-    for suf in (".page.json.gz", ".page.json", ".html.gz", ".htm.gz", ".html", ".htm"):
+    for suf in (".page.json.gz", ".page.json", ".html.gz", ".htm.gz", ".html", ".htm",
+                ".warc.gz", ".warc", ".arc.gz", ".arc"):
         if name.endswith(suf):
             name = name[: -len(suf)]
             break
@@ -257,10 +311,9 @@ def segment(inputs: tuple[str, ...], algo: str, param: tuple[str, ...], output: 
       webseg segment pages/ --algo dom -o segs/
     """
     seg = _make_segmenter(algo, param)
-    indent = None if len(_expand(inputs)) > 1 else 2  # one JSON per file, or readable on stdout
 
-    def run(page: Any) -> str:
-        return seg.segment(page).to_json(indent=indent)
+    def run(page: Any, many: bool) -> str:  # one JSON per file, or readable on stdout
+        return seg.segment(page).to_json(indent=None if many else 2)
 
     _batch(inputs, output, ".seg.json", run, "segment",
            _render_options(timeout, javascript, max_nodes), concurrency)
@@ -268,30 +321,29 @@ def segment(inputs: tuple[str, ...], algo: str, param: tuple[str, ...], output: 
 
 def _batch(inputs: tuple[str, ...], output: str | None, suffix: str, run: Any, stage: str,
            opts: dict[str, Any], concurrency: int) -> None:
-    """Render (or load) every input, apply ``run(page) -> str`` and write or print the result.
+    """Render (or load) every input, apply ``run(page, many) -> str``, write or print the result.
 
     One input prints to stdout (or ``-o FILE``); several need ``-o DIRECTORY`` and get
     ``<name><suffix>`` files. Failures are reported and the batch goes on; the exit code says
     whether any input failed.
     """
-    files = _expand(inputs)
-    many = len(files) > 1
+    _check_inputs(inputs)
+    many, records = _peek_many(_records(inputs))
     if many and not output:
         raise click.UsageError("several inputs need -o DIRECTORY")
     failed = 0
-    for inp, page, err in _pages(files, opts, concurrency, progress=True):
+    for rec, page, err in _pages(records, opts, concurrency, progress=many):
         if err is not None:
-            failed += 1
-            _fail(inp, err)
+            failed += _report(rec, err)
             continue
         try:
-            text = run(page)
+            text = run(page, many)
         except Exception as e:  # noqa: BLE001 - report and go on with the batch
             failed += 1
-            _err(f"{inp}: {stage}: {type(e).__name__}: {e}")
+            _err(f"{rec.id}: {stage}: {type(e).__name__}: {e}")
             continue
         if many:
-            out = Path(output) / (_stem(inp) + suffix)
+            out = Path(output) / (_out_name(rec) + suffix)
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text, encoding="utf-8")
         elif output:
@@ -340,20 +392,33 @@ def show(input: str, algo: str, param: tuple[str, ...], output: str, max_height:
     Example:
       webseg show page.html --algo dom -o overlay.png
     """
+    import itertools
     import tempfile
 
     from webseg.render import Renderer, RenderError
     from webseg.show import draw_segmentation
 
     seg = _make_segmenter(algo, param)
-    src = _source(input)
+    _check_inputs((input,))
+    recs = list(itertools.islice(_records((input,)), 2))
+    if len(recs) != 1:
+        raise click.UsageError(f"{input} holds several pages; show one of them, e.g. "
+                               f"{recs[0].id}" if recs else f"{input} holds no page")
+    rec = recs[0]
+    if rec.error is not None:
+        _report(rec, rec.error)
+        sys.exit(EXIT_FAILED)
+    if rec.kind == "page":
+        raise click.UsageError("show needs the page itself (HTML, WARC record or URL) to take "
+                               "a screenshot, not rendered Page JSON")
     with tempfile.TemporaryDirectory() as tmp:
         shot = Path(tmp) / "shot.png"
         try:
             with Renderer(**_render_options(timeout, javascript, max_nodes)) as r:
-                page = r.render(src, screenshot=shot)
+                page = r.render(rec.source, screenshot=shot,
+                                url=rec.url if rec.kind == "warc" else None)
         except RenderError as e:
-            _fail(input, e)
+            _fail(rec.id, e)
             sys.exit(EXIT_FAILED)
         result = seg.segment(page)
         draw_segmentation(shot, result, output, max_height=max_height)
@@ -362,38 +427,128 @@ def show(input: str, algo: str, param: tuple[str, ...], output: str, max_height:
 
 @main.command()
 @click.argument("inputs", nargs=-1, required=True)
-@click.option("-o", "--output", help="Output file (one input) or directory (several).")
-@click.option("--html", "as_html", is_flag=True, help="Write the kept segments as HTML.")
+@click.option("-o", "--output", help="Output file (one input) or directory (several inputs). "
+              "Default: stdout for one input, and JSON lines on stdout for several with "
+              "--format json.")
+@click.option("--format", "-f", "fmt", type=click.Choice(["txt", "markdown", "json", "html"]),
+              default="txt", show_default=True, help="Output format.")
+@click.option("--links", is_flag=True, help="Markdown: keep links as [text](url).")
+@click.option("--method", "-m", default=None,
+              help="blocks (the learned block model), pagelevel, pagelevel-basic or "
+              "pagelevel-merge. Default: the default of webseg.clean.")
+@click.option("--no-render", "no_render", is_flag=True,
+              help="Parse the HTML without a browser (no geometry; blocks method only). "
+              "For crawls too large to render; reads files and WARC records, not URLs.")
+@click.option("--page-type", "page_type", is_flag=True,
+              help="Classify each page's type (shipped page-type model) into the output.")
 @click.option("--threshold", default=0.5, show_default=True,
-              help="Segments with templateness below this are kept.")
-@click.option("--algo", "-a", default="pagelevel", show_default=True,
-              help="PageLevel variant: pagelevel, pagelevel-basic, pagelevel-merge.")
+              help="PageLevel: segments with templateness below this are kept.")
+@click.option("--html", "as_html", is_flag=True, hidden=True, help="Same as --format html.")
+@click.option("--algo", "-a", "algo", default=None, hidden=True, help="Same as --method.")
 @click.option("--concurrency", default=3, show_default=True, help="Pages rendered at once.")
 @with_render_opts
-def clean(inputs: tuple[str, ...], output: str | None, as_html: bool, threshold: float,
-          algo: str, concurrency: int, timeout: float, javascript: bool | None,
-          max_nodes: int) -> None:
-    """Main content of pages: the text of their non-template segments (PageLevel).
+def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
+          method: str | None, no_render: bool, page_type: bool, threshold: float,
+          as_html: bool, algo: str | None, concurrency: int, timeout: float,
+          javascript: bool | None, max_nodes: int) -> None:
+    """Main content of pages: text, Markdown, JSON (with XPaths) or HTML.
+
+    INPUTS are HTML files, directories of them, WARC files, text files of URLs, URLs,
+    '-' for stdin, or rendered '*.page.json[.gz]' files. Every input record gets one result
+    or one error line on stderr.
 
     \b
     Examples:
       webseg clean article.html
-      webseg clean article.html --html -o main.html
+      webseg clean article.html --format markdown --links
+      webseg clean crawl.warc.gz --no-render --format json > main.jsonl
       webseg clean pages/ -o texts/            # writes texts/<name>.txt
+      webseg clean article.html --method pagelevel --format html -o main.html
     """
-    from webseg.segmenters import available
-    from webseg.templates.clean import clean as clean_text
-    from webseg.templates.clean import clean_html
+    from webseg.clean import DEFAULT_METHOD, FORMATS, METHODS
+    from webseg.clean.run import clean_records
+    from webseg.inputs import InputRecord
 
-    if algo not in available():
-        raise click.UsageError(f"unknown segmenter {algo!r}")
-    extract = clean_html if as_html else clean_text
+    method = method or algo or DEFAULT_METHOD
+    if method not in METHODS:
+        raise click.UsageError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+    if as_html:
+        fmt = "html"
+    if no_render and method != "blocks":
+        raise click.UsageError(f"--no-render needs the blocks method ({method} needs layout)")
+    _check_inputs(inputs)
+    records: list[InputRecord] = list(_records(inputs))
+    if not records:
+        raise click.UsageError("no pages found in the inputs")
+    many = len(records) > 1 or Path(inputs[0]).is_dir()
+    json_lines = many and not output and fmt == "json"
+    if many and not output and not json_lines:
+        raise click.UsageError("several inputs need -o DIRECTORY (or --format json for JSON "
+                               "lines on stdout)")
+    names: dict[str, int] = {}
+    failed = 0
+    type_model = None
+    if page_type:
+        from classify.model import load_model
 
-    def run(page: Any) -> str:
-        return extract(page, threshold=threshold, segmenter=algo)
+        try:
+            type_model = load_model()
+        except (OSError, ValueError) as e:
+            raise click.UsageError(f"--page-type: {e}") from None
+    results = clean_records(records, method, render=not no_render,
+                            render_options=_render_options(timeout, javascript, max_nodes),
+                            concurrency=concurrency, type_model=type_model,
+                            threshold=threshold)
+    bar = None
+    if many:
+        from tqdm import tqdm
 
-    _batch(inputs, output, ".html" if as_html else ".txt", run, "clean",
-           _render_options(timeout, javascript, max_nodes), concurrency)
+        bar = tqdm(total=len(records), unit="page", file=sys.stderr)
+    for rec, res, err in results:
+        if bar is not None:
+            bar.update(1)
+        if res is None:
+            if rec.skipped:
+                click.echo(f"webseg: note: {rec.id}: {err}", err=True)
+                continue
+            failed += 1
+            _err(f"{rec.id}: {err}")
+            continue
+        if json_lines:
+            d = res.to_dict()
+            click.echo(json.dumps({"id": rec.id, **d}, ensure_ascii=False))
+            continue
+        text = res.format(fmt, links=links)
+        if many:
+            out = Path(output) / (_record_name(rec, names) + FORMATS[fmt])  # type: ignore[arg-type]
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text, encoding="utf-8")
+        elif output:
+            Path(output).write_text(text, encoding="utf-8")
+        else:
+            click.echo(text, nl=not text.endswith("\n"))
+    if bar is not None:
+        bar.close()
+    sys.exit(EXIT_FAILED if failed else EXIT_OK)
+
+
+def _record_name(rec: Any, taken: dict[str, int]) -> str:
+    """A file name for a record's output: the page's stem, ``<warc>-<offset>`` for WARC
+    records, a sanitised URL for URLs; ``-2``, ``-3``... when two records share a name."""
+    if rec.kind == "warc" and "#" in rec.id:
+        path, _, off = rec.id.rpartition("#")
+        name = Path(path).name
+        for suf in (".warc.gz", ".warc"):
+            name = name.removesuffix(suf)
+        name = f"{name}-{off}"
+    elif rec.kind == "url":
+        name = rec.id.split("://", 1)[-1]
+    else:
+        name = _stem(rec.id)
+    name = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)[:150] or "page"
+    k = taken.get(name, 0) + 1
+    taken[name] = k
+    return name if k == 1 else f"{name}-{k}"
 
 
 #: algorithm -> (trainer module, whether its main() takes the algorithm name first)

@@ -15,16 +15,22 @@ evaluate.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
+import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from webseg.page import Page
+import numpy as np
 
-__all__ = ["DEFAULT_CACHE", "PageRecord", "cache_path", "load_records", "render_cached"]
+from webseg.page import SCHEMA_VERSION, Page
+
+__all__ = ["DEFAULT_CACHE", "DEFAULT_PAGE_CACHE", "GoldPage", "PageRecord", "cache_path",
+           "gold_labels", "load_records", "read_gold_pages", "render_cached",
+           "render_gold_pages", "select_split", "split_of"]
 
 DEFAULT_CACHE = Path(".cache/webseg/boilerplate")
 
@@ -154,6 +160,152 @@ def render_cached(records: Sequence[PageRecord], cache: str | Path = DEFAULT_CAC
         if r.url:
             page.url = r.url
     return pages
+
+
+# ---------------------------------------------------------------------- segmentation gold
+# The segmentation sets (``shared/data/segmentation``) keep a page as a folder of files (HTML
+# plus its CSS and images), so they are rendered from their file path, where relative
+# resources resolve, not from bytes as above; their gold is a list of (XPath, level) blocks.
+# Trainers (``webseg.wps.train``, ``webseg.graphseg.train``) and the evaluation harnesses share
+# this one reader, gold labelling and render cache.
+
+#: Render cache of the segmentation sets (one file per page and render settings).
+DEFAULT_PAGE_CACHE = Path(".cache/webseg/pages")
+
+
+@dataclass
+class GoldPage:
+    """One segmentation manifest record with its gold blocks."""
+
+    id: str
+    html: Path
+    render: dict[str, Any]
+    blocks: list[dict[str, Any]]
+    notes: str = ""
+
+
+def read_gold_pages(data: str | Path, only: set[str] | None = None, limit: int | None = None
+                    ) -> list[GoldPage]:
+    """Records of a segmentation set's ``manifest.jsonl`` that have gold, in manifest order."""
+    data = Path(data)
+    manifest = data / "manifest.jsonl"
+    if not manifest.is_file():
+        raise SystemExit(f"{manifest} not found (expected the shared/data/segmentation format)")
+    out: list[GoldPage] = []
+    for line in manifest.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        rec = json.loads(line)
+        if only and rec["id"] not in only:
+            continue
+        if not rec.get("gold"):
+            continue
+        gold = json.loads((data / rec["gold"]).read_text(encoding="utf-8"))
+        out.append(GoldPage(rec["id"], data / rec["html"], rec.get("render") or {},
+                            gold["blocks"], rec.get("notes", "")))
+        if limit and len(out) >= limit:
+            break
+    return out
+
+
+def gold_labels(page: Page, blocks: list[dict[str, Any]], level: int
+                ) -> tuple[np.ndarray, int, list[str]]:
+    """Gold label of every text leaf at ``level``.
+
+    A leaf belongs to the innermost gold block among the blocks of level <= ``level`` whose
+    element contains it (level-2 blocks refine level-1 blocks); leaves outside every block get
+    :data:`webseg.segmentation.UNASSIGNED`. Returns (labels over ``page.text_leaves``, number
+    of gold blocks used, XPaths that do not resolve in this rendering).
+    """
+    from webseg.segmentation import UNASSIGNED
+
+    labels = np.full(page.n, UNASSIGNED, dtype=np.int64)
+    depth = np.full(page.n, -1, dtype=np.int64)
+    missing: list[str] = []
+    used = 0
+    pdepth = page.depth
+    for k, b in enumerate(blocks):
+        if int(b["level"]) > level:
+            continue
+        node = page.find_xpath(b["xpath"])
+        if node is None:
+            missing.append(b["xpath"])
+            continue
+        used += 1
+        sl = slice(node, int(page.subtree_end[node]))
+        deeper = depth[sl] < pdepth[node]  # innermost block wins
+        labels[sl][deeper] = k
+        depth[sl][deeper] = pdepth[node]
+    return labels[page.text_leaves], used, missing
+
+
+def gold_cache_key(gp: GoldPage, settings: dict[str, Any]) -> str:
+    from webseg import __version__
+
+    h = hashlib.sha256(gp.html.read_bytes())
+    h.update(json.dumps(settings, sort_keys=True).encode())
+    h.update(f"page-schema-{SCHEMA_VERSION}-webseg-{__version__}".encode())
+    return h.hexdigest()[:16]
+
+
+def render_gold_pages(pages: list[GoldPage], cache: str | Path = DEFAULT_PAGE_CACHE,
+                      concurrency: int = 2, timeout: float = 60.0, progress: bool = True
+                      ) -> dict[str, Page | Exception]:
+    """Render every page from its file with its manifest settings, reusing ``cache`` when it
+    is current; a page that fails maps to its exception."""
+    from tqdm import tqdm
+
+    from webseg.render import Renderer
+
+    cache = Path(cache)
+    cache.mkdir(parents=True, exist_ok=True)
+    out: dict[str, Page | Exception] = {}
+    todo: dict[tuple[bool, int], list[tuple[GoldPage, Path]]] = {}
+    for gp in pages:
+        js = bool(gp.render.get("javascript", False))
+        vw = int(gp.render.get("viewport_width", 1280))
+        f = cache / f"{gp.id}.{gold_cache_key(gp, {'js': js, 'vw': vw})}.page.json.gz"
+        if f.is_file():
+            try:
+                out[gp.id] = Page.load(f)
+                continue
+            except (OSError, ValueError, EOFError):
+                f.unlink(missing_ok=True)
+        todo.setdefault((js, vw), []).append((gp, f))
+    bar = tqdm(total=sum(len(v) for v in todo.values()), desc="render", unit="page",
+               disable=not progress, file=sys.stderr)
+    for (js, vw), items in todo.items():
+        with Renderer(javascript=js, viewport_width=vw, timeout=timeout) as r:
+            for (gp, f), res in zip(items, r.render_many((gp.html for gp, _ in items),
+                                                         concurrency=concurrency), strict=True):
+                if res.page is not None:
+                    res.page.save(f)
+                    out[gp.id] = res.page
+                else:
+                    out[gp.id] = res.error or RuntimeError("render failed")
+                bar.update(1)
+    bar.close()
+    return out
+
+
+# Fixed page splits: a page's split depends only on its id (SHA-1 of the id, first 8 hex
+# digits as a fraction), so it is stable when pages are added or removed: ``train`` < 0.25,
+# ``val`` < 0.5, ``test`` otherwise (the 25:25:50 split of Chakrabarti et al., WWW 2008).
+def split_of(page_id: str) -> str:
+    """``train``, ``val`` or ``test`` for a page id (see the comment above)."""
+    f = int(hashlib.sha1(page_id.encode("utf-8")).hexdigest()[:8], 16) / 16**8
+    return "train" if f < 0.25 else ("val" if f < 0.5 else "test")
+
+
+def select_split(page_ids: Iterable[str], *splits: str) -> list[str]:
+    """The ids that fall in any of ``splits`` (``"dev"`` = train + val; ``"all"`` = every id),
+    in input order."""
+    want = set(splits)
+    if "all" in want:
+        return list(page_ids)
+    if "dev" in want:
+        want |= {"train", "val"}
+    return [p for p in page_ids if split_of(p) in want]
 
 
 def main(argv: list[str] | None = None) -> int:

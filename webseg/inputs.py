@@ -5,9 +5,10 @@ pointed at". :func:`iter_inputs` turns command-line arguments into a stream of
 :class:`InputRecord` objects, one per page, in a deterministic order, and
 :func:`render_inputs` renders that stream in a batch. Two rules hold throughout:
 
-* **Nothing is dropped silently.** An input that cannot be read (missing file, corrupt WARC,
-  a WARC response that is not HTML, a malformed URL line) becomes a record with ``error`` set,
-  so a caller writes one result per record and can report what failed.
+* **Nothing is dropped silently.** An input that cannot be read (missing file, corrupt or
+  truncated WARC, a malformed URL line) becomes a record with ``error`` set, and so does one
+  that is not a page (a WARC response that is not HTML, wget's metadata records, a WARC of
+  requests only: ``skipped``), so a caller writes one result per record and can say why.
 * **Local bytes render offline.** Files and WARC payloads are served to Chromium from memory
   under their own URL (the WARC ``WARC-Target-URI``), so relative links resolve but no request
   leaves the machine (see :mod:`webseg.render`). Only explicit http(s) URLs use the network.
@@ -32,13 +33,16 @@ __all__ = ["HTML_SUFFIXES", "WARC_SUFFIXES", "URL_LIST_SUFFIXES", "InputRecord",
            "iter_warc", "iter_warc_stream", "render_inputs"]
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz", ".xhtml.gz")
-WARC_SUFFIXES = (".warc", ".warc.gz")
+WARC_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
 URL_LIST_SUFFIXES = (".txt", ".urls")
+#: URI schemes of WARC records that are web pages; others (wget's ``metadata://`` log and
+#: arguments, ``dns:`` lookups, ``urn:`` records) are not pages and are skipped.
+PAGE_SCHEMES = ("http", "https", "file")
 #: Largest WARC payload read into memory; bigger records become error records.
 MAX_PAYLOAD_BYTES = 32 * 1024 * 1024
 _HTML_TYPES = ("text/html", "application/xhtml+xml", "application/xml", "text/xml", "text/plain")
 
-Kind = Literal["file", "warc", "url"]
+Kind = Literal["file", "warc", "url", "page"]
 
 
 @dataclass(frozen=True)
@@ -137,13 +141,15 @@ def _iter_url_list(path: Path) -> Iterator[InputRecord]:
 
 
 def iter_warc(path: str | Path) -> Iterator[InputRecord]:
-    """One record per ``response`` (and ``resource``) record of a WARC / WARC.gz file.
+    """One record per ``response`` (and ``resource``) record of a WARC / WARC.gz / ARC file.
 
     The id is ``<path>#<byte offset of the record>``, stable across runs. The HTTP payload is
-    de-chunked and content-decoded by warcio. Responses whose Content-Type is not HTML-like
-    (images, scripts, PDFs) become error records rather than disappearing, and so do payloads
-    over :data:`MAX_PAYLOAD_BYTES`. A corrupt or truncated WARC yields the records read so far
-    and then one error record for the rest of the file.
+    de-chunked and content-decoded by warcio. Records that are not pages are ``skipped`` with
+    the reason (a Content-Type that is not HTML-like: images, scripts, PDFs; a target URI that
+    is not http(s) or file, such as wget's ``metadata://`` log records), and a WARC without any
+    page record yields one skipped record saying what it holds. Payloads over
+    :data:`MAX_PAYLOAD_BYTES` are errors. A corrupt or truncated WARC yields the records read
+    so far and then one error record naming the offset where reading stopped.
     """
     path = Path(path)
     try:
@@ -157,30 +163,130 @@ def iter_warc(path: str | Path) -> Iterator[InputRecord]:
 
 
 def iter_warc_stream(stream: BinaryIO, name: str) -> Iterator[InputRecord]:
-    """:func:`iter_warc` over an open binary stream; ids are ``<name>#<offset>``."""
+    """:func:`iter_warc` over an open binary stream; ids are ``<name>#<offset>``.
+
+    A WARC with no page records at all (only ``request`` records, say) yields one skipped
+    record that says what it holds, so it never passes in silence. A gzip WARC written as one
+    gzip stream instead of one member per record (which warcio refuses) is read through a
+    decompressor when the stream can seek; offsets are then positions in the uncompressed
+    WARC (the first record, at 0, has the same id both ways).
+    """
+    seen: dict[str, int] = {}
+    pages = 0
+    yielded: set[str] = set()
+    try:
+        for rec in _warc_records(stream, name, seen):
+            yielded.add(rec.id)
+            pages += 1
+            yield rec
+    except _NotChunked as e:
+        if not _rewind(stream):
+            yield InputRecord(id=f"{name}#{e.offset}", url=None, source=None, kind="warc",
+                              error=f"read: {_NOT_CHUNKED}")
+            return
+        with gzip.GzipFile(fileobj=stream) as plain:
+            try:
+                for rec in _warc_records(plain, name, seen):  # type: ignore[arg-type]
+                    if rec.id not in yielded:
+                        pages += 1
+                        yield rec
+            except _NotChunked:  # cannot happen on a plain stream; kept for the type checker
+                return
+    if not pages:
+        held = ", ".join(f"{n} {t}" for t, n in sorted(seen.items())) or "no records"
+        yield InputRecord(id=name, url=None, source=None, kind="warc", skipped=True,
+                          error=f"read: WARC holds no pages (no response or resource records; "
+                                f"it has {held})")
+
+
+_NOT_CHUNKED = ("gzip WARC is one gzip stream, not one gzip member per record (fix it with "
+                "`warcio recompress IN OUT`)")
+
+
+class _NotChunked(Exception):
+    def __init__(self, offset: int) -> None:
+        self.offset = offset
+
+
+def _rewind(stream: BinaryIO) -> bool:
+    try:
+        stream.seek(0)
+        return True
+    except (OSError, AttributeError, ValueError):
+        return False
+
+
+def _warc_records(stream: BinaryIO, name: str, seen: dict[str, int]) -> Iterator[InputRecord]:
+    """Page records of one WARC/ARC stream; ``seen`` counts every record type met."""
     from warcio.archiveiterator import ArchiveIterator
     from warcio.exceptions import ArchiveLoadFailed
 
-    it = ArchiveIterator(stream)
-    offset = 0
+    arc = name.lower().endswith((".arc", ".arc.gz"))  # ARC only by name: warcio takes any
+    it = ArchiveIterator(stream, arc2warc=arc)            # garbage for an ARC header
+    offset = 0  # where the next record starts: the last good position for error messages
+
+    def advance() -> None:
+        nonlocal offset
+        end = it.get_record_offset() + it.get_record_length()
+        offset = max(offset, end)  # warcio reports negative lengths on some broken files
+
     try:
         for record in it:
-            if not record.format.startswith("warc"):  # warcio sniffs ARC on any garbage
+            if not record.format.startswith(("warc", "arc") if arc else "warc"):
+                seen[record.format] = seen.get(record.format, 0) + 1
                 yield InputRecord(id=f"{name}#{offset}", url=None, source=None,
                                   kind="warc", error="read: not a WARC file")
                 return
+            seen[record.rec_type] = seen.get(record.rec_type, 0) + 1
             if record.rec_type not in ("response", "resource"):
                 it.read_to_end(record)
-                offset = it.get_record_offset() + it.get_record_length()
+                if _missing(record):
+                    yield _truncated(name, it, record)
+                    return
+                advance()
                 continue
             url = record.rec_headers.get_header("WARC-Target-URI")
-            page = _warc_page(record, url)  # reads the payload: offsets come after
-            rid = f"{name}#{it.get_record_offset()}"
-            offset = it.get_record_offset() + it.get_record_length()
+            rid = None
+            scheme = url.split(":", 1)[0].lower() if url and ":" in url else None
+            if scheme is not None and scheme not in PAGE_SCHEMES:
+                it.read_to_end(record)
+                page: dict[str, Any] = {
+                    "source": None, "skipped": True,
+                    "error": f"read: not a web page (WARC-Target-URI scheme {scheme}:)"}
+            else:
+                page = _warc_page(record, url)  # reads the payload: offsets come after
+            it.read_to_end(record)
+            if _missing(record):
+                yield _truncated(name, it, record)
+                return
+            rid = f"{name}#{max(it.get_record_offset(), 0)}"
+            advance()
             yield InputRecord(id=rid, url=url, kind="warc", **page)
-    except (ArchiveLoadFailed, OSError, EOFError, ValueError, zlib.error) as e:
-        yield InputRecord(id=f"{name}#{offset}", url=None, source=None, kind="warc",
-                          error=f"read: WARC unreadable after offset {offset}: {e}")
+    except ArchiveLoadFailed as e:
+        if "non-chunked gzip" in str(e):
+            raise _NotChunked(offset) from None
+        yield _unreadable(name, offset, e)
+    except (OSError, EOFError, ValueError, zlib.error) as e:
+        yield _unreadable(name, offset, e)
+
+
+def _missing(record: Any) -> int:
+    """Bytes of the record's block that the file did not hold (a truncated last record)."""
+    return max(int(getattr(record.raw_stream, "limit", 0) or 0), 0)
+
+
+def _truncated(name: str, it: Any, record: Any) -> InputRecord:
+    off = max(it.get_record_offset(), 0)
+    return InputRecord(id=f"{name}#{off}", url=record.rec_headers.get_header("WARC-Target-URI"),
+                       source=None, kind="warc",
+                       error=f"read: WARC truncated: the {record.rec_type} record at offset "
+                             f"{off} lacks its last {_missing(record)} bytes")
+
+
+def _unreadable(name: str, offset: int, e: Exception) -> InputRecord:
+    msg = " ".join(str(e).split()) or type(e).__name__
+    return InputRecord(id=f"{name}#{offset}", url=None, source=None, kind="warc",
+                       error=f"read: WARC unreadable after offset {offset}: {msg}")
 
 
 def _warc_page(record: Any, url: str | None) -> dict[str, Any]:
@@ -211,6 +317,7 @@ def render_inputs(records: Iterable[InputRecord], concurrency: int = 3, *,
     """Render a stream of records in one batch; yield ``(record, page, error)`` in order.
 
     Exactly one tuple per record. Records that already carry an error pass through with it;
+    records of kind ``page`` (a ``*.page.json[.gz]`` path as ``source``) are loaded, in order;
     render failures come back as ``"<stage>: <reason>"``. ``renderer`` reuses an open
     :class:`~webseg.render.Renderer`; otherwise one is started with ``renderer_options``.
     """
@@ -221,12 +328,18 @@ def render_inputs(records: Iterable[InputRecord], concurrency: int = 3, *,
     def jobs() -> Iterator[RenderJob]:
         for rec in records:
             order.append(rec)
-            if rec.error is None:
+            if rec.error is None and rec.kind != "page":
                 yield RenderJob(rec.source, url=rec.url if rec.kind == "warc" else None)
 
-    def drain_errors() -> Iterator[tuple[InputRecord, None, str]]:
-        while order and order[0].error is not None:
+    def drain_errors() -> Iterator[tuple[InputRecord, Page | None, str | None]]:
+        while order and (order[0].error is not None or order[0].kind == "page"):
             rec = order.popleft()
+            if rec.error is None:  # an already rendered page (Page JSON): load it in order
+                try:
+                    yield rec, Page.load(rec.source), None  # type: ignore[arg-type]
+                except (OSError, ValueError) as e:
+                    yield rec, None, f"read: {e}"
+                continue
             yield rec, None, rec.error or ""
 
     own = renderer is None

@@ -18,8 +18,10 @@ from webseg.pipeline.process import COLLECTION_STAGES, PAGE_STAGES
               help="Comma-separated stages to run.")
 @click.option("--segmenter", default="vips", show_default=True,
               help="Segmenter for the stored blocks (webseg algos).")
-@click.option("--clean-segmenter", default="pagelevel", show_default=True,
-              help="Segmenter deciding the main (non-template) text.")
+@click.option("--clean-segmenter", "--clean-method", "clean_segmenter", default=None,
+              help="Main-text method (webseg clean --method): blocks, pagelevel, "
+              "pagelevel-basic, pagelevel-merge. Default: webseg clean's default. The "
+              "sketches for dedup use the same text.")
 @click.option("--backend", default="bm25", show_default=True,
               type=click.Choice(["bm25", "lucene"]), help="Search index backend.")
 @click.option("--concurrency", default=3, show_default=True, help="Pages rendered at once.")
@@ -44,12 +46,14 @@ def pipeline(inputs: tuple[str, ...], output: str, stages: str, segmenter: str,
       webseg pipeline pages/ -o out/ --stages segment,clean,index
       webseg search out/index "query"
     """
+    from webseg.clean import DEFAULT_METHOD
     from webseg.pipeline import PipelineConfig, run_pipeline
 
+    clean_method = clean_segmenter or DEFAULT_METHOD
     try:
         config = PipelineConfig(stages=tuple(s.strip() for s in stages.split(",") if s.strip()),
-                                segmenter=segmenter, clean_segmenter=clean_segmenter,
-                                index_backend=backend)
+                                segmenter=segmenter, clean_segmenter=clean_method,
+                                dedup_strip=clean_method, index_backend=backend)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     opts: dict[str, Any] = {"timeout": timeout, "max_nodes": max_nodes}
@@ -74,8 +78,9 @@ def pipeline(inputs: tuple[str, ...], output: str, stages: str, segmenter: str,
               help="Spark master, e.g. local[2] (default: from spark-submit / the session).")
 @click.option("--partitions", type=int, default=None,
               help="Record partitions (default: 2 x the default parallelism).")
-@click.option("--stages", default="segment,clean,classify,sketch,dedup", show_default=True,
-              help="Comma-separated stages (no index: build it with webseg index).")
+@click.option("--stages", default=",".join(PAGE_STAGES + COLLECTION_STAGES), show_default=True,
+              help="Comma-separated stages (index: each page's index document is written to "
+                   "OUTPUT/index_docs/; build the index with `webseg index OUTPUT/`).")
 @click.option("--timeout", default=30.0, show_default=True, help="Per-page render time limit (s).")
 def spark(inputs: tuple[str, ...], output: str, master: str | None, partitions: int | None,
           stages: str, timeout: float) -> None:

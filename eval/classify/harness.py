@@ -4,7 +4,7 @@
 
 Tasks, chosen from the dataset's manifest:
 
-* a set with ``page_type`` (WCXB): one task over all types, 4-fold stratified CV *grouped by
+* a set with ``page_type`` (WCXB): one task over all types, 5-fold stratified CV *grouped by
   site* (:class:`~sklearn.model_selection.StratifiedGroupKFold`, shuffled with seed 0), so pages
   of one site are never on both sides (a site without a known ``site`` is its own group);
 * a set with ``university`` (WebKB): leave-one-university-out over cornell, texas, washington
@@ -82,7 +82,7 @@ def tasks_for(records: Sequence[PageRecord]) -> list[tuple[str, list[PageRecord]
         return out
     y = np.array([r.label for r in recs])
     groups = np.array([r.site or f"#{r.id}" for r in recs])
-    cv = StratifiedGroupKFold(n_splits=4, shuffle=True, random_state=0)
+    cv = StratifiedGroupKFold(n_splits=5, shuffle=True, random_state=0)
     folds = [(str(k), tr, te) for k, (tr, te) in enumerate(cv.split(np.zeros(len(y)), y,
                                                                      groups))]
     return [("types", recs, folds)]
@@ -275,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, trecs, folds in tasks_for(have):
             cv = ("leave-one-university-out, train = 3 universities + misc"
                   if name in ("4class", "7class") else
-                  "4-fold stratified CV grouped by site (StratifiedGroupKFold, seed 0)")
+                  "5-fold stratified CV grouped by site (StratifiedGroupKFold, seed 0)")
             print(f"{data.name}/{name}: {len(trecs)} pages, {len(folds)} folds", flush=True)
             res = run_task(name, trecs, folds, counted, methods)
             meta = {"dataset": data.name, "task": name, "command": command, "cv": cv,

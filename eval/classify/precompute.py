@@ -23,7 +23,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sample", type=int, default=0,
                     help="only a deterministic stratified sample of N pages (as the harness's)")
     ap.add_argument("--save-every", type=int, default=50, help="write the cache every N pages")
+    ap.add_argument("--pageviews", action="store_true",
+                    help="only the stacked model's page views (classify.pagefeatures)")
     a = ap.parse_args(argv)
+    if a.pageviews:
+        from classify.corpus import compute_page_views
+
+        for d in a.data:
+            recs = sample_records(load_records(d), a.sample)
+            vs = compute_page_views(recs, log=lambda m: print(m, flush=True))
+            src = [v.get("source") for v in vs.texts["pageviews"].values()]
+            print(f"{d}: {len(src)}/{len(recs)} pages with page views "
+                  f"({src.count('parse')} parsed without rendering), "
+                  f"{vs.seconds['pageviews']:.0f} s; missing: {vs.missing}", flush=True)
+        return 0
     views = [v for v in a.views.split(",") if v]
     for d in a.data:
         recs = sample_records(load_records(d), a.sample)

@@ -42,7 +42,7 @@ def run_system(sys_: System, coll: Collection, depth: int = 1000,
             log(f"{sys_.name}: topic {qid}: no index terms, scored 0")
             run[qid] = {}
             continue
-        run[qid] = {h.id: h.score for h in res.hits}
+        run[qid] = dict(zip(res.ids, res.scores.tolist(), strict=True))
     return run, (time.perf_counter() - t0) / max(1, len(topics))
 
 

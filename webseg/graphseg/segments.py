@@ -54,3 +54,41 @@ def to_segmentation(page: Page, tree: ContentTree | None, leaf_label: np.ndarray
         attrs["label_node"] = [int(tree.nodes[label_nodes[lab]]) if lab >= 0 else None
                                for lab in order]
     return Segmentation.from_nodes(page, groups, algorithm=algorithm, params=params, **attrs)
+
+
+def refine(l1: np.ndarray, l2: np.ndarray) -> np.ndarray:
+    """Labels of the common refinement of two leaf labellings (each pair of labels one)."""
+    a, b = np.asarray(l1, dtype=np.int64), np.asarray(l2, dtype=np.int64)
+    if len(a) == 0:
+        return a.copy()
+    _, inv = np.unique(np.stack([a, b], 1), axis=0, return_inverse=True)
+    return inv.reshape(-1).astype(np.int64)
+
+
+def to_two_level(page: Page, tree: ContentTree | None, l1: np.ndarray, l2: np.ndarray,
+                 algorithm: str, params: dict[str, Any]) -> Segmentation:
+    """Level 1 = the segments of ``l1``; level 2 = those of ``l2`` refined by ``l1``, as
+    children of their level-1 segment (a level-1 segment that is not split has no children,
+    as in the other two-level segmenters)."""
+    from webseg.segmentation import Segment
+
+    s1 = to_segmentation(page, tree, l1, algorithm, params)
+    if tree is None or len(tree.leaves) == 0:
+        return s1
+    fine = refine(l1, l2)
+    s2 = to_segmentation(page, tree, fine, algorithm, params)
+    top_of_leaf = s1.leaf_labels()
+    fine_of_leaf = s2.leaf_labels()
+    segs: list[Segment] = [Segment(s.id, s.nodes, None, s.box, s.text, attrs=dict(s.attrs))
+                           for s in s1.segments]
+    kids: dict[int, list[int]] = {}
+    for f in np.unique(fine_of_leaf[fine_of_leaf >= 0]).tolist():
+        t = int(top_of_leaf[np.flatnonzero(fine_of_leaf == f)[0]])
+        kids.setdefault(t, []).append(int(f))
+    for t, fs in kids.items():
+        if len(fs) < 2:
+            continue
+        for f in fs:
+            s = s2.segments[f]
+            segs.append(Segment(len(segs), s.nodes, t, s.box, s.text, attrs=dict(s.attrs)))
+    return Segmentation(page, segs, algorithm, params)

@@ -5,11 +5,11 @@
     python -m webseg.graphseg.train cclus --data ../shared/data/segmentation/kreuzer-random \\
         --out webseg/models
 
-Pages are split by :mod:`eval.splits` (the paper's 25:25:50): costs are learned on ``train``,
-lambda of every variant is chosen on ``val`` (best mean adjusted Rand index), ``test`` is never
-read. Everything is seeded, so the same data gives the same model file.
+Pages are split by :func:`webseg.datasets.select_split` (the paper's 25:25:50): costs are
+learned on ``train``, lambda of every variant is chosen on ``val`` (best mean adjusted Rand
+index), ``test`` is never read. Everything is seeded, so the same data gives the same model file.
 
-**Gold.** A leaf's gold segment is ``eval.segmentation.gold_labels(page, blocks, level)``; leaves
+**Gold.** A leaf's gold segment is ``webseg.datasets.gold_labels(page, blocks, level)``; leaves
 outside every gold block (label -1) form one "rest of the page" segment, exactly as the
 evaluation harness scores them by default (``--unassigned background``), so that training and
 scoring agree on what "same segment" means. ``--level`` picks the gold level (default 2: the
@@ -223,13 +223,12 @@ def best_lambda(rows: list[dict[str, Any]], metric: str = "ari") -> tuple[float,
 def load_split(data: Path, split: str, level: int, cache: Path
                ) -> tuple[list[str], list[Page], list[np.ndarray]]:
     """Rendered pages of one split with their gold leaf labels (pages that fail are skipped)."""
-    from eval.segmentation import gold_labels, load_pages, read_dataset
-    from eval.splits import select
+    from webseg.datasets import gold_labels, read_gold_pages, render_gold_pages, select_split
 
-    recs = read_dataset(data)
-    keep = set(select([r.id for r in recs], split))
+    recs = read_gold_pages(data)
+    keep = set(select_split([r.id for r in recs], split))
     recs = [r for r in recs if r.id in keep]
-    rendered = load_pages(recs, cache, 2, 60.0, progress=False)
+    rendered = render_gold_pages(recs, cache, 2, 60.0, progress=False)
     ids, pages, golds = [], [], []
     for r in recs:
         p = rendered.get(r.id)

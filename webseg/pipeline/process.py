@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from webseg.clean import DEFAULT_METHOD, METHODS
 from webseg.page import Page
 
-__all__ = ["PAGE_STAGES", "PipelineConfig", "PageProcessor", "error_record"]
+__all__ = ["PAGE_STAGES", "PipelineConfig", "PageProcessor", "error_record", "record_html"]
 
 #: Stages that run on each page, in this order.
 PAGE_STAGES = ("segment", "clean", "classify", "sketch")
@@ -32,16 +33,19 @@ class PipelineConfig:
 
     ``segmenter`` is summarised in the output and is the block source stored in the search
     index for block-based feedback (``vips`` means VIPS at PDoC 0.6 as in :mod:`ir.blocks`);
-    ``clean_segmenter`` decides the main (non-template) text, which is classified and
-    sketched. The index holds each page's full visible text, like ``webseg index``.
+    ``clean_segmenter`` is the :func:`webseg.clean.extract` method of the main text (the
+    block model by default; ``pagelevel``... stay selectable). ``dedup_strip`` says which text
+    is sketched: a clean method (the clean stage's text when it is the same method) or
+    ``none`` (all visible text). The index holds each page's full visible text, like
+    ``webseg index``.
     """
 
     stages: tuple[str, ...] = PAGE_STAGES + COLLECTION_STAGES
     segmenter: str = "vips"
     segmenter_params: dict[str, Any] = field(default_factory=dict)
-    clean_segmenter: str = "pagelevel"
+    clean_segmenter: str = DEFAULT_METHOD
     template_threshold: float = 0.5
-    dedup_strip: str = "pagelevel"
+    dedup_strip: str = DEFAULT_METHOD
     dedup_params: dict[str, int] = field(
         default_factory=lambda: {"window": 6, "k": 8, "threshold": 4})
     minhash_perm: int = 64
@@ -53,15 +57,14 @@ class PipelineConfig:
         if unknown:
             raise ValueError(f"unknown stage(s) {', '.join(unknown)}; known: "
                              f"{', '.join(PAGE_STAGES + COLLECTION_STAGES)}")
-        if self.dedup_strip not in ("pagelevel", "none"):
-            raise ValueError(f"dedup_strip must be 'pagelevel' or 'none', got "
-                             f"{self.dedup_strip!r}")
+        if self.clean_segmenter not in METHODS:
+            raise ValueError(f"clean_segmenter must be one of {', '.join(METHODS)}, got "
+                             f"{self.clean_segmenter!r}")
+        if self.dedup_strip not in (*METHODS, "none"):
+            raise ValueError(f"dedup_strip must be one of {', '.join(METHODS)} or 'none', "
+                             f"got {self.dedup_strip!r}")
         if "dedup" in self.stages and "sketch" not in self.stages:
             raise ValueError("the dedup stage needs the sketch stage")
-        if "sketch" in self.stages and "clean" not in self.stages and \
-                self.dedup_strip == "pagelevel":
-            raise ValueError("the sketch stage strips templates with the clean stage: "
-                             "keep 'clean' in the stages or set dedup_strip='none'")
 
     def to_dict(self) -> dict[str, Any]:
         return {"stages": list(self.stages), "segmenter": self.segmenter,
@@ -75,17 +78,13 @@ class PipelineConfig:
 
 def stored_doc_to_dict(doc: Any) -> dict[str, Any]:
     """An :class:`ir.store.StoredDoc` as JSON (what the journal keeps until indexing)."""
-    return {**doc.head_dict(),
-            "blocks": {s: [b.to_dict() for b in bl] for s, bl in doc.blocks.items()}}
+    return doc.to_dict()
 
 
 def stored_doc_from_dict(d: dict[str, Any]) -> Any:
-    from ir.store import Block, StoredDoc
+    from ir.store import StoredDoc
 
-    return StoredDoc(id=d["id"], terms=d["terms"], url=d.get("url"), title=d.get("title", ""),
-                     status=d.get("status", "ok"), reason=d.get("reason"),
-                     blocks={s: [Block.from_dict(b) for b in bl]
-                             for s, bl in (d.get("blocks") or {}).items()})
+    return StoredDoc.from_dict(d)
 
 
 def error_record(rec_id: str, url: str | None, stage: str, message: str,
@@ -93,6 +92,20 @@ def error_record(rec_id: str, url: str | None, stage: str, message: str,
     """The output line of a record that failed at ``stage``."""
     return {"id": rec_id, "url": url, "status": "error",
             "error": {"stage": stage, "message": message}, **extra}
+
+
+def record_html(rec: Any, config: PipelineConfig) -> str | None:
+    """The decoded HTML source of a local input record when the classify stage runs (its
+    structured-metadata view reads ``<meta>`` / JSON-LD, which the Page model drops); None
+    for URL inputs, undecodable bytes, or when the stage is off."""
+    if "classify" not in config.stages:
+        return None
+    from webseg.decode import decode_html
+
+    try:
+        return decode_html(rec.read_bytes()).text
+    except Exception:  # noqa: BLE001 - no source: the metadata view is empty
+        return None
 
 
 class PageProcessor:
@@ -120,11 +133,13 @@ class PageProcessor:
 
         return Analyzer()
 
-    def process(self, rec_id: str, url: str | None, page: Page) -> dict[str, Any]:
-        """The output record of one rendered page (never raises for a bad page)."""
+    def process(self, rec_id: str, url: str | None, page: Page,
+                html: str | None = None) -> dict[str, Any]:
+        """The output record of one rendered page (never raises for a bad page).
+        ``html``: the page's source when at hand (:func:`record_html`), for the classifier."""
         out: dict[str, Any] = {"id": rec_id, "url": url or page.url, "status": "ok",
                                "error": None, "title": page.title}
-        scratch: dict[str, Any] = {}
+        scratch: dict[str, Any] = {"html": html}
         timings: dict[str, float] = {}
         for stage in PAGE_STAGES:
             if stage not in self.config.stages:
@@ -150,15 +165,11 @@ class PageProcessor:
         """The page as the search index stores it (terms + blocks), exactly as ``webseg index``
         builds it (:func:`ir.pipeline.doc_from_page`), reusing the segment stage's
         segmentation when it has one (same segmenter and parameters)."""
-        from ir.blocks import segmentation_blocks
         from ir.pipeline import doc_from_page
 
         source = self.config.segmenter
-        if seg is None or source == "pagelevel":
-            doc = doc_from_page(rec_id, page, self.analyzer, [source], url=url)
-        else:
-            doc = doc_from_page(rec_id, page, self.analyzer, [], url=url)
-            doc.blocks[source] = segmentation_blocks(seg, self.analyzer)
+        segs = {} if seg is None else {source: seg}
+        doc = doc_from_page(rec_id, page, self.analyzer, [source], url=url, segmentations=segs)
         return stored_doc_to_dict(doc)
 
     # ------------------------------------------------------------------ stages
@@ -173,21 +184,27 @@ class PageProcessor:
         scratch["segmentation"] = seg
 
     def _clean(self, page: Page, out: dict[str, Any], scratch: dict[str, Any]) -> None:
-        from webseg.templates.clean import clean
+        from webseg.clean import extract
 
-        out["main_text"] = clean(page, threshold=self.config.template_threshold,
-                                 segmenter=self.config.clean_segmenter)
+        res = extract(page, self.config.clean_segmenter,
+                      threshold=self.config.template_threshold)
+        out["main_text"] = res.text
+        scratch["clean"] = res
 
     @cached_property
     def page_type_model(self) -> Any:
-        from classify.model import PageTypeModel
+        from classify.model import load_model
 
-        return PageTypeModel.load()  # the shipped WCXB page-type model
+        return load_model()  # the shipped WCXB page-type model (stacked; no WPS run)
 
     def _classify(self, page: Page, out: dict[str, Any], scratch: dict[str, Any]) -> None:
-        """Page functional type (WCXB types) from in-segment-position TF-ISF features."""
-        ((label, prob),) = self.page_type_model.predict_pages([page])
-        out["page_type"] = {"type": label, "probability": round(float(prob), 4)}
+        """Page functional type (WCXB types) and the probability of every type."""
+        (probs,) = self.page_type_model.predict_proba_pages([page], [scratch.get("html")],
+                                                             urls=[out.get("url")])
+        label = max(probs, key=lambda k: probs[k])
+        out["page_type"] = {"type": label, "probability": round(float(probs[label]), 4),
+                            "probabilities": {k: round(float(v), 4)
+                                              for k, v in sorted(probs.items())}}
 
     def _sketch(self, page: Page, out: dict[str, Any], scratch: dict[str, Any]) -> None:
         """Bottom-k sketch of the (template-stripped) text, plus its MinHash signature for the
@@ -196,12 +213,18 @@ class PageProcessor:
         from dedup.shingle import ShingleParams, shingle_hashes, sketch
 
         params = ShingleParams(**self.config.dedup_params)
-        if self.config.dedup_strip == "pagelevel":
-            text = out["main_text"]
-        else:  # dedup's "none" strategy
+        strip = self.config.dedup_strip
+        done = scratch.get("clean")
+        if strip == "none":  # dedup's "none" strategy
             from dedup.strip import full_text
 
             text = full_text(page)
+        elif done is not None and done.method == strip:
+            text = done.text
+        else:
+            from webseg.clean import extract
+
+            text = extract(page, strip, threshold=self.config.template_threshold).text
         hashes = shingle_hashes(text, params.window)
         out["sketch"] = [int(v) for v in sketch(hashes, params.k)]
         out["minhash"] = ([int(v) for v in minhash_values(hashes, self.config.minhash_perm)]

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import shutil
 import time
 from collections import Counter
@@ -29,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from webseg.inputs import InputRecord, iter_inputs, render_inputs
-from webseg.pipeline.journal import Journal, read_journal
-from webseg.pipeline.process import PageProcessor, PipelineConfig, error_record
+from webseg.pipeline.journal import Journal
+from webseg.pipeline.process import PageProcessor, PipelineConfig, error_record, record_html
 
 __all__ = ["RunSummary", "cluster_label", "finalize", "run_pipeline", "split_error",
            "unique_ids"]
@@ -126,7 +125,8 @@ def run_pipeline(inputs: Sequence[str | Path], out_dir: str | Path,
                     elif "index" in config.stages:
                         line["index_doc"] = text_only_doc(rec, f"{stage}: {msg}", processor)
                 else:
-                    line = processor.process(rec.id, rec.url, page)
+                    line = processor.process(rec.id, rec.url, page,
+                                     html=record_html(rec, processor.config))
                 journal.append(line)
                 processed += 1
                 bar.update(1)
@@ -163,91 +163,89 @@ def _progress(total: int, initial: int, enabled: bool) -> Any:
 def finalize(order: Sequence[str], out: Path, config: PipelineConfig) -> RunSummary:
     """Phase 2: duplicate clusters, index and the final pages.jsonl from the journal.
 
-    ``order`` is the input records' ids in input order (one output line each).
+    ``order`` is the input records' ids in input order (one output line each). Reads the
+    journal in two passes and keeps only compact per-page data (:mod:`webseg.pipeline.collect`),
+    so memory stays flat as the collection grows.
     """
+    from webseg.pipeline.collect import CompactDuplicateIndex, scan_journal, write_final
+
     work = out / WORK
-    lines = {str(rec["id"]): rec for rec in read_journal(work / JOURNAL)}
-    missing = [i for i in order if i not in lines]
+    journal = work / JOURNAL
+    dedup = None
+    if "dedup" in config.stages:
+        from dedup.shingle import ShingleParams
+
+        dedup = CompactDuplicateIndex(ShingleParams(**config.dedup_params),
+                                      config.minhash_perm, config.lsh_threshold)
+    scan = scan_journal(journal, dedup)
+    missing = [i for i in order if i not in scan.offsets]
     if missing:
         raise RuntimeError(f"{len(missing)} input records have no journal line (first: "
                            f"{missing[0]}); run the pipeline again to process them")
-    records = [lines[i] for i in order]
 
-    summary = RunSummary(records=len(records))
-    clusters: dict[str, str] = {}
-    if "dedup" in config.stages:
-        clusters = _dedup(records, out, config, summary)
+    summary = RunSummary(records=len(order))
+    clusters: dict[str, str] | None = None
+    in_pairs: set[str] = set()
+    result = None
+    if dedup is not None:
+        result = dedup.result()
+        clusters = {str(k): cluster_label(min(str(m) for m in members))
+                    for members in result.clusters for k in members}
+        in_pairs = {str(x) for p in result.pairs for x in (p.a, p.b)}
+        summary.duplicate_clusters = len(result.clusters)
+        summary.pages_in_duplicate_clusters = sum(len(c) for c in result.clusters)
+    builder = None
     if "index" in config.stages:
-        _index(records, out, config, summary)
+        from ir.analysis import Analyzer
+        from ir.from_output import IndexBuilder
+
+        tmp_index = out / "index.tmp"
+        if tmp_index.exists():
+            shutil.rmtree(tmp_index)
+        builder = IndexBuilder(tmp_index, backend=config.index_backend, analyzer=Analyzer(),
+                               sources=(config.segmenter,))
+    pages: dict[str, Any] = {}
+    stage_times: dict[str, list[float]] = {}
+
+    def on_record(rec: dict[str, Any]) -> None:
+        rid = str(rec["id"])
+        st = rec.get("status")
+        if st == "ok":
+            summary.ok += 1
+        elif st == "skipped":
+            summary.skipped += 1
+        else:
+            stage = (rec.get("error") or {}).get("stage", "unknown")
+            summary.errors[stage] = summary.errors.get(stage, 0) + 1
+        for k, v in (rec.get("timings") or {}).items():
+            stage_times.setdefault(k, []).append(float(v))
+        if builder is not None and rec.get("index_doc"):
+            builder.add(rec["index_doc"])
+        if rid in in_pairs:
+            from dedup.report import PageInfo
+
+            pages[rid] = PageInfo(id=rid, url=rec.get("url"), title=rec.get("title") or "",
+                                  text=rec.get("main_text") or "")
 
     final = out / "pages.jsonl"
-    tmp = final.with_suffix(".jsonl.tmp")
-    stage_times: dict[str, list[float]] = {}
-    with tmp.open("w", encoding="utf-8") as f:
-        for rec in records:
-            row = {k: v for k, v in rec.items() if k not in INTERNAL_FIELDS}
-            if "dedup" in config.stages:
-                row["duplicate_cluster"] = clusters.get(row["id"])
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
-            if rec.get("status") == "ok":
-                summary.ok += 1
-            elif rec.get("status") == "skipped":
-                summary.skipped += 1
-            else:
-                stage = (rec.get("error") or {}).get("stage", "unknown")
-                summary.errors[stage] = summary.errors.get(stage, 0) + 1
-            for k, v in (rec.get("timings") or {}).items():
-                stage_times.setdefault(k, []).append(float(v))
-        f.flush()
-        os.fsync(f.fileno())
-    tmp.replace(final)
+    write_final(order, journal, scan, final, INTERNAL_FIELDS, clusters, on_record)
+    if result is not None:
+        from dedup.report import write_report
+
+        tmp = out / "dedup.tmp"
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        write_report(tmp, result, pages, scan.failed,
+                     run={"strip": config.dedup_strip, "source": "webseg pipeline"})
+        _replace_dir(tmp, out / "dedup")
+        summary.outputs["duplicate report"] = str(out / "dedup")
+    if builder is not None:
+        builder.close()
+        _replace_dir(out / "index.tmp", out / "index")
+        summary.outputs["index"] = str(out / "index")
     summary.stage_seconds = {k: sorted(v)[len(v) // 2] for k, v in stage_times.items() if v}
     summary.outputs["pages"] = str(final)
     return summary
-
-
-def _dedup(records: list[dict[str, Any]], out: Path, config: PipelineConfig,
-           summary: RunSummary) -> dict[str, str]:
-    """Duplicate clusters from the journal's sketches and signatures, and the report.
-
-    Candidates come from MinHash LSH over the stored signatures, verified with the papers'
-    bottom-k rule (:mod:`dedup`); the Spark job bands the same signatures the same way, so both
-    find the same clusters. Returns ``{record id: cluster id}``.
-    """
-    import numpy as np
-
-    from dedup.detect import index_result
-    from dedup.lsh import DuplicateIndex
-    from dedup.report import PageInfo, write_report
-    from dedup.shingle import ShingleParams
-
-    params = ShingleParams(**config.dedup_params)
-    idx = DuplicateIndex(params=params, num_perm=config.minhash_perm,
-                         lsh_threshold=config.lsh_threshold)
-    pages: dict[str, PageInfo] = {}
-    failed: dict[str, str] = {}
-    for rec in records:
-        rid = str(rec["id"])
-        if rec.get("status") != "ok" or "sketch" not in rec:
-            err = rec.get("error") or {}
-            failed[rid] = f"{err.get('stage', 'unknown')}: {err.get('message', '')}"
-            continue
-        idx.add_signature(rid, np.asarray(rec["sketch"], dtype=np.uint64),
-                          np.asarray(rec.get("minhash") or [], dtype=np.uint32))
-        pages[rid] = PageInfo(id=rid, url=rec.get("url"), title=rec.get("title") or "",
-                              text=rec.get("main_text") or "")
-    result = index_result(idx)
-    tmp = out / "dedup.tmp"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    write_report(tmp, result, pages, failed,
-                 run={"strip": config.dedup_strip, "source": "webseg pipeline"})
-    _replace_dir(tmp, out / "dedup")
-    summary.outputs["duplicate report"] = str(out / "dedup")
-    summary.duplicate_clusters = len(result.clusters)
-    summary.pages_in_duplicate_clusters = sum(len(c) for c in result.clusters)
-    return {str(k): cluster_label(min(str(m) for m in members))
-            for members in result.clusters for k in members}
 
 
 def text_only_doc(rec: InputRecord, reason: str, processor: PageProcessor) -> dict[str, Any]:
@@ -267,25 +265,6 @@ def text_only_doc(rec: InputRecord, reason: str, processor: PageProcessor) -> di
     if not doc.terms:
         doc.status = "empty"
     return stored_doc_to_dict(doc)
-
-
-def _index(records: list[dict[str, Any]], out: Path, config: PipelineConfig,
-           summary: RunSummary) -> None:
-    """Build ``OUT/index`` (the ``webseg search`` format) from the journal's index entries."""
-    from ir.analysis import Analyzer
-    from ir.index import Index
-    from webseg.pipeline.process import stored_doc_from_dict
-
-    tmp = out / "index.tmp"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    index = Index.create(tmp, backend=config.index_backend, analyzer=Analyzer(),
-                         sources=(config.segmenter,))
-    docs = [stored_doc_from_dict(r["index_doc"]) for r in records if r.get("index_doc")]
-    for i in range(0, len(docs), 1000):
-        index.add(docs[i:i + 1000])
-    _replace_dir(tmp, out / "index")
-    summary.outputs["index"] = str(out / "index")
 
 
 def _replace_dir(tmp: Path, final: Path) -> None:

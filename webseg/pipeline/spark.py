@@ -24,7 +24,10 @@ What runs where:
 * **Output**: ``OUT/pages.parquet`` (columns below) and ``OUT/pages.jsonl/`` (part files, one
   JSON line per input record, the same fields as the single-machine ``pages.jsonl``).
 
-The search index is not built by this job; ``webseg index`` on the same input builds it.
+With the ``index`` stage (the default) the job also writes ``OUT/index_docs/`` (each page's
+stored index document: analysed terms and stored blocks) and ``OUT/lucene_docs/`` (the same as
+Anserini ``JsonCollection`` lines); ``webseg index OUT/ -o INDEX`` builds the search index from
+them without rendering anything (:mod:`ir.from_output`).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import atexit
 import json
 import os
 import sys
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -44,6 +48,34 @@ __all__ = ["lsh_bands", "run_spark"]
 _STATE: dict[str, Any] = {}
 
 
+def _pin_to_core() -> int | None:
+    """With ``WEBSEG_SPARK_PIN=1``: claim a free core slot on this machine (a lock file held
+    for the worker's life) and pin this Python worker, and so the Chromium it starts next,
+    to that core. Task slots then stop competing for every core (each worker's Chromium
+    otherwise spreads its renderers over all of them); it is also how ``bench/pipeline.py``
+    measures per-slot scaling on a small machine. Returns the core, or None."""
+    if os.environ.get("WEBSEG_SPARK_PIN") != "1" or "pin" in _STATE:
+        return _STATE.get("pin")
+    import fcntl
+    import tempfile
+
+    cores = sorted(os.sched_getaffinity(0))
+    for slot in range(len(cores) * 4):
+        f = open(os.path.join(tempfile.gettempdir(),  # noqa: SIM115 - held while alive
+                              f"webseg-spark-slot-{slot}.lock"), "w")
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.close()
+            continue
+        core = cores[slot % len(cores)]
+        os.sched_setaffinity(0, {core})
+        _STATE["pin"], _STATE["pin_lock"] = core, f  # the lock lives as long as the worker
+        return core
+    _STATE["pin"] = None
+    return None
+
+
 def _worker_renderer(render_options: dict[str, Any]) -> Any:
     """This Python worker's Chromium, started once and reused by later partitions."""
     key = json.dumps(render_options, sort_keys=True)
@@ -51,6 +83,7 @@ def _worker_renderer(render_options: dict[str, Any]) -> Any:
     if r is None or _STATE.get("renderer_key") != key:
         if r is not None:
             r.__exit__(None, None, None)
+        _pin_to_core()
         from webseg.render import Renderer
 
         r = Renderer(**render_options)
@@ -107,7 +140,7 @@ def _process_partition(rows: Iterable[tuple[Any, ...]],
                        concurrency: int) -> Iterator[tuple[Any, ...]]:
     """Render and process one partition of records with this worker's Chromium."""
     from webseg.inputs import InputRecord, render_inputs
-    from webseg.pipeline.process import error_record
+    from webseg.pipeline.process import error_record, record_html
     from webseg.pipeline.run import split_error
 
     records = [InputRecord(rid, url, payload, "warc" if "#" in rid else "file", err, skipped)
@@ -122,8 +155,13 @@ def _process_partition(rows: Iterable[tuple[Any, ...]],
             line = error_record(rec.id, rec.url, stage, msg)
             if rec.skipped:
                 line["status"] = "skipped"
+            elif "index" in processor.config.stages:  # searchable text-only, as on one machine
+                from webseg.pipeline.run import text_only_doc
+
+                line["index_doc"] = text_only_doc(rec, f"{stage}: {msg}", processor)
         else:
-            line = processor.process(rec.id, rec.url, page)
+            line = processor.process(rec.id, rec.url, page,
+                                     html=record_html(rec, processor.config))
         yield _row(line)
 
 
@@ -140,7 +178,9 @@ def _row(line: dict[str, Any]) -> tuple[Any, ...]:
             line.get("main_text"), pt.get("type"), None if prob is None else float(prob),
             [str(v) for v in line.get("sketch") or []],
             [int(v) for v in line.get("minhash") or []],  # uint32 values: fit in a long
-            json.dumps(public, ensure_ascii=False))
+            json.dumps(public, ensure_ascii=False),
+            None if not line.get("index_doc") else json.dumps(line["index_doc"],
+                                                              ensure_ascii=False))
 
 
 def lsh_bands(num_perm: int, threshold: float) -> tuple[int, int]:
@@ -168,15 +208,15 @@ def _schema() -> Any:
         T.StructField("sketch", T.ArrayType(T.StringType()), True),
         T.StructField("minhash", T.ArrayType(T.LongType()), True),
         T.StructField("line", T.StringType(), False),
+        T.StructField("index_doc", T.StringType(), True),
     ])
 
 
 def duplicate_clusters(df: Any, config: PipelineConfig, max_iterations: int = 50) -> Any:
     """DataFrame ``(id, duplicate_cluster)`` for pages in a cluster of >= 2 duplicates."""
     from pyspark.sql import functions as F
-    from pyspark.sql import types as T
 
-    from dedup.shingle import ShingleParams, is_duplicate
+    from dedup.shingle import ShingleParams
 
     params = ShingleParams(**config.dedup_params)
     bands, rows = lsh_bands(config.minhash_perm, config.lsh_threshold)
@@ -190,17 +230,15 @@ def duplicate_clusters(df: Any, config: PipelineConfig, max_iterations: int = 50
             .select(F.col("a.id").alias("a"), F.col("b.id").alias("b")).distinct())
     sk = sig.select("id", "sketch")
 
-    # (No type hints on UDFs: pyspark would read them as pandas-UDF hints.)
-    @F.udf(T.BooleanType())
-    def verify(sa, sb):
-        import numpy as np
-
-        return bool(is_duplicate(np.array([int(v) for v in sa], dtype=np.uint64),
-                                 np.array([int(v) for v in sb], dtype=np.uint64), params))
-
+    # The papers' bottom-k rule (dedup.shingle.is_duplicate) in SQL, no Python worker:
+    # both sketches hold >= threshold hashes and share >= threshold of them (sketch values
+    # are distinct, so array_intersect counts shared hashes).
+    t = int(params.threshold)
+    verified = F.expr(f"size(sa) >= {t} AND size(sb) >= {t} AND "
+                      f"size(array_intersect(sa, sb)) >= {t}")
     edges = (cand.join(sk.withColumnRenamed("id", "a").withColumnRenamed("sketch", "sa"), "a")
              .join(sk.withColumnRenamed("id", "b").withColumnRenamed("sketch", "sb"), "b")
-             .where(verify("sa", "sb")).select("a", "b").cache())
+             .where(verified).select("a", "b").cache())
     # Connected components: every vertex takes the smallest label among itself and its
     # neighbours until nothing changes (at most the component diameter rounds).
     both = edges.select(F.col("a").alias("src"), F.col("b").alias("dst")).union(
@@ -219,13 +257,10 @@ def duplicate_clusters(df: Any, config: PipelineConfig, max_iterations: int = 50
     else:
         raise RuntimeError("connected components did not converge; raise max_iterations")
 
-    @F.udf(T.StringType())
-    def cluster_name(smallest):
-        from webseg.pipeline.run import cluster_label
-
-        return cluster_label(smallest)
-
-    return labels.select("id", cluster_name("label").alias("duplicate_cluster"))
+    # webseg.pipeline.run.cluster_label in SQL: "dup-" + the first 12 hex digits of the
+    # SHA-1 of the smallest member's id (UTF-8), so both pipelines name clusters alike.
+    name = F.concat(F.lit("dup-"), F.substring(F.sha1(F.col("label").cast("binary")), 1, 12))
+    return labels.select("id", name.alias("duplicate_cluster"))
 
 
 def run_spark(inputs: list[str], out: str, config: PipelineConfig | None = None, *,
@@ -236,7 +271,6 @@ def run_spark(inputs: list[str], out: str, config: PipelineConfig | None = None,
     from pyspark import StorageLevel
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
-    from pyspark.sql import types as T
 
     config = config or PipelineConfig()
     own = spark is None
@@ -250,7 +284,14 @@ def run_spark(inputs: list[str], out: str, config: PipelineConfig | None = None,
     try:
         sc = spark.sparkContext
         paths = ",".join(_hadoop_paths(inputs))
-        n = partitions or max(2, sc.defaultParallelism * 2)
+        # Several partitions per core: a worker that finishes early takes the next one
+        # instead of idling while the last big partition renders (pages vary 10x in cost).
+        n = partitions or max(2, sc.defaultParallelism * 4)
+        if own:
+            # The collection stages shuffle tiny tables (ids, bands, pairs): Spark's default
+            # of 200 shuffle partitions turns each of their many small jobs into 200 tasks.
+            spark.conf.set("spark.sql.shuffle.partitions", str(max(2, sc.defaultParallelism * 2)))
+        t_start = time.perf_counter()
         records = sc.binaryFiles(paths).flatMap(_records_of_file).repartition(n)
         cfg_json = json.dumps(config.to_dict(), sort_keys=True)
         opts = dict(render_options or {})
@@ -260,6 +301,7 @@ def run_spark(inputs: list[str], out: str, config: PipelineConfig | None = None,
         # before the DataFrame work (which would otherwise re-run the lineage per action).
         rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
         rows.count()
+        t_pages = time.perf_counter()
         df = spark.createDataFrame(rows, _schema()).cache()
         if "dedup" in config.stages:
             clusters = duplicate_clusters(df, config)
@@ -267,29 +309,60 @@ def run_spark(inputs: list[str], out: str, config: PipelineConfig | None = None,
         else:
             df = df.withColumn("duplicate_cluster", F.lit(None).cast("string"))
         df = df.cache()
-        add_cluster = F.udf(lambda line, cluster, dd: _add_cluster(line, cluster, dd),
-                            T.StringType())  # a lambda: pyspark reads type hints as pandas UDFs
-        with_cluster = add_cluster("line", "duplicate_cluster", F.lit("dedup" in config.stages))
+        # The output line: the page's JSON line with "duplicate_cluster" appended as its last
+        # key, exactly as json.dumps writes it on one machine (", " and ": " separators;
+        # cluster ids are "dup-" + hex, nothing to escape). Pure SQL: no Python worker.
+        if "dedup" in config.stages:
+            cluster_json = F.coalesce(F.concat(F.lit('"'), F.col("duplicate_cluster"),
+                                               F.lit('"')), F.lit("null"))
+            with_cluster = F.concat(F.expr("substring(line, 1, length(line) - 1)"),
+                                    F.lit(', "duplicate_cluster": '), cluster_json, F.lit("}"))
+        else:
+            with_cluster = F.col("line")
         df.drop("line", "minhash").write.mode("overwrite").parquet(f"{out}/pages.parquet")
         df.select(with_cluster.alias("value")).write.mode("overwrite").text(
             f"{out}/pages.jsonl")
+        if "index" in config.stages:
+            # What `webseg index OUT/` builds the search index from, without rendering:
+            # the stored documents (terms + blocks), and the same documents as Anserini
+            # JsonCollection lines (id + pre-tokenised terms) for its multi-threaded indexer.
+            docs = df.where(F.col("index_doc").isNotNull()).select("index_doc")
+            docs.write.mode("overwrite").text(f"{out}/index_docs")
+            _lucene_docs(docs).write.mode("overwrite").text(f"{out}/lucene_docs")
         counts = {r["status"]: r["count"] for r in df.groupBy("status").count().collect()}
         clusters_n = df.where(F.col("duplicate_cluster").isNotNull()) \
             .select("duplicate_cluster").distinct().count()
         return {"records": sum(counts.values()), "ok": counts.get("ok", 0),
                 "skipped": counts.get("skipped", 0),
                 "errors": sum(v for k, v in counts.items() if k not in ("ok", "skipped")),
-                "duplicate_clusters": clusters_n}
+                "duplicate_clusters": clusters_n,
+                "seconds": {"pages": round(t_pages - t_start, 2),
+                            "collection": round(time.perf_counter() - t_pages, 2)}}
     finally:
         if own:
             spark.stop()
 
 
-def _add_cluster(line: str, cluster: str | None, with_dedup: bool) -> str:
-    d = json.loads(line)
-    if with_dedup:
-        d["duplicate_cluster"] = cluster
-    return json.dumps(d, ensure_ascii=False)
+def _lucene_docs(docs: Any) -> Any:
+    """One-column DataFrame: the Anserini JsonCollection line of each stored index document
+    in ``docs.index_doc`` (``id`` and every term repeated by its count, terms sorted), built
+    in SQL like :func:`_lucene_line` (no Python worker)."""
+    from pyspark.sql import functions as F
+
+    parsed = docs.select(F.from_json("index_doc", "id string, terms map<string, int>")
+                         .alias("d"))
+    contents = F.expr("array_join(flatten(transform(sort_array(map_entries(d.terms)), "
+                      "e -> array_repeat(e.key, e.value))), ' ')")
+    return parsed.select(F.to_json(F.struct(F.col("d.id").alias("id"),
+                                            contents.alias("contents"))).alias("value"))
+
+
+def _lucene_line(index_doc: str) -> str:
+    from ir.from_output import lucene_contents
+
+    d = json.loads(index_doc)
+    return json.dumps({"id": d["id"], "contents": lucene_contents(d["terms"])},
+                      ensure_ascii=False)
 
 
 def _hadoop_paths(inputs: list[str]) -> list[str]:

@@ -30,6 +30,12 @@ Variants (separately registered, each with its own lambda chosen on validation p
 Output: one segment per used label (a label may cover several DOM subtrees: the paper's segments
 need not be contiguous), rooted at the maximal subtrees whose text leaves all carry it. Every
 visible text leaf is assigned (leaves cannot take xi).
+
+**Two levels** (issue 17): with a level-1 lambda (``lam1`` or ``lam["<name>@1"]`` in the model,
+chosen by cross-validation at gold level 1) the energy is minimised a second time at ``lam1``
+(the costs are prepared once) and the output has level 1 = that labelling, level 2 = the
+labelling at ``lam`` refined by level 1 (:func:`webseg.graphseg.segments.to_two_level`). This
+doubles the minimisation time.
 """
 
 from __future__ import annotations
@@ -55,7 +61,7 @@ from webseg.graphseg.features import (
 )
 from webseg.graphseg.learn import Logistic
 from webseg.graphseg.model import GCutsModel, select_labels, unary_costs
-from webseg.graphseg.segments import to_segmentation
+from webseg.graphseg.segments import to_segmentation, to_two_level
 from webseg.page import Page
 from webseg.segmentation import Segmentation
 from webseg.segmenters.base import ModelBacked, register
@@ -89,10 +95,12 @@ class GCutsSegmenter(ModelBacked):
     value, chosen jointly with lambda); ``k_adjacent``: nearest leaves
     joined by a Potts edge; ``max_labels``: cap on the label set for very large pages
     (farthest-point subset, see :func:`webseg.graphseg.model.select_labels`); ``model``: path
-    of a model file.
+    of a model file; ``lam1``: lambda of level 1 (None: the model's ``lam["<name>@1"]``;
+    without either the output is flat; see the module docstring).
     """
 
     lam: float | None = None
+    lam1: float | None = None
     parent_child: bool = True
     learned: bool = True
     dxi: float | None = None
@@ -191,8 +199,24 @@ class GCutsSegmenter(ModelBacked):
         return to_segmentation(prep.page, prep.tree, leaf_label, self.name, params,
                                label_nodes=prep.labels)
 
+    @property
+    def resolved_lambda1(self) -> float | None:
+        """Level-1 lambda: ``lam1``, else the model's ``lam["<name>@1"]``, else None (flat)."""
+        if self.lam1 is not None:
+            return float(self.lam1)
+        v = self.get_model().lam.get(f"{self.name}@1")
+        return None if v is None else float(v)
+
     def segment(self, page: Page) -> Segmentation:
-        return self.segment_prepared(self.prepare(page))
+        """Two levels when a level-1 lambda is known (see the module docstring), else flat."""
+        prep = self.prepare(page)
+        lam1 = self.resolved_lambda1
+        flat = self.segment_prepared(prep)
+        if lam1 is None or prep.tree is None:
+            return flat
+        l1 = self.segment_prepared(prep, lam1).leaf_labels()
+        params = {**flat.params, "lambda1": lam1}
+        return to_two_level(prep.page, prep.tree, l1, flat.leaf_labels(), self.name, params)
 
 
 register("gcuts", "GCuts: energy-minimising graph cuts with learned costs (Chakrabarti+ 2008)")(

@@ -40,34 +40,13 @@ from typing import Any
 import numpy as np
 
 from webseg.page import Page
-from webseg.segmentation import Segment, Segmentation, node_union_box, nodes_text
+from webseg.segmentation import Segmentation
 from webseg.segmenters.base import ModelBacked, register
-from webseg.wps.features import boundary_features
-from webseg.wps.graph import WPSGraph, build_graph
-from webseg.wps.inference import infer
-from webseg.wps.train import WPSModel
+from webseg.wps.graph import WPSGraph
+from webseg.wps.model import WPSModel
+from webseg.wps.segment import page_labels, segment_page, two_level
 
-
-def two_level(seg: Segmentation) -> Segmentation:
-    """Top-level segments and, under each, its finest descendants (see module docstring)."""
-    children: dict[int | None, list[Segment]] = {}
-    for s in seg.segments:
-        children.setdefault(s.parent, []).append(s)
-
-    def leaves(s: Segment) -> list[Segment]:
-        kids = children.get(s.id, [])
-        return [s] if not kids else [x for k in kids for x in leaves(k)]
-
-    out: list[Segment] = []
-    for top in children.get(None, []):
-        tid = len(out)
-        out.append(Segment(tid, top.nodes, None, top.box, top.text,
-                           attrs={**top.attrs, "wps_level": top.level}))
-        if children.get(top.id):
-            for leaf in leaves(top):
-                out.append(Segment(len(out), leaf.nodes, tid, leaf.box, leaf.text,
-                                   attrs={**leaf.attrs, "wps_level": leaf.level}))
-    return Segmentation(seg.page, out, seg.algorithm, seg.params)
+__all__ = ["WPSSegmenter", "two_level", "wps_slack"]
 
 
 @dataclass
@@ -115,29 +94,11 @@ class WPSSegmenter(ModelBacked):
     # ------------------------------------------------------------------ segmentation
     def labels(self, page: Page) -> tuple[WPSGraph, np.ndarray, np.ndarray]:
         """(WPS-graph, boundary scores, inferred Y/N labels) of a page."""
-        page.require_layout()
-        graph = build_graph(page, overlap_tol=self.overlap_tol)
-        if graph.n == 0:
-            return graph, np.zeros(0), np.zeros(0, dtype=bool)
-        model = self.get_model()
-        f = model.scores(boundary_features(graph, context=model.uses_context))
-        return graph, f, infer(graph, f).labels
+        return page_labels(page, self.get_model(), self.overlap_tol)
 
     def segment(self, page: Page) -> Segmentation:
-        graph, f, y = self.labels(page)
-        seg = graph.to_segmentation(y, algorithm=self.name)
-        for s in seg.segments:
-            s.box = node_union_box(page, s.nodes)
-            s.text = nodes_text(page, s.nodes)
-        model = self.get_model()
-        seg.params.update(boundaries=int(graph.n), boundaries_y=int(y.sum()),
-                          loss=model.loss, C=model.info.get("C"), hierarchy=self.hierarchy)
-        if self.hierarchy == "two":
-            seg = two_level(seg)
-        else:
-            for s in seg.segments:
-                s.attrs["wps_level"] = s.level
-        return seg
+        return segment_page(page, self.get_model(), self.hierarchy, self.overlap_tol,
+                            self.name)
 
 
 register("wps-margin", "WPS structured prediction, margin re-scaling (Bing+ 2014)")(

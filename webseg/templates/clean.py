@@ -18,21 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from webseg.page import TEXT, Page, normalize_text
+from webseg.page import Page
 from webseg.segmentation import Segmentation
 from webseg.segmenters.base import get_segmenter
 
 __all__ = ["clean", "clean_html", "kept_segments"]
-
-#: Elements after which extracted text starts a new line.
-_BLOCK_TAGS = frozenset({
-    "address", "article", "aside", "blockquote", "br", "dd", "div", "dl", "dt", "figcaption",
-    "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main",
-    "nav", "ol", "p", "pre", "section", "table", "td", "th", "tr", "ul",
-})
-_VOID = frozenset({"br", "hr", "img", "input", "meta", "link", "wbr", "area", "col", "source"})
-_SKIP = frozenset({"script", "style", "head", "template", "noscript", "title", "meta", "link"})
-
 
 def kept_segments(page: Page, threshold: float = 0.5, segmenter: str = "pagelevel",
                   **params: Any) -> tuple[Segmentation, np.ndarray]:
@@ -55,49 +45,16 @@ def clean(page: Page, threshold: float = 0.5, segmenter: str = "pagelevel",
     within a block element, a newline where a block-level element (``p``, ``div``, ``li``,
     headings, ...) or the segment changes. ``segmenter`` may be ``pagelevel`` (default),
     ``pagelevel-basic`` or ``pagelevel-merge``; ``params`` go to it (e.g. ``c=0.02``).
+    The same as ``webseg.clean.extract(page, segmenter, threshold=...).text``.
     """
-    seg, keep = kept_segments(page, threshold, segmenter, **params)
-    leaves = page.text_leaves
-    labels = seg.leaf_labels()
-    block = _block_owner(page)
-    lines: list[str] = []
-    cur: list[str] = []
-    prev_key: tuple[int, int] | None = None
-    for j, lab, k in zip(leaves.tolist(), labels.tolist(), keep.tolist(), strict=True):
-        if not k:
-            continue
-        key = (int(lab), int(block[j]))
-        if prev_key is not None and key != prev_key and cur:
-            lines.append(" ".join(cur))
-            cur = []
-        prev_key = key
-        t = normalize_text(page.text[j])
-        if t:
-            cur.append(t)
-    if cur:
-        lines.append(" ".join(cur))
-    return "\n".join(lines)
+    from webseg.clean import extract
 
+    if segmenter not in ("pagelevel", "pagelevel-basic", "pagelevel-merge"):
+        seg, keep = kept_segments(page, threshold, segmenter, **params)
+        from webseg.clean.txt import to_text
 
-def _block_owner(page: Page) -> np.ndarray:
-    """Nearest block-level ancestor-or-self of every node, with ``<br>`` starting a new block.
-
-    Returned as an integer key per node: text leaves with the same key belong on one line.
-    """
-    n = page.n
-    owner = np.zeros(n, dtype=np.int64)
-    par = page.parent.tolist()
-    ol = owner.tolist()
-    # a <br> bumps a counter so that text after it gets a new key
-    for i in range(n):
-        t = page.tag[i]
-        if i == 0 or t in _BLOCK_TAGS:
-            ol[i] = i
-        else:
-            ol[i] = ol[par[i]]
-        if t == "br" and i:
-            ol[par[i]] = i  # later siblings (and their text) continue after the break
-    return np.asarray(ol, dtype=np.int64)
+        return to_text(page, keep, seg.leaf_labels())
+    return extract(page, segmenter, threshold=threshold, **params).text
 
 
 def clean_html(page: Page, threshold: float = 0.5, segmenter: str = "pagelevel",
@@ -123,35 +80,14 @@ def clean_html(page: Page, threshold: float = 0.5, segmenter: str = "pagelevel",
     return "".join(parts)
 
 
+def _block_owner(page: Page) -> np.ndarray:
+    """Line key per node (the old name): :func:`webseg.clean.txt.block_owner`."""
+    from webseg.clean.txt import block_owner
+
+    return block_owner(page)
+
+
 def _subtree_html(page: Page, root: int) -> str:
-    out: list[str] = []
-    end = page.subtree_end
-    stack: list[tuple[int, bool]] = [(root, False)]
-    while stack:
-        i, closing = stack.pop()
-        tag = page.tag[i]
-        if closing:
-            out.append(f"</{tag}>")
-            continue
-        if page.kind[i] == TEXT:
-            if page.visible[i]:
-                out.append(html.escape(page.text[i], quote=False))
-            continue
-        if tag in _SKIP or not page.visible[i] and tag not in ("html", "body"):
-            continue
-        if tag in ("html", "body", "#document"):
-            tag_open = ""
-        else:
-            a = page.attrs[i]
-            attrs = "".join(f' {k}="{html.escape(a[k])}"' for k in ("href", "src", "alt", "title")
-                            if k in a)
-            tag_open = f"<{tag}{attrs}>"
-        out.append(tag_open)
-        if tag in _VOID:
-            continue
-        if tag_open:
-            stack.append((i, True))
-        kids = [c for c in page.children(i).tolist() if c < end[root]]
-        for c in reversed(kids):
-            stack.append((c, False))
-    return "".join(out)
+    from webseg.clean.html_out import subtree_html
+
+    return subtree_html(page, root)

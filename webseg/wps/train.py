@@ -5,10 +5,11 @@
     python -m webseg.wps.train slack --data ../shared/data/segmentation/kreuzer-random \\
         --out webseg/models
 
-Pages are split by :mod:`eval.splits`: weights are learned on ``train``, the trade-off ``C`` is
-chosen on ``val`` (best mean adjusted Rand index at gold level ``--level``, scored exactly as
-``python -m eval.segmentation`` scores: ``webseg.metrics.segmentation_scores`` with unassigned
-leaves as one background cluster, predicted labels at the same level), ``test`` is never read.
+Pages are split by :func:`webseg.datasets.select_split`: weights are learned on ``train``,
+the trade-off ``C`` is chosen on ``val`` (best mean adjusted Rand index at gold level
+``--level``, scored exactly as ``python -m eval.segmentation`` scores:
+``webseg.metrics.segmentation_scores`` with unassigned leaves as one background cluster,
+predicted labels at the same level), ``test`` is never read.
 There is no randomness: the same data gives the same model file.
 
 **Weights.** With ``Psi(b_i, c) = phi_i (x) Lambda(c)`` only ``v = w_Y - w_N`` enters the ILP
@@ -18,10 +19,11 @@ is ``(v/2, -v/2)`` with ``||w||^2 = ||v||^2 / 2``, this is the paper's problem w
 by 2. Features are standardised with the mean and standard deviation of the training
 boundaries (the bias column is kept at 1); both are stored in the model.
 
-**Training labels.** ``gold_boundary_labels(graph, gold_labels(page, blocks, level))`` with the
-default ILP projection onto feasible labellings; ``level`` defaults to 2 (the finer Kreuzer
-blocks, ~16 per page, closest to the paper's annotation granularity; it is also the level the
-GCuts/CClus models are trained for). Pages without candidate boundaries add no constraint.
+**Training labels.** ``gold_boundary_labels(graph, gold_labels(page, blocks, level))``
+(:mod:`webseg.wps.gold`, :mod:`webseg.datasets`) with the default ILP projection onto feasible
+labellings; ``level`` defaults to 2 (the finer Kreuzer blocks, ~16 per page, closest to the
+paper's annotation granularity; it is also the level the GCuts/CClus models are trained for).
+Pages without candidate boundaries add no constraint.
 
 **Algorithm 2 (n-slack cutting plane).** For every training page in turn: find the most
 violated labelling ``C^`` (loss-augmented inference), compute the page's current slack
@@ -63,14 +65,25 @@ from typing import Any
 
 import numpy as np
 
+from webseg.datasets import (
+    DEFAULT_PAGE_CACHE,
+    gold_labels,
+    read_gold_pages,
+    render_gold_pages,
+    select_split,
+)
 from webseg.page import Page
 from webseg.wps.features import BOUNDARY_FEATURES, LOCAL_FEATURES, boundary_features
-from webseg.wps.graph import WPSGraph, build_graph, gold_boundary_labels
+from webseg.wps.gold import gold_boundary_labels
+from webseg.wps.graph import WPSGraph, build_graph
 from webseg.wps.inference import infer_dp, loss_augmented_scores
+from webseg.wps.model import MODELS_DIR, WPSModel, feature_columns, fit_scaling
+from webseg.wps.segment import segment_page
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
-MODEL_SCHEMA = "webseg.wps.model"
-MODEL_VERSION = 1
+__all__ = ["CS", "DEFAULT_FEATURES", "FEATURE_SETS", "LOSSES", "MODELS_DIR", "Example",
+           "PageRecord", "WPSModel", "cutting_plane", "fit", "load_records", "make_examples",
+           "train", "validate"]
+
 #: C grid of the validation sweep (the objective weighs the slacks by C / N, N = training pages;
 #: the paper fixes C = 1). On kreuzer-random validation ARI peaks at C = 0.01 and falls beyond;
 #: larger C was explored separately (C = 3, 10, 30, 100 with at most 15 passes: lower still,
@@ -84,105 +97,6 @@ FEATURE_SETS = {"all": BOUNDARY_FEATURES, "local": LOCAL_FEATURES}
 #: raise validation ARI for either loss (ablation in ``eval/results/wps``), so they are opt-in
 #: (``--features all``).
 DEFAULT_FEATURES = LOCAL_FEATURES
-
-
-# ---------------------------------------------------------------------- model
-@dataclass
-class WPSModel:
-    """Boundary weights ``v = w_Y - w_N`` on standardised features, and the scaling.
-
-    ``features``: names of the :data:`~webseg.wps.features.BOUNDARY_FEATURES` the model uses,
-    in that order (default all); ``weights``, ``mean`` and ``scale`` have one entry each.
-    """
-
-    weights: np.ndarray
-    mean: np.ndarray
-    scale: np.ndarray
-    loss: str = "margin"
-    info: dict[str, Any] = field(default_factory=dict)
-    features: list[str] = field(default_factory=lambda: list(BOUNDARY_FEATURES))
-
-    def __post_init__(self) -> None:
-        self._cols = feature_columns(self.features)
-        if not len(self.weights) == len(self.mean) == len(self.scale) == len(self._cols):
-            raise ValueError(f"WPS model: {len(self.weights)} weights, {len(self.mean)} means, "
-                             f"{len(self.scale)} scales for {len(self._cols)} features")
-
-    @property
-    def uses_context(self) -> bool:
-        """Whether any context feature (Section 4.2) has a weight in this model."""
-        return any(f not in LOCAL_FEATURES for f in self.features)
-
-    def transform(self, X: np.ndarray) -> np.ndarray:
-        """Standardise raw :func:`~webseg.wps.features.boundary_features` (all columns, or
-        already only the model's)."""
-        X = np.asarray(X, dtype=np.float64)
-        if X.shape[-1] == len(BOUNDARY_FEATURES) and len(self._cols) != len(BOUNDARY_FEATURES):
-            X = X[..., self._cols]
-        return (X - self.mean) / self.scale
-
-    def scores(self, X: np.ndarray) -> np.ndarray:
-        """ILP scores ``f_i = F_i - F̄_i`` of raw boundary features ``X``."""
-        return self.transform(X) @ self.weights
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"schema": MODEL_SCHEMA, "version": MODEL_VERSION, "loss": self.loss,
-                "features": list(self.features),
-                "weights": np.round(self.weights, 10).tolist(),
-                "mean": np.round(self.mean, 10).tolist(),
-                "scale": np.round(self.scale, 10).tolist(), "info": self.info}
-
-    def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any], where: Any = "model") -> WPSModel:
-        if d.get("schema") != MODEL_SCHEMA or d.get("version") != MODEL_VERSION:
-            raise ValueError(f"{where} is not a WPS model of version {MODEL_VERSION}")
-        feats = d.get("features")
-        try:
-            feature_columns(feats)
-        except (TypeError, ValueError):
-            raise ValueError(f"{where}: its features differ from this webseg's; retrain it with "
-                             "python -m webseg.wps.train") from None
-        return cls(np.asarray(d["weights"], float), np.asarray(d["mean"], float),
-                   np.asarray(d["scale"], float), d.get("loss", "margin"), d.get("info", {}),
-                   list(feats))
-
-    @classmethod
-    def load(cls, path: str | Path | None = None, loss: str = "margin") -> WPSModel:
-        """Load ``path``, or the shipped ``webseg/models/wps-<loss>.json``."""
-        path = Path(path) if path else MODELS_DIR / f"wps-{loss}.json"
-        if not path.is_file():
-            raise FileNotFoundError(f"WPS model {path} not found; train it with "
-                                    f"python -m webseg.wps.train {loss} --data DIR --out DIR")
-        return cls.from_dict(json.loads(path.read_text(encoding="utf-8")), path)
-
-
-def feature_columns(features: Sequence[str]) -> np.ndarray:
-    """Column indices of ``features`` in :data:`BOUNDARY_FEATURES`; they must be a subsequence
-    of it that keeps the bias (else ``ValueError``)."""
-    if isinstance(features, str) or not features:
-        raise ValueError("features must be a non-empty list of feature names")
-    cols = np.array([BOUNDARY_FEATURES.index(f) if f in BOUNDARY_FEATURES else -1
-                     for f in features], dtype=np.int64)
-    if (cols < 0).any() or np.any(np.diff(cols) <= 0) or "bias" not in features:
-        raise ValueError("features must be an ordered subset of BOUNDARY_FEATURES with 'bias'")
-    return cols
-
-
-def fit_scaling(Xs: Sequence[np.ndarray], features: Sequence[str] = BOUNDARY_FEATURES
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """Mean and standard deviation of the stacked boundary features (bias column untouched)."""
-    d = len(features)
-    X = np.concatenate([x for x in Xs if len(x)]) if any(len(x) for x in Xs) else np.zeros(
-        (0, d))
-    mean = X.mean(0) if len(X) else np.zeros(d)
-    sd = X.std(0) if len(X) else np.ones(d)
-    sd = np.where(sd > 1e-9, sd, 1.0)
-    bias = list(features).index("bias")
-    mean[bias], sd[bias] = 0.0, 1.0
-    return mean, sd
 
 
 # ---------------------------------------------------------------------- examples
@@ -507,13 +421,10 @@ class PageRecord:
 
 def load_records(data: Path, split: str, level: int, cache: Path) -> list[PageRecord]:
     """Rendered pages of one split with their gold blocks and leaf labels at ``level``."""
-    from eval.segmentation import gold_labels, load_pages, read_dataset
-    from eval.splits import select
-
-    recs = read_dataset(data)
-    keep = set(select([r.id for r in recs], split))
+    recs = read_gold_pages(data)
+    keep = set(select_split([r.id for r in recs], split))
     recs = [r for r in recs if r.id in keep]
-    rendered = load_pages(recs, cache, 2, 60.0, progress=False)
+    rendered = render_gold_pages(recs, cache, 2, 60.0, progress=False)
     out = []
     for r in recs:
         p = rendered.get(r.id)
@@ -548,12 +459,10 @@ def make_examples(records: Sequence[PageRecord], loss: str = "margin",
 def validate(model: WPSModel, records: Sequence[PageRecord], level: int) -> dict[str, float]:
     """Mean ARI (harness scoring) of the ``wps`` segmenter with ``model`` on ``records``."""
     from webseg.metrics import segmentation_scores
-    from webseg.segmenters.wps import WPSSegmenter
 
-    seg = WPSSegmenter(name=f"wps-{model.loss}").set_model(model)
     ari, ari_fin, nseg, info_ok = [], [], [], []
     for r in records:
-        s = seg.segment(r.page)
+        s = segment_page(r.page, model, name=f"wps-{model.loss}")
         ari.append(segmentation_scores(r.gold, s.leaf_labels(level))["ari"])
         fin = s.leaf_labels(None)
         ari_fin.append(segmentation_scores(r.gold, fin)["ari"])
@@ -661,7 +570,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", required=True, type=Path, help="dataset folder (manifest.jsonl)")
     ap.add_argument("--out", required=True, type=Path, help="folder for wps-<loss>.json")
     ap.add_argument("--level", type=int, default=2, help="gold level to learn (default 2)")
-    ap.add_argument("--cache", type=Path, default=Path(".cache/webseg/pages"))
+    ap.add_argument("--cache", type=Path, default=DEFAULT_PAGE_CACHE)
     ap.add_argument("--Cs", default=None, help="comma-separated C grid (default: CS)")
     ap.add_argument("--eps", type=float, default=0.1, help="precision of Algorithm 2")
     ap.add_argument("--max-iter", type=int, default=100, help="cutting-plane passes at most")

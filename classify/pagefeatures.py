@@ -1,0 +1,397 @@
+"""Every cheap view of a page that tells its functional type, from one pass over the DOM.
+
+The paper's method (:mod:`classify.views`, WPS positions) sees only visible text at a few
+places; page types are decided as much by *markup* (a cart button, a ``product-card`` grid,
+``itemtype=.../Product``, ``og:type=article``, a thread of ``comment`` blocks, ``<pre>`` code) and
+the URL (``/p/``, ``/forum/``, ``/docs/``, ``/2025/09/04/``). :func:`page_views` turns a
+:class:`~webseg.page.Page` (rendered or parsed: nothing here needs geometry, so the same
+features come out of ``webseg.parse`` and of the browser) into
+
+* ``text``: visible text (first :data:`MAX_TEXT` characters);
+* ``title``: the ``<title>`` and the ``h1``-``h3`` headings;
+* ``url``: tokens of the URL path and query keys (digits mapped to ``0`` so dates and ids
+  become shapes: ``2025/09/04`` -> ``0000 00 00``), plus ``d=<depth>``;
+* ``dom``: markup vocabulary: ``t:<tag>``, class / id / role / input-type / itemprop words
+  (split on ``-_`` and camelCase, so ``productCard`` gives ``product card``);
+* ``head``: structured metadata (:func:`head_tokens`): Open Graph ``og:type``, JSON-LD
+  ``@type``, microdata ``itemtype``, ``<meta>`` names / properties and ``<link rel>`` kinds,
+  read from the page's HTML source (the Page model keeps neither ``<meta content>`` nor
+  ``<script>`` text); empty when the source is not at hand;
+* ``struct``: counts and ratios (forms, inputs, buttons, prices, repeated sibling groups,
+  comment/reply structures, code/pre, tables, headings, images, link-to-word ratio...), as
+  ``name -> float``.
+
+No stop lists and no language-specific rules (pages are multilingual): the only word lists are
+markup vocabulary (class-name stems such as ``comment``, ``price``, ``cart``), which is
+English-leaning in practice on every site, and currency symbols / codes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+import numpy as np
+
+from webseg.page import ELEMENT, Page, normalize_text
+
+__all__ = ["MAX_TEXT", "STRUCT_NAMES", "head_tokens", "page_views", "split_words"]
+
+MAX_TEXT = 20_000
+_MAX_HEAD = 400_000  # characters of the HTML source searched for metadata (all <head>s fit)
+
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_WORD = re.compile(r"[^\W\d_]{2,25}")
+_DIGITS = re.compile(r"\d")
+_PRICE = re.compile(
+    r"(?:[$€£¥₹₽₩₺₴]|\b(?:USD|EUR|GBP|CHF|JPY|CAD|AUD|PLN|SEK|NOK|DKK|CZK|INR|BRL|RUB|zł|kr|Kč|"
+    r"Ft|lei|руб)\b)\s?\d[\d.,\s]{0,12}\d?|\d[\d.,]{0,12}\s?(?:[$€£¥₹₽₩₺₴]|\b(?:USD|EUR|GBP|"
+    r"CHF|PLN|SEK|NOK|DKK|CZK|zł|kr|Kč|Ft|lei|руб|грн)\b)")
+_DATE = re.compile(r"\b(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})\b")
+_CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
+#: class/id stems counted as structure (markup vocabulary, not natural language)
+_STEMS = {
+    "comment": ("comment", "reply", "replies", "respond"),
+    "forum": ("thread", "topic", "forum", "post", "message", "bbcode", "quote"),
+    "user": ("author", "avatar", "user", "member", "profile", "byline"),
+    "product": ("product", "sku", "price", "cart", "basket", "checkout", "add-to", "buy",
+                "stock", "variant", "qty", "quantity", "rating", "review"),
+    "listing": ("card", "item", "tile", "grid", "result", "listing", "teaser", "pagination",
+                "pager", "filter", "facet", "sort", "collection", "catalog", "category"),
+    "doc": ("doc", "toc", "sidebar", "breadcrumb", "highlight", "syntax", "api", "version",
+            "edit-page", "prev-next", "admonition"),
+    "article": ("article", "entry", "content", "story", "published", "date", "share", "tag"),
+    "service": ("contact", "service", "cta", "pricing", "plan", "testimonial", "feature",
+                "hero", "appointment", "booking", "quote-form"),
+}
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+_COUNTED_TAGS = ("form", "input", "button", "select", "textarea", "label", "table", "tr", "td",
+                 "pre", "code", "img", "picture", "svg", "video", "iframe", "ul", "ol", "li",
+                 "dl", "p", "a", "article", "section", "nav", "aside", "header", "footer",
+                 "main", "time", "blockquote", "figure", "strong", "em", "span", "div", "br",
+                 "hr", "address", "cite", "kbd", "samp", "var", "details", "summary", "abbr",
+                 "sup", "option", "fieldset", "noscript", "canvas")
+_INPUT_TYPES = ("search", "password", "email", "number", "submit", "hidden", "checkbox",
+                "radio", "tel", "text", "date", "file")
+
+STRUCT_NAMES: tuple[str, ...] = (
+    ("nodes", "elements", "text_leaves", "words", "chars", "link_words", "link_ratio",
+     "max_leaf_chars", "mean_leaf_chars", "long_leaves", "p_chars_share", "pre_code_share",
+     "table_cell_share", "list_item_share", "heading_count", "price_count", "price_per_kword",
+     "date_count", "clock_count", "rep_groups5", "rep_groups10", "rep_max", "rep_share",
+     "rep_img_groups", "rep_link_groups", "url_depth", "url_len", "url_query", "url_digits",
+     "url_html", "url_date", "url_slug_words", "url_root", "title_words", "img_per_kword",
+     "forms_with_password", "forms_with_search", "h1_count", "depth_max", "depth_mean",
+     "ld_count", "og_present", "itemscope")
+    + tuple(f"tag_{t}" for t in _COUNTED_TAGS + _HEADINGS)
+    + tuple(f"input_{t}" for t in _INPUT_TYPES)
+    + tuple(f"stem_{s}" for s in _STEMS)
+)
+
+
+def split_words(value: str) -> list[str]:
+    """Words of an attribute value: ``"productCard main-nav__item"`` -> product, card, main,
+    nav, item (lower-cased, 2-25 letters; digits dropped)."""
+    return [w.lower() for w in _WORD.findall(_CAMEL.sub(" ", value))]
+
+
+def _url_tokens(url: str | None) -> tuple[list[str], dict[str, float]]:
+    s = {"url_depth": 0.0, "url_len": 0.0, "url_query": 0.0, "url_digits": 0.0,
+         "url_html": 0.0, "url_date": 0.0, "url_slug_words": 0.0, "url_root": 0.0}
+    if not url:
+        return ["nourl"], s
+    try:
+        u = urlsplit(url)
+    except ValueError:
+        return ["badurl"], s
+    path = u.path or "/"
+    segs = [p for p in path.split("/") if p]
+    toks = [f"d={min(len(segs), 8)}"]
+    for k, seg in enumerate(segs):
+        shape = _DIGITS.sub("0", seg.lower())
+        parts = [p for p in re.split(r"[^0-9a-z\u00c0-\uffff]+", shape) if p]
+        toks += parts
+        if k == len(segs) - 1:
+            toks += [f"last:{p}" for p in parts[:3]]
+        elif k == 0:
+            toks += [f"first:{p}" for p in parts[:3]]
+    for key, _ in parse_qsl(u.query, keep_blank_values=True):
+        toks.append(f"q:{key.lower()[:20]}")
+    last = segs[-1] if segs else ""
+    s.update(url_depth=float(len(segs)), url_len=float(len(path)),
+             url_query=float(bool(u.query)), url_digits=float(sum(c.isdigit() for c in path)),
+             url_html=float(last.lower().endswith((".html", ".htm", ".php", ".aspx"))),
+             url_date=float(bool(re.search(r"/(?:19|20)\d\d/\d\d?(?:/|$)", path))),
+             url_slug_words=float(max((len(re.split(r"[-_]", x)) for x in segs), default=0)),
+             url_root=float(not segs))
+    return toks, s
+
+
+_META_TAG = re.compile(r"<meta\b[^>]*>", re.I)
+_LINK_TAG = re.compile(r"<link\b[^>]*>", re.I)
+_ATTR = re.compile(r"""([a-zA-Z:_-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
+_ITEMTYPE = re.compile(r"""\bitemtype\s*=\s*["']?([^"'\s>]+)""", re.I)
+_LD_TYPE = re.compile(r'"@type"\s*:\s*(\[[^\]]*\]|"[^"]*")')
+
+
+def _attrs(tag: str) -> dict[str, str]:
+    return {m.group(1).lower(): (m.group(2) or m.group(3) or m.group(4) or "")
+            for m in _ATTR.finditer(tag)}
+
+
+def _ld_types(obj: Any, out: list[str], depth: int = 0) -> None:
+    if depth > 6 or len(out) > 50:
+        return
+    if isinstance(obj, dict):
+        t = obj.get("@type")
+        for v in (t if isinstance(t, list) else [t]):
+            if isinstance(v, str):
+                out.append(v)
+        for v in obj.values():
+            if isinstance(v, dict | list):
+                _ld_types(v, out, depth + 1)
+    elif isinstance(obj, list):
+        for v in obj[:100]:
+            _ld_types(v, out, depth + 1)
+
+
+def _type_name(v: str) -> str:
+    """``https://schema.org/NewsArticle`` -> ``newsarticle``."""
+    return re.split(r"[/#:]", v.strip().rstrip("/"))[-1].lower()[:40]
+
+
+def head_tokens(html: str | None) -> list[str]:
+    """Structured-metadata tokens of an HTML source (regular expressions, no parse).
+
+    ``og:<og:type>``, ``ld:<JSON-LD @type>`` (all nested types), ``it:<itemtype>``,
+    ``mp:<meta name or property>`` (e.g. ``mp:article:published_time``, ``mp:product:price``),
+    ``tc:<twitter:card>``, ``rel:<link rel>`` and ``lt:<link type>`` (e.g. rss feeds).
+    Anything malformed is skipped: a page never fails here.
+    """
+    if not html:
+        return []
+    low = html.lower()
+    end = low.find("</head>")
+    src = html[:end if 0 < end < _MAX_HEAD else _MAX_HEAD]
+    toks: list[str] = []
+    for m in _META_TAG.finditer(src):
+        a = _attrs(m.group(0))
+        key = (a.get("property") or a.get("name") or a.get("itemprop") or "").lower().strip()
+        if not key or len(key) > 40:
+            continue
+        toks.append(f"mp:{key}")
+        content = a.get("content", "").strip().lower()
+        if key == "og:type" and content:
+            toks.append(f"og:{content[:30]}")
+        elif key == "twitter:card" and content:
+            toks.append(f"tc:{content[:30]}")
+    for m in _LINK_TAG.finditer(src):
+        a = _attrs(m.group(0))
+        for r in a.get("rel", "").lower().split():
+            toks.append(f"rel:{r[:30]}")
+        if a.get("type"):
+            toks.append(f"lt:{a['type'].lower()[:40]}")
+    pos = low.find("ld+json")
+    while pos >= 0 and len(toks) < 2000:
+        start = low.find(">", pos) + 1
+        stop = low.find("</script", start)
+        if start <= 0 or stop < 0:
+            break
+        body = html[start:stop]
+        types: list[str] = []
+        try:
+            _ld_types(json.loads(body.strip()), types)
+        except (ValueError, RecursionError):
+            for t in _LD_TYPE.findall(body):  # broken JSON: take the types literally
+                types += re.findall(r'"([^"]+)"', t)
+        toks += [f"ld:{_type_name(t)}" for t in types]
+        pos = low.find("ld+json", stop)
+    pos = low.find("itemtype")
+    n_it = 0
+    while pos >= 0 and n_it < 200:
+        m = _ITEMTYPE.match(html, pos)
+        if m:
+            toks.append(f"it:{_type_name(m.group(1))}")
+            n_it += 1
+        pos = low.find("itemtype", pos + 8)
+    return toks
+
+
+def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
+    """Markup tokens, tag/input/stem counts and sibling-repetition statistics."""
+    toks: list[str] = []
+    counts: Counter[str] = Counter()
+    rep: dict[str, float] = {"rep_groups5": 0.0, "rep_groups10": 0.0, "rep_max": 0.0,
+                             "rep_img_groups": 0.0, "rep_link_groups": 0.0, "itemscope": 0.0}
+    tags, attrs = page.tag, page.attrs
+    parent, kind = page.parent.tolist(), page.kind.tolist()
+    groups: Counter[tuple[int, str]] = Counter()
+    has_img: set[tuple[int, str]] = set()
+    has_link: set[tuple[int, str]] = set()
+    sig = [""] * page.n
+    memo: dict[str, list[str]] = {}
+    values: Counter[str] = Counter()  # attribute values, for the stem counts
+    skip_until = -1
+    end = page.subtree_end.tolist()
+    for i in range(page.n):
+        if kind[i] != ELEMENT:
+            continue
+        t = tags[i]
+        if i < skip_until:
+            continue
+        if t in ("script", "style", "template", "svg", "head"):
+            counts[f"tag_{t}"] += 1
+            skip_until = end[i]  # their insides are not page structure
+            continue
+        counts[f"tag_{t}"] += 1
+        toks.append(f"t:{t}")
+        a = attrs[i]
+        cls = a.get("class", "") if a else ""
+        if a:
+            for key in ("class", "id", "role", "name"):
+                v = a.get(key)
+                if v:
+                    ws = memo.get(v)
+                    if ws is None:
+                        ws = memo[v] = split_words(v)[:12]
+                    values[v] += 1
+                    toks += ws
+            if t == "input":
+                it = (a.get("type") or "text").lower()
+                counts[f"input_{it}"] += 1
+                toks.append(f"in:{it[:12]}")
+            if "role" in a:
+                toks.append(f"role:{a['role'].lower()[:20]}")
+        p = parent[i]
+        if p >= 0:
+            s = f"{t}.{cls.split()[0] if cls.split() else ''}"
+            sig[i] = s
+            groups[(p, s)] += 1
+            # first image / link inside a sibling marks the group as image or link cards
+            if t in ("img", "picture"):
+                anc = p
+                for _ in range(4):
+                    if anc < 0:
+                        break
+                    if sig[anc]:
+                        has_img.add((parent[anc], sig[anc]))
+                    anc = parent[anc]
+            elif t == "a":
+                anc = p
+                for _ in range(3):
+                    if anc < 0:
+                        break
+                    if sig[anc]:
+                        has_link.add((parent[anc], sig[anc]))
+                    anc = parent[anc]
+    for v, c in values.items():
+        low = v.lower()
+        for stem, keys in _STEMS.items():
+            if any(k in low for k in keys):
+                counts[f"stem_{stem}"] += c
+    big = {g: c for g, c in groups.items() if c >= 5 and not g[1].startswith(("option.",
+                                                                              "br.", "tr."))}
+    rep["rep_groups5"] = float(len(big))
+    rep["rep_groups10"] = float(sum(c >= 10 for c in big.values()))
+    rep["rep_max"] = float(max(big.values(), default=0))
+    rep["rep_img_groups"] = float(sum(g in has_img for g in big))
+    rep["rep_link_groups"] = float(sum(g in has_link for g in big))
+    return toks, counts, rep
+
+
+def _text_stats(page: Page) -> tuple[str, str, dict[str, float]]:
+    """Visible text, title + headings, and text-based structure statistics."""
+    leaves = page.text_leaves
+    tags, parent = page.tag, page.parent.tolist()
+    parts: list[str] = []
+    heads: list[str] = [page.title or ""]
+    n_chars = link_chars = p_chars = pre_chars = cell_chars = li_chars = 0
+    long_leaves = max_leaf = 0
+    total = 0
+    for j in leaves.tolist():
+        txt = normalize_text(page.text[j])
+        n = len(txt)
+        if total < MAX_TEXT:
+            parts.append(txt)
+            total += n + 1
+        n_chars += n
+        max_leaf = max(max_leaf, n)
+        long_leaves += n >= 200
+        # nearest ancestors (up to 6): which kinds of element hold this text
+        anc = parent[j]
+        seen: set[str] = set()
+        for _ in range(6):
+            if anc < 0:
+                break
+            seen.add(tags[anc])
+            anc = parent[anc]
+        if "a" in seen:
+            link_chars += n
+        if "p" in seen:
+            p_chars += n
+        if "pre" in seen or "code" in seen:
+            pre_chars += n
+        if "td" in seen or "th" in seen:
+            cell_chars += n
+        if "li" in seen:
+            li_chars += n
+        hs = seen & {"h1", "h2", "h3"}
+        if hs and len(heads) < 60:
+            heads.append(txt)
+    text = " ".join(parts)[:MAX_TEXT]
+    words = max(1, len(text.split()))
+    prices = len(_PRICE.findall(text))
+    c = max(1, n_chars)
+    st = {"text_leaves": float(len(leaves)), "chars": float(n_chars), "words": float(words),
+          "link_words": float(link_chars), "link_ratio": link_chars / c,
+          "max_leaf_chars": float(max_leaf), "mean_leaf_chars": n_chars / max(1, len(leaves)),
+          "long_leaves": float(long_leaves), "p_chars_share": p_chars / c,
+          "pre_code_share": pre_chars / c, "table_cell_share": cell_chars / c,
+          "list_item_share": li_chars / c, "price_count": float(prices),
+          "price_per_kword": 1000.0 * prices / words,
+          "date_count": float(len(_DATE.findall(text))),
+          "clock_count": float(len(_CLOCK.findall(text))),
+          "title_words": float(len((page.title or "").split()))}
+    return text, " ".join(heads), st
+
+
+def page_views(page: Page, html: str | None = None, url: str | None = None) -> dict[str, Any]:
+    """All views of a page (see the module docstring); ``html``: its source, for ``head``;
+    ``url``: overrides ``page.url``."""
+    url = url or page.url
+    text, title, st = _text_stats(page)
+    dom, counts, rep = _dom(page)
+    url_toks, url_st = _url_tokens(url)
+    head = head_tokens(html)
+    depth = page.depth[page.is_element] if page.n else np.zeros(1)
+    words = max(1.0, st["words"])
+    struct: dict[str, float] = {name: 0.0 for name in STRUCT_NAMES}
+    struct.update(st)
+    struct.update(rep)
+    struct.update(url_st)
+    for k, v in counts.items():
+        if k in struct:
+            struct[k] = float(v)
+    struct.update(
+        nodes=float(page.n), elements=float(page.is_element.sum()),
+        heading_count=float(sum(counts.get(f"tag_{h}", 0) for h in _HEADINGS)),
+        h1_count=float(counts.get("tag_h1", 0)),
+        img_per_kword=1000.0 * counts.get("tag_img", 0) / words,
+        rep_share=struct["rep_max"] / max(1.0, float(page.is_element.sum())),
+        forms_with_password=float(counts.get("input_password", 0) > 0),
+        forms_with_search=float(counts.get("input_search", 0) > 0),
+        depth_max=float(depth.max()) if len(depth) else 0.0,
+        depth_mean=float(depth.mean()) if len(depth) else 0.0,
+        ld_count=float(sum(t.startswith("ld:") for t in head)),
+        og_present=float(any(t.startswith("og:") for t in head)),
+        itemscope=float(sum(t.startswith("it:") for t in head)))
+    # counts are heavy-tailed: log1p keeps trees and linear models on one scale
+    struct = {k: (math.log1p(v) if not k.endswith(("_ratio", "_share")) else v)
+              for k, v in struct.items()}
+    return {"text": text, "title": title, "url": " ".join(url_toks),
+            "dom": " ".join(dom), "head": " ".join(head), "struct": struct}
+

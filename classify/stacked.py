@@ -1,0 +1,619 @@
+"""The default page-type model: one linear model per view, stacked under a second-level model.
+
+Each *view* of a page (:func:`classify.pagefeatures.page_views`) has its own representation and
+its own multinomial logistic regression:
+
+=========  ====================================================================
+view       representation
+=========  ====================================================================
+``text``   TF-IDF of words and word bigrams of the visible text (sublinear tf)
+``chars``  TF-IDF of character 3-5-grams (inside words) of the first 3,000 characters of
+           text: morphology of any language, no tokeniser needed
+``title``  TF-IDF of title + h1-h3 words and bigrams
+``url``    TF-IDF of URL path tokens (digits as ``0`` shapes) and bigrams
+``dom``    TF-IDF of markup tokens (tags, class / id / role / name words, input types)
+``head``   TF-IDF of structured-metadata tokens (og:type, JSON-LD @type, itemtype, meta names)
+``struct`` standardised structure counts (:data:`classify.pagefeatures.STRUCT_NAMES`)
+``blocks`` shares of text per block-function role (:mod:`webseg.blocks`), when available
+=========  ====================================================================
+
+Stacking (Wolpert 1992): the base models' decision values on *out-of-fold* pages (inner
+K-fold **grouped by site**, so a site's template never predicts its own pages) plus the raw
+structure counts are the inputs of the stacker, which learns which view to trust for which
+type: a multinomial logistic regression (default, ``stacker="lr"``) or gradient-boosted trees
+(:class:`~sklearn.ensemble.HistGradientBoostingClassifier`, ``stacker="gbdt"``, which can also
+use interactions of counts). Each base model's regularisation ``C`` is chosen from a small grid
+by the same inner CV (accuracy), so nothing is tuned on the pages a caller evaluates on.
+Finally a temperature ``T`` for the stacker's logits is fitted on its own out-of-fold outputs
+(calibration: ``predict_proba`` gives probabilities that mean what they say).
+
+Serialisation is JSON only: vocabularies + IDF weights, LR coefficients, and every tree's nodes
+(:func:`_trees_to_dict`); prediction re-implements the tree walk in numpy, so a model never
+unpickles anything and does not depend on scikit-learn's private tree classes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.model_selection import GroupKFold, StratifiedGroupKFold
+
+from classify.pagefeatures import STRUCT_NAMES
+
+__all__ = ["ALL_VIEWS", "DEFAULT_VIEWS", "StackedModel", "VIEW_SPECS"]
+
+_WORDS = r"(?u)\b\w\w+\b"
+#: view -> (field of page_views, TfidfVectorizer parameters); ``None`` = dense view
+VIEW_SPECS: dict[str, tuple[str, dict[str, Any] | None]] = {
+    "text": ("text", {"token_pattern": _WORDS, "ngram_range": (1, 2), "min_df": 2,
+                      "max_features": 60_000, "sublinear_tf": True, "dtype": np.float32}),
+    "chars": ("text", {"analyzer": "char_wb", "ngram_range": (3, 5), "min_df": 3,
+                       "max_features": 60_000, "sublinear_tf": True, "dtype": np.float32}),
+    "title": ("title", {"token_pattern": _WORDS, "ngram_range": (1, 2), "min_df": 2,
+                        "max_features": 20_000, "sublinear_tf": True, "dtype": np.float32}),
+    "url": ("url", {"token_pattern": r"\S+", "ngram_range": (1, 2), "min_df": 2,
+                    "max_features": 20_000, "sublinear_tf": True, "dtype": np.float32}),
+    "dom": ("dom", {"token_pattern": r"\S+", "ngram_range": (1, 1), "min_df": 2,
+                    "max_features": 30_000, "sublinear_tf": True, "dtype": np.float32}),
+    "head": ("head", {"token_pattern": r"\S+", "ngram_range": (1, 1), "min_df": 2,
+                      "max_features": 5_000, "sublinear_tf": True, "dtype": np.float32}),
+    "struct": ("struct", None),
+    "blocks": ("blocks", None),
+    "positions": ("positions", None),
+}
+ALL_VIEWS = tuple(VIEW_SPECS)
+#: what the shipped model uses: every view available without WPS or block functions, except
+#: ``chars`` (the slowest view to compute and predict, and the weakest text view in the inner
+#: CV of the first outer fold; available with ``--views``)
+DEFAULT_VIEWS = ("text", "title", "url", "dom", "head", "struct")
+CHARS_TEXT = 3000
+C_GRID = (0.1, 0.5, 2.0)
+
+
+def _field(views: dict[str, Any], view: str) -> Any:
+    f = VIEW_SPECS[view][0]
+    v = views.get(f, "" if VIEW_SPECS[view][1] is not None else {})
+    if view == "chars":
+        v = v[:CHARS_TEXT]
+    return v
+
+
+# ---------------------------------------------------------------------- base models
+@dataclass
+class _Dense:
+    """Standardiser for a dict-valued view (names fixed at fit time)."""
+
+    names: list[str]
+    mean: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    scale: np.ndarray = field(default_factory=lambda: np.ones(0))
+
+    def raw(self, docs: Sequence[dict[str, float]]) -> np.ndarray:
+        return np.array([[float(d.get(n, 0.0)) for n in self.names] for d in docs],
+                        dtype=np.float64).reshape(len(docs), len(self.names))
+
+    def fit(self, docs: Sequence[dict[str, float]]) -> _Dense:
+        X = self.raw(docs)
+        self.mean = X.mean(axis=0)
+        sd = X.std(axis=0)
+        self.scale = np.where(sd > 1e-9, sd, 1.0)
+        return self
+
+    def transform(self, docs: Sequence[dict[str, float]]) -> np.ndarray:
+        return (self.raw(docs) - self.mean) / self.scale
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"names": self.names, "mean": self.mean.round(6).tolist(),
+                "scale": self.scale.round(6).tolist()}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> _Dense:
+        return cls(list(d["names"]), np.asarray(d["mean"]), np.asarray(d["scale"]))
+
+
+def _dense_names(view: str, docs: Sequence[dict[str, float]]) -> list[str]:
+    if view == "struct":
+        return list(STRUCT_NAMES)
+    return sorted({k for d in docs for k in d})
+
+
+class _Vec:
+    """TF-IDF vectoriser whose fitted state is a vocabulary list and an IDF array.
+
+    Fitted either on documents (:meth:`fit`) or, in cross-validation, on the rows of a count
+    matrix over a larger vocabulary (:meth:`fit_counts`: keeps the columns with training
+    document frequency >= ``min_df``, the ``max_features`` most frequent of them, and their
+    IDF on the training rows, which is exactly what ``TfidfVectorizer.fit`` on those documents
+    gives, without tokenising them again).
+    """
+
+    def __init__(self, params: dict[str, Any], vocab: list[str] | None = None,
+                 idf: np.ndarray | None = None) -> None:
+        self.params = params
+        self.vocab = vocab
+        self.idf = idf
+        self.columns: np.ndarray | None = None  # into the count matrix (fit_counts only)
+        self._v: TfidfVectorizer | None = None
+        if vocab is not None and idf is not None:
+            self._build()
+
+    def _build(self) -> None:
+        p = {k: v for k, v in self.params.items() if k not in ("min_df", "max_features")}
+        self._v = TfidfVectorizer(**p, vocabulary={t: i for i, t in enumerate(self.vocab)})
+        self._v.idf_ = np.asarray(self.idf, dtype=np.float64)
+
+    def fit(self, docs: Sequence[str]) -> _Vec:
+        vocab, X = count_matrix(self.params, docs)
+        return self.fit_counts(vocab, X)
+
+    def fit_counts(self, vocab: Sequence[str], X: sp.csr_matrix) -> _Vec:
+        n = X.shape[0]
+        df = np.bincount(X.indices, minlength=X.shape[1]) if X.nnz else np.zeros(X.shape[1])
+        cols = np.flatnonzero(df >= self.params.get("min_df", 1))
+        mf = self.params.get("max_features")
+        if mf and len(cols) > mf:
+            tot = np.asarray(X[:, cols].sum(axis=0)).ravel()
+            order = np.lexsort((cols, -tot))  # most frequent first, ties by column
+            cols = np.sort(cols[order[:mf]])
+        if not len(cols):  # nothing seen twice: one dummy column
+            self.vocab, self.idf, self.columns = ["<none>"], np.ones(1), None
+        else:
+            self.columns = cols
+            self.vocab = [vocab[c] for c in cols]
+            self.idf = np.log((1.0 + n) / (1.0 + df[cols])) + 1.0
+        self._build()
+        return self
+
+    def transform_counts(self, X: sp.csr_matrix) -> sp.csr_matrix:
+        """TF-IDF rows from count rows of the matrix :meth:`fit_counts` saw."""
+        if self.columns is None:
+            return sp.csr_matrix((X.shape[0], 1), dtype=np.float32)
+        M = sp.csr_matrix(X[:, self.columns], dtype=np.float32)
+        if self.params.get("sublinear_tf"):
+            M.data = 1.0 + np.log(M.data)
+        M = M @ sp.diags(self.idf.astype(np.float32))
+        norms = np.sqrt(np.asarray(M.multiply(M).sum(axis=1)).ravel())
+        norms[norms == 0] = 1.0
+        return sp.csr_matrix(sp.diags(1.0 / norms) @ M, dtype=np.float32)
+
+    def transform(self, docs: Sequence[str]) -> sp.csr_matrix:
+        assert self._v is not None
+        return self._v.transform(docs)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"params": {k: (list(v) if isinstance(v, tuple) else v)
+                           for k, v in self.params.items() if k != "dtype"},
+                "vocab": self.vocab, "idf": np.round(self.idf, 5).tolist()}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> _Vec:
+        params = dict(d["params"])
+        if "ngram_range" in params:
+            params["ngram_range"] = tuple(params["ngram_range"])
+        params["dtype"] = np.float32
+        return cls(params, list(d["vocab"]), np.asarray(d["idf"]))
+
+
+def count_matrix(params: dict[str, Any], docs: Sequence[str]) -> tuple[list[str],
+                                                                       sp.csr_matrix]:
+    """(vocabulary, term counts) of ``docs`` under a view's analyzer, no pruning."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    p = {k: v for k, v in params.items() if k not in ("min_df", "max_features",
+                                                      "sublinear_tf")}
+    cv = CountVectorizer(**p)
+    try:
+        X = cv.fit_transform(docs)
+    except ValueError:  # no token at all
+        return ["<none>"], sp.csr_matrix((len(docs), 1), dtype=np.int64)
+    return cv.get_feature_names_out().tolist(), sp.csr_matrix(X)
+
+
+def _svc(C: float) -> Any:
+    from sklearn.svm import LinearSVC
+
+    return LinearSVC(C=C, class_weight="balanced", dual="auto", max_iter=5000, random_state=0)
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _fit_linear(X: Any, y: np.ndarray, C: float, classes: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """One-vs-rest linear SVM weights, one row per class of ``classes`` (a class absent from
+    ``y`` gets zero weights and a very negative bias)."""
+    m = _svc(C).fit(X, y)
+    coef = np.zeros((len(classes), X.shape[1]))
+    icpt = np.full(len(classes), -10.0)
+    idx = np.searchsorted(classes, m.classes_)
+    if len(m.classes_) == 2:
+        coef[idx[1]], icpt[idx[1]] = m.coef_[0], m.intercept_[0]
+        coef[idx[0]], icpt[idx[0]] = -m.coef_[0], -m.intercept_[0]
+    else:
+        coef[idx], icpt[idx] = m.coef_, m.intercept_
+    return coef, icpt
+
+
+@dataclass
+class _ViewModel:
+    """Representation + one-vs-rest linear SVM of one view; its output is the decision value
+    of every class (what the stacker reads)."""
+
+    view: str
+    rep: Any  # _Vec or _Dense
+    coef: np.ndarray
+    intercept: np.ndarray
+    C: float
+
+    def decision(self, docs: Sequence[Any]) -> np.ndarray:
+        return self.decision_X(self.rep.transform(docs))
+
+    def decision_X(self, X: Any) -> np.ndarray:
+        return np.asarray(X @ self.coef.T) + self.intercept
+
+    def to_dict(self) -> dict[str, Any]:
+        cols = np.flatnonzero(np.any(np.abs(self.coef) > 0, axis=0))
+        return {"view": self.view, "C": self.C, "rep": self.rep.to_dict(),
+                "dense": isinstance(self.rep, _Dense), "n_features": int(self.coef.shape[1]),
+                "columns": cols.tolist(), "coef": np.round(self.coef[:, cols], 5).tolist(),
+                "intercept": np.round(self.intercept, 5).tolist()}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> _ViewModel:
+        rep = _Dense.from_dict(d["rep"]) if d["dense"] else _Vec.from_dict(d["rep"])
+        icpt = np.asarray(d["intercept"], dtype=np.float64)
+        coef = np.zeros((len(icpt), int(d["n_features"])))
+        cols = np.asarray(d["columns"], dtype=np.int64)
+        if len(cols):
+            coef[:, cols] = np.asarray(d["coef"], dtype=np.float64).reshape(len(icpt), -1)
+        return cls(d["view"], rep, coef, icpt, float(d["C"]))
+
+
+def _folds(y: np.ndarray, groups: np.ndarray, k: int, seed: int) -> list[tuple[np.ndarray,
+                                                                               np.ndarray]]:
+    """Inner folds grouped by site (stratified when every class can be)."""
+    k = max(2, min(k, len(np.unique(groups))))
+    try:
+        cv = StratifiedGroupKFold(n_splits=k, shuffle=True, random_state=seed)
+        return list(cv.split(np.zeros(len(y)), y, groups))
+    except ValueError:
+        return list(GroupKFold(n_splits=k).split(np.zeros(len(y)), y, groups))
+
+
+def _logloss(p: np.ndarray, yi: np.ndarray) -> float:
+    return float(-np.mean(np.log(np.clip(p[np.arange(len(yi)), yi], 1e-12, 1.0))))
+
+
+@dataclass
+class ViewCounts:
+    """Term counts of one text view over a whole dataset (tokenised once for all folds)."""
+
+    vocab: list[str]
+    X: sp.csr_matrix
+
+
+def fit_view(view: str, docs: Sequence[Any], y: np.ndarray, classes: np.ndarray,
+             folds: Sequence[tuple[np.ndarray, np.ndarray]],
+             counts: ViewCounts | None = None) -> tuple[_ViewModel, np.ndarray]:
+    """Fit one view's model on all of ``docs``; also return its out-of-fold decision values
+    (inner ``folds``), with ``C`` chosen among :data:`C_GRID` by out-of-fold accuracy.
+
+    The representation (vocabulary, IDF, standardisation) is fitted once on all of ``docs``:
+    it is unsupervised, so the inner held-out pages leak no labels through it.
+    ``counts``: the count rows of ``docs`` (same order), to skip tokenising.
+    """
+    params = VIEW_SPECS[view][1]
+    if params is None:
+        rep: Any = _Dense(_dense_names(view, docs)).fit(docs)
+        X = rep.transform(docs)
+    elif counts is not None:
+        rep = _Vec(dict(params)).fit_counts(counts.vocab, counts.X)
+        X = rep.transform_counts(counts.X)
+    else:
+        vocab, Xc = count_matrix(params, docs)
+        rep = _Vec(dict(params)).fit_counts(vocab, Xc)
+        X = rep.transform_counts(Xc)
+    best: tuple[float, float, np.ndarray] | None = None
+    for C in C_GRID:
+        oof = np.zeros((len(y), len(classes)))
+        for tr, te in folds:
+            coef, icpt = _fit_linear(X[tr], y[tr], C, classes)
+            oof[te] = np.asarray(X[te] @ coef.T) + icpt
+        acc = float(np.mean(classes[oof.argmax(1)] == y))
+        if best is None or acc > best[0]:
+            best = (acc, C, oof)
+    assert best is not None
+    _, C, oof = best
+    coef, icpt = _fit_linear(X, y, C, classes)
+    return _ViewModel(view, rep, coef, icpt, C), oof
+
+
+# ---------------------------------------------------------------------- trees as JSON
+def _trees_to_dict(hgb: Any) -> dict[str, Any]:
+    """A fitted HistGradientBoostingClassifier as plain lists (numerical splits only)."""
+    trees = []
+    for it in hgb._predictors:
+        row = []
+        for tp in it:
+            n = tp.nodes
+            row.append({"f": n["feature_idx"].tolist(),
+                        "t": np.round(n["num_threshold"], 7).tolist(),
+                        "l": n["left"].tolist(), "r": n["right"].tolist(),
+                        "leaf": n["is_leaf"].astype(int).tolist(),
+                        "v": np.round(n["value"], 7).tolist(),
+                        "m": n["missing_go_to_left"].astype(int).tolist()})
+        trees.append(row)
+    base = np.asarray(hgb._baseline_prediction, dtype=np.float64).ravel()
+    return {"trees": trees, "baseline": base.tolist(),
+            "classes": [str(c) for c in hgb.classes_]}
+
+
+@dataclass
+class _Trees:
+    """Boosted trees as flat arrays: every tree's nodes concatenated, children re-indexed, so
+    all trees are walked at once (one numpy step per tree level, not a Python loop per tree:
+    a page is classified in well under a millisecond)."""
+
+    trees: list[list[dict[str, np.ndarray]]]
+    baseline: np.ndarray
+    classes: list[str]
+
+    def __post_init__(self) -> None:
+        k = len(self.baseline)
+        cols: dict[str, list[np.ndarray]] = {c: [] for c in ("f", "t", "l", "r", "leaf", "v",
+                                                             "m")}
+        roots, cls = [], []
+        off = 0
+        for it in self.trees:
+            for c, tree in enumerate(it):
+                roots.append(off)
+                cls.append(c if k > 1 else 0)
+                for key in cols:
+                    a = np.asarray(tree[key])
+                    cols[key].append(a + off if key in ("l", "r") else a)
+                off += len(tree["f"])
+
+        def cat(key: str, dt: Any) -> np.ndarray:
+            return np.concatenate(cols[key]).astype(dt) if cols[key] else np.zeros(0, dt)
+
+        self._f, self._t = cat("f", np.int64), cat("t", np.float64)
+        self._l, self._r = cat("l", np.int64), cat("r", np.int64)
+        self._leaf, self._v, self._m = cat("leaf", bool), cat("v", np.float64), cat("m", bool)
+        self._roots = np.asarray(roots, dtype=np.int64)
+        self._cls = np.asarray(cls, dtype=np.int64)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> _Trees:
+        trees = [[{k: np.asarray(v, dtype=np.float64 if k in ("t", "v") else np.int64)
+                   for k, v in tr.items()} for tr in it] for it in d["trees"]]
+        return cls(trees, np.asarray(d["baseline"], dtype=np.float64), list(d["classes"]))
+
+    def raw(self, X: np.ndarray) -> np.ndarray:
+        """Raw scores (logits), one column per class."""
+        X = np.asarray(X, dtype=np.float64)
+        k = len(self.baseline)
+        node = np.tile(self._roots, (len(X), 1))  # (rows, trees)
+        rows = np.arange(len(X))[:, None]
+        for _ in range(64):
+            leaf = self._leaf[node]
+            if leaf.all():
+                break
+            x = X[rows, self._f[node]]
+            go_left = np.where(np.isnan(x), self._m[node], x <= self._t[node])
+            node = np.where(leaf, node, np.where(go_left, self._l[node], self._r[node]))
+        vals = self._v[node]  # (rows, trees)
+        out = np.tile(self.baseline, (len(X), 1))
+        for c in range(k):
+            out[:, c] += vals[:, self._cls == c].sum(axis=1)
+        if k == 1:  # binary: one logit for the second class
+            return np.column_stack([np.zeros(len(X)), out[:, 0]])
+        return out
+
+
+def _hgb(seed: int) -> Any:
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    # fixed a priori (not tuned): small trees, slow learning, strong leaf regularisation
+    return HistGradientBoostingClassifier(learning_rate=0.1, max_iter=150, max_leaf_nodes=15,
+                                          min_samples_leaf=10, l2_regularization=1.0,
+                                          early_stopping=False, random_state=seed)
+
+
+# ---------------------------------------------------------------------- the model
+@dataclass
+class StackedModel:
+    """Per-view linear SVMs + a stacker + a temperature; see the module docstring.
+
+    ``views``: the base views (:data:`ALL_VIEWS`); ``stacker``: ``"lr"`` (multinomial
+    logistic regression over the standardised inputs, the default) or ``"gbdt"``
+    (gradient-boosted trees); ``inner_folds``: the site-grouped
+    inner CV that produces out-of-fold base outputs and chooses each view's ``C``.
+    """
+
+    views: tuple[str, ...] = DEFAULT_VIEWS
+    stacker: str = "lr"
+    inner_folds: int = 5
+    seed: int = 0
+    classes: np.ndarray = field(default_factory=lambda: np.array([], dtype=object))
+    base: list[_ViewModel] = field(default_factory=list)
+    struct_rep: _Dense | None = None
+    trees: _Trees | None = None
+    meta_lr: tuple[np.ndarray, np.ndarray] | None = None
+    temperature: float = 1.0
+    info: dict[str, Any] = field(default_factory=dict)
+
+    # -------------------------------------------------------------- training
+    def fit(self, docs: Sequence[dict[str, Any]], y: Sequence[str],
+            groups: Sequence[str] | None = None, log: Callable[[str], None] = lambda m: None,
+            counts: dict[str, ViewCounts] | None = None, calibrate: bool = True
+            ) -> StackedModel:
+        """Train on page views (``docs``), labels and site groups (for the inner CV).
+
+        ``counts``: per text view, the count rows of ``docs`` (cross-validation reuses one
+        tokenisation); ``calibrate=False`` skips the temperature (argmax unchanged).
+        """
+        y = np.asarray([str(v) for v in y], dtype=object)
+        self.classes = np.unique(y)
+        if len(self.classes) < 2:
+            raise ValueError("need pages of at least two types to train")
+        groups = np.asarray(groups if groups is not None else np.arange(len(y)).astype(str))
+        folds = _folds(y, groups, self.inner_folds, self.seed)
+        self.base, oofs = [], []
+        for view in self.views:
+            vm, oof = fit_view(view, [_field(d, view) for d in docs], y, self.classes, folds,
+                               (counts or {}).get(view))
+            self.base.append(vm)
+            oofs.append(oof)
+            log(f"    view {view:9s} C={vm.C:<5g} inner acc "
+                f"{np.mean(self.classes[oof.argmax(1)] == y):.3f}")
+        self.fit_stacker(np.hstack(oofs), [d.get("struct", {}) for d in docs], y, folds,
+                         calibrate)
+        log(f"    stack ({self.stacker}) T={self.temperature:.2f} {self.info}")
+        return self
+
+    def fit_stacker(self, base_out: np.ndarray, structs: Sequence[dict[str, float]],
+                    y: np.ndarray, folds: Sequence[tuple[np.ndarray, np.ndarray]],
+                    calibrate: bool = True) -> None:
+        """The stacker on out-of-fold base outputs (+ structure counts), and its temperature
+        from its own out-of-fold logits over the same inner folds."""
+        self.classes = np.unique(y)
+        yi = np.searchsorted(self.classes, y)
+        self.struct_rep = _Dense(list(STRUCT_NAMES)).fit(structs)
+        Z = self._meta_features(base_out, structs)
+        self.temperature = 1.0
+        if calibrate:
+            logits = np.zeros((len(y), len(self.classes)))
+            for tr, te in folds:
+                logits[te] = self._meta_raw(self._fit_meta(Z[tr], y[tr]), Z[te])
+            self.temperature = _fit_temperature(logits, yi)
+            p = _softmax(logits / self.temperature)
+            self.info.update(inner_oof_accuracy=round(float(np.mean(p.argmax(1) == yi)), 4),
+                             inner_oof_logloss=round(_logloss(p, yi), 4),
+                             temperature=round(self.temperature, 4))
+        meta = self._fit_meta(Z, y)
+        if self.stacker == "gbdt":
+            self.trees = meta
+        else:
+            self.meta_lr = meta
+
+    def _fit_meta(self, Z: np.ndarray, y: np.ndarray) -> Any:
+        return self._fit_trees(Z, y) if self.stacker == "gbdt" else self._fit_lr_meta(Z, y)
+
+    def _meta_raw(self, meta: Any, Z: np.ndarray) -> np.ndarray:
+        return meta.raw(Z) if isinstance(meta, _Trees) else self._lr_raw(meta, Z)
+
+    def _meta_features(self, base_out: np.ndarray, structs: Sequence[dict[str, float]]
+                       ) -> np.ndarray:
+        assert self.struct_rep is not None
+        return np.hstack([base_out, self.struct_rep.raw(structs)])
+
+    def _fit_trees(self, Z: np.ndarray, y: np.ndarray) -> _Trees:
+        from threadpoolctl import threadpool_limits
+
+        # one OpenMP thread: on small data, threads only contend (badly so on a busy machine)
+        with threadpool_limits(1, user_api="openmp"):
+            hgb = _hgb(self.seed).fit(Z, y)
+        t = _Trees.from_dict(_trees_to_dict(hgb))
+        if list(t.classes) != [str(c) for c in self.classes]:  # a class absent from a fold
+            t = _pad_classes(t, [str(c) for c in self.classes])
+        return t
+
+    def _fit_lr_meta(self, Z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        mu, sd = Z.mean(0), Z.std(0)
+        sd[sd < 1e-9] = 1.0
+        from sklearn.linear_model import LogisticRegression
+
+        lr = LogisticRegression(C=1.0, max_iter=3000).fit((Z - mu) / sd, y)
+        coef = np.zeros((len(self.classes), Z.shape[1]))
+        icpt = np.full(len(self.classes), -30.0)
+        idx = np.searchsorted(self.classes, lr.classes_)
+        coef[idx], icpt[idx] = (lr.coef_, lr.intercept_) if len(lr.classes_) > 2 else \
+            (np.vstack([-lr.coef_[0], lr.coef_[0]]) / 2, np.array([-1, 1]) * lr.intercept_[0] / 2)
+        return coef / sd, icpt - (coef / sd) @ mu
+
+    @staticmethod
+    def _lr_raw(m: tuple[np.ndarray, np.ndarray], Z: np.ndarray) -> np.ndarray:
+        return Z @ m[0].T + m[1]
+
+    # -------------------------------------------------------------- prediction
+    def predict_proba(self, docs: Sequence[dict[str, Any]]) -> np.ndarray:
+        """Calibrated probabilities, one row per page, columns :attr:`classes`."""
+        if not docs:
+            return np.zeros((0, len(self.classes)))
+        out = np.hstack([b.decision([_field(d, b.view) for d in docs]) for b in self.base])
+        return self.proba_from_base(out, [d.get("struct", {}) for d in docs])
+
+    def proba_from_base(self, base_out: np.ndarray, structs: Sequence[dict[str, float]]
+                        ) -> np.ndarray:
+        """Probabilities from the base models' outputs (hstacked in :attr:`views` order)."""
+        Z = self._meta_features(base_out, structs)
+        meta = self.trees if self.trees is not None else self.meta_lr
+        assert meta is not None
+        return _softmax(self._meta_raw(meta, Z) / self.temperature)
+
+    def predict(self, docs: Sequence[dict[str, Any]]) -> np.ndarray:
+        return self.classes[self.predict_proba(docs).argmax(axis=1)]
+
+    # -------------------------------------------------------------- files
+    def to_dict(self) -> dict[str, Any]:
+        assert self.struct_rep is not None
+        d: dict[str, Any] = {
+            "views": list(self.views), "stacker": self.stacker,
+            "inner_folds": self.inner_folds, "seed": self.seed,
+            "classes": [str(c) for c in self.classes],
+            "base": [b.to_dict() for b in self.base], "struct": self.struct_rep.to_dict(),
+            "temperature": self.temperature, "info": self.info}
+        if self.trees is not None:
+            d["trees"] = {"trees": [[{k: (np.round(v, 7).tolist() if k in ("t", "v")
+                                          else v.tolist()) for k, v in tr.items()}
+                                     for tr in it] for it in self.trees.trees],
+                          "baseline": self.trees.baseline.tolist(),
+                          "classes": self.trees.classes}
+        if self.meta_lr is not None:
+            d["meta_lr"] = [np.round(self.meta_lr[0], 7).tolist(),
+                            np.round(self.meta_lr[1], 7).tolist()]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> StackedModel:
+        m = cls(tuple(d["views"]), d["stacker"], int(d["inner_folds"]), int(d["seed"]))
+        m.classes = np.asarray(d["classes"], dtype=object)
+        m.base = [_ViewModel.from_dict(b) for b in d["base"]]
+        m.struct_rep = _Dense.from_dict(d["struct"])
+        m.temperature = float(d["temperature"])
+        m.info = dict(d.get("info", {}))
+        if "trees" in d:
+            m.trees = _Trees.from_dict(d["trees"])
+        if "meta_lr" in d:
+            m.meta_lr = (np.asarray(d["meta_lr"][0]), np.asarray(d["meta_lr"][1]))
+        return m
+
+
+def _pad_classes(t: _Trees, classes: list[str]) -> _Trees:
+    """Trees trained without some class: give that class a constant very low logit."""
+    idx = [t.classes.index(c) if c in t.classes else -1 for c in classes]
+    k = len(classes)
+    empty = {"f": np.zeros(1, np.int64), "t": np.zeros(1), "l": np.zeros(1, np.int64),
+             "r": np.zeros(1, np.int64), "leaf": np.ones(1, np.int64), "v": np.zeros(1),
+             "m": np.zeros(1, np.int64)}
+    if len(t.baseline) == 1:  # binary: one logit for the second class, the first at 0
+        t = _Trees([[empty, it[0]] for it in t.trees], np.array([0.0, t.baseline[0]]),
+                   t.classes)
+    base = np.array([t.baseline[i] if i >= 0 else -30.0 for i in idx])
+    trees = [[it[i] if i >= 0 else empty for i in idx] for it in t.trees]
+    assert len(base) == k
+    return _Trees(trees, base, classes)
+
+
+def _fit_temperature(logits: np.ndarray, yi: np.ndarray) -> float:
+    """Temperature T minimising the log-loss of softmax(logits / T) (grid, then refine)."""
+    grid = np.exp(np.linspace(np.log(0.25), np.log(4.0), 41))
+    losses = [_logloss(_softmax(logits / t), yi) for t in grid]
+    return float(grid[int(np.argmin(losses))])

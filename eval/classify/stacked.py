@@ -1,0 +1,308 @@
+"""Cross-validation of the stacked page-type model, its ablations and text baselines.
+
+``python -m eval.classify.stacked --data DIR --out DIR``
+
+Same tasks and folds as :mod:`eval.classify.harness` (WCXB: 5-fold stratified CV grouped by
+site, seed 0; WebKB: leave-one-university-out, misc always in training). Per outer fold, every
+view's model (:func:`classify.stacked.fit_view`) is fitted once on the training pages, with its
+``C`` chosen by an inner 5-fold site-grouped CV *inside the training pages*, which also gives
+the out-of-fold outputs the stacker learns from; the stacker's hyper-parameters are fixed a
+priori. The test pages of a fold are never seen by any fitting or choice. Then:
+
+* ``stacked``: all default views under a multinomial logistic-regression stacker,
+  temperature-calibrated (the shipped default);
+* ``stacked-gbdt``: same inputs, gradient-boosted trees as the stacker (no calibration: the
+  temperature does not change the predicted type);
+* ``stacked-no-<view>``: ablation, the stack without one view;
+* ``only-<view>``: one view's linear SVM alone (``only-text`` is the plain text TF-IDF
+  baseline: words + bigrams, linear SVM, C by inner CV);
+* ``tfidf-plain``: one linear SVM over the text, URL and DOM TF-IDF side by side (the
+  "text-only" linear baseline of issue 15: page text, URL tokens, tag/class/id tokens).
+
+Outputs per task: ``summary.md/csv``, ``per_class.csv`` (P/R/F1 per type and method),
+``confusion_<method>.png`` and ``confusion.csv``, ``predictions.csv`` (with the stacked model's
+probabilities), ``run.json``; calibration of ``stacked`` (log-loss, Brier, ECE over 10 bins).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
+
+from classify.corpus import compute_page_views, pageviews_key
+from classify.stacked import (
+    DEFAULT_VIEWS,
+    VIEW_SPECS,
+    StackedModel,
+    ViewCounts,
+    _field,
+    _fit_linear,
+    _folds,
+    count_matrix,
+    fit_view,
+)
+from eval.classify.harness import macro, sample_records, tasks_for
+from webseg.datasets import load_records
+
+PLAIN_VIEWS = ("text", "url", "dom")
+
+
+def _sub(c: ViewCounts, idx: np.ndarray) -> ViewCounts:
+    return ViewCounts(c.vocab, c.X[idx])
+
+
+def run_fold(docs: list[dict[str, Any]], y: np.ndarray, groups: np.ndarray, tr: np.ndarray,
+             te: np.ndarray, views: tuple[str, ...], counts: dict[str, ViewCounts],
+             log: Any = print) -> dict[str, Any]:
+    """Predictions of every method on the test pages ``te`` of one outer fold."""
+    classes = np.unique(y[tr])
+    inner = _folds(y[tr], groups[tr], 5, 0)
+    oof: dict[str, np.ndarray] = {}
+    test: dict[str, np.ndarray] = {}
+    Xs: dict[str, tuple[Any, Any]] = {}
+    for v in views:
+        t0 = time.perf_counter()
+        c = counts.get(v)
+        vm, o = fit_view(v, [_field(docs[i], v) for i in tr], y[tr], classes, inner,
+                         _sub(c, tr) if c else None)
+        if c is not None:
+            Xte = vm.rep.transform_counts(c.X[te])
+            Xs[v] = (vm.rep.transform_counts(c.X[tr]), Xte)
+        else:
+            Xte = vm.rep.transform([_field(docs[i], v) for i in te])
+        oof[v], test[v] = o, vm.decision_X(Xte)
+        log(f"    {v:9s} C={vm.C:<4g} inner acc {np.mean(classes[o.argmax(1)] == y[tr]):.3f} "
+            f"test acc {np.mean(classes[test[v].argmax(1)] == y[te]):.3f} "
+            f"({time.perf_counter() - t0:.0f} s)")
+    out: dict[str, Any] = {"classes": classes, "pred": {}, "proba": None}
+    for v in views:
+        out["pred"][f"only-{v}"] = classes[test[v].argmax(1)]
+    s_tr = [docs[i].get("struct", {}) for i in tr]
+    s_te = [docs[i].get("struct", {}) for i in te]
+
+    def stack(vs: tuple[str, ...], stacker: str = "lr", calibrate: bool = False
+              ) -> StackedModel:
+        m = StackedModel(views=vs, stacker=stacker)
+        m.fit_stacker(np.hstack([oof[v] for v in vs]), s_tr, y[tr], inner, calibrate)
+        return m
+
+    t0 = time.perf_counter()
+    m = stack(views, calibrate=True)
+    proba = m.proba_from_base(np.hstack([test[v] for v in views]), s_te)
+    out["pred"]["stacked"] = classes[proba.argmax(1)]
+    out["proba"] = proba
+    out["temperature"] = m.temperature
+    m = stack(views, "gbdt")
+    out["pred"]["stacked-gbdt"] = classes[
+        m.proba_from_base(np.hstack([test[v] for v in views]), s_te).argmax(1)]
+    for v in views:
+        rest = tuple(w for w in views if w != v)
+        m = stack(rest)
+        out["pred"][f"stacked-no-{v}"] = classes[
+            m.proba_from_base(np.hstack([test[w] for w in rest]), s_te).argmax(1)]
+    log(f"    stacks {time.perf_counter() - t0:.0f} s")
+    # the plain linear baseline: text, URL and DOM TF-IDF side by side, one SVM
+    if all(v in Xs for v in PLAIN_VIEWS):
+        Xtr = sp.hstack([Xs[v][0] for v in PLAIN_VIEWS]).tocsr()
+        Xte = sp.hstack([Xs[v][1] for v in PLAIN_VIEWS]).tocsr()
+        best = None
+        for C in (0.1, 0.5, 2.0):
+            pr = np.empty(len(tr), dtype=object)
+            for itr, ite in inner:
+                coef, icpt = _fit_linear(Xtr[itr], y[tr][itr], C, classes)
+                pr[ite] = classes[(np.asarray(Xtr[ite] @ coef.T) + icpt).argmax(1)]
+            acc = float(np.mean(pr == y[tr]))
+            if best is None or acc > best[0]:
+                best = (acc, C)
+        assert best is not None
+        coef, icpt = _fit_linear(Xtr, y[tr], best[1], classes)
+        out["pred"]["tfidf-plain"] = classes[(np.asarray(Xte @ coef.T) + icpt).argmax(1)]
+    return out
+
+
+def calibration(proba: np.ndarray, y: np.ndarray, classes: list[str]) -> dict[str, float]:
+    """Log-loss, multi-class Brier score and expected calibration error (10 bins, top class)."""
+    yi = np.searchsorted(np.asarray(classes), y)
+    onehot = np.eye(len(classes))[yi]
+    conf = proba.max(1)
+    correct = proba.argmax(1) == yi
+    bins = np.minimum((conf * 10).astype(int), 9)
+    ece = sum(abs(correct[bins == b].mean() - conf[bins == b].mean()) * (bins == b).mean()
+              for b in range(10) if (bins == b).any())
+    return {"log_loss": float(-np.mean(np.log(np.clip(proba[np.arange(len(yi)), yi], 1e-12,
+                                                              1)))),
+            "brier": float(np.mean(np.sum((proba - onehot) ** 2, axis=1))),
+            "ece": float(ece)}
+
+
+def _confusion_png(cm: np.ndarray, labels: list[str], title: str, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(1.0 + 0.75 * len(labels), 0.6 + 0.7 * len(labels)))
+    ax.imshow(cm, cmap="Blues")
+    for i in range(len(labels)):
+        for j in range(len(labels)):
+            ax.text(j, i, str(cm[i, j]), ha="center", va="center", fontsize=8,
+                    color="white" if cm[i, j] > cm.max() / 2 else "black")
+    ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right")
+    ax.set_yticks(range(len(labels)), labels)
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("true")
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m eval.classify.stacked", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", action="append", required=True, type=Path)
+    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--views", default=",".join(DEFAULT_VIEWS))
+    ap.add_argument("--sample", type=int, default=0)
+    ap.add_argument("--tasks", default="", help="comma-separated task names (default: all)")
+    a = ap.parse_args(argv)
+    views = tuple(v for v in a.views.split(",") if v)
+    bad = [v for v in views if v not in VIEW_SPECS]
+    if bad:
+        ap.error(f"unknown views {bad}")
+    command = "python -m eval.classify.stacked " + " ".join(sys.argv[1:] if argv is None
+                                                            else argv)
+    for data in a.data:
+        recs = [r for r in sample_records(load_records(data), a.sample) if r.label]
+        vs = compute_page_views(recs, log=lambda m: print(m, flush=True))
+        if "blocks" in views:
+            from classify.blockview import add_block_view
+
+            add_block_view(recs, vs.texts["pageviews"], log=lambda m: print(m, flush=True))
+        have = [r for r in recs if r.id in vs.texts["pageviews"]]
+        parsed = sorted(r.id for r in have if vs.texts["pageviews"][r.id].get("source")
+                        == "parse")
+        print(f"{data.name}: {len(have)}/{len(recs)} pages with views, {len(parsed)} parsed "
+              "without rendering", flush=True)
+        for name, trecs, folds in tasks_for(have):
+            if a.tasks and name not in a.tasks.split(","):
+                continue
+            t_start = time.perf_counter()
+            docs = [vs.texts["pageviews"][r.id] for r in trecs]
+            y = np.array([str(r.label) for r in trecs], dtype=object)
+            groups = np.array([r.site or f"#{r.id}" for r in trecs])
+            counts = {}
+            for v in views:
+                if VIEW_SPECS[v][1] is not None:
+                    vocab, X = count_matrix(VIEW_SPECS[v][1], [_field(d, v) for d in docs])
+                    counts[v] = ViewCounts(vocab, X)
+            labels = sorted(set(y.tolist()))
+            preds: dict[str, np.ndarray] = {}
+            proba = np.full((len(y), len(labels)), np.nan)
+            tested = np.zeros(len(y), bool)
+            fold_of = np.full(len(y), "", dtype=object)
+            fold_acc: dict[str, list[float]] = {}
+            temps = []
+            for fname, tr, te in folds:
+                print(f"{data.name}/{name} fold {fname}: {len(tr)} train, {len(te)} test",
+                      flush=True)
+                res = run_fold(docs, y, groups, tr, te, views, counts,
+                               log=lambda m: print(m, flush=True))
+                for m, p in res["pred"].items():
+                    preds.setdefault(m, np.full(len(y), "", dtype=object))[te] = p
+                    fold_acc.setdefault(m, []).append(float(np.mean(p == y[te])))
+                cols = np.searchsorted(np.asarray(labels), res["classes"])
+                proba[np.ix_(te, cols)] = res["proba"]
+                tested[te] = True
+                fold_of[te] = fname
+                temps.append(res["temperature"])
+                print(f"  fold {fname}: stacked acc {fold_acc['stacked'][-1]:.3f}, "
+                      f"only-text {fold_acc['only-text'][-1]:.3f}", flush=True)
+            proba = np.nan_to_num(proba, nan=0.0)
+            sub = f"{data.name}-{name}" if name != "types" else data.name
+            out = a.out / sub
+            out.mkdir(parents=True, exist_ok=True)
+            t = tested
+            rows = []
+            per_class = []
+            for m, p in preds.items():
+                s = macro(y[t], p[t].astype(str), labels)
+                rows.append({"method": m, **{k: round(v, 4) for k, v in s.items()},
+                             "acc_fold_mean": round(float(np.mean(fold_acc[m])), 4),
+                             "acc_fold_sd": round(float(np.std(fold_acc[m])), 4)})
+                pr, rc, f1, sup = precision_recall_fscore_support(
+                    y[t], p[t].astype(str), labels=labels, zero_division=0)
+                for k, lab in enumerate(labels):
+                    per_class.append({"method": m, "type": lab, "precision": round(pr[k], 4),
+                                      "recall": round(rc[k], 4), "f1": round(f1[k], 4),
+                                      "support": int(sup[k])})
+            with (out / "summary.csv").open("w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=list(rows[0]))
+                w.writeheader()
+                w.writerows(rows)
+            with (out / "per_class.csv").open("w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=list(per_class[0]))
+                w.writeheader()
+                w.writerows(per_class)
+            with (out / "confusion.csv").open("w", newline="") as f:
+                w = csv.writer(f)
+                for m in ("stacked", "only-text", "tfidf-plain"):
+                    if m not in preds:
+                        continue
+                    cm = confusion_matrix(y[t], preds[m][t].astype(str), labels=labels)
+                    w.writerow([f"{m}: true \\ predicted", *labels])
+                    for lab, row in zip(labels, cm, strict=True):
+                        w.writerow([lab, *row.tolist()])
+                    _confusion_png(cm, labels, f"{m}, {sub}", out / f"confusion_{m}.png")
+            with (out / "predictions.csv").open("w", newline="") as f:
+                w = csv.writer(f)
+                w.writerow(["id", "site", "label", "fold", *preds,
+                            *[f"p_{lab}" for lab in labels]])
+                for i, r in enumerate(trecs):
+                    w.writerow([r.id, r.site or "", r.label, fold_of[i],
+                                *[preds[m][i] for m in preds],
+                                *[f"{x:.4f}" for x in proba[i]]])
+            cal = calibration(proba[t], y[t], labels)
+            counts_by = {lab: int((y[t] == lab).sum()) for lab in labels}
+            md = [f"# {data.name} / {name}: stacked page-type model", "",
+                  f"{int(t.sum())} test pages ("
+                  f"{', '.join(f'{k} {v}' for k, v in counts_by.items())}"
+                  f"); folds: {', '.join(f'{f} ({len(te)})' for f, _, te in folds)}.", "",
+                  "| method | macro P | macro R | macro F1 | accuracy | acc per fold |",
+                  "|---|---:|---:|---:|---:|---:|"]
+            for r in rows:
+                md.append(f"| {r['method']} | {r['precision']:.3f} | {r['recall']:.3f} | "
+                          f"{r['f1']:.3f} | {r['accuracy']:.3f} | {r['acc_fold_mean']:.3f} ± "
+                          f"{r['acc_fold_sd']:.3f} |")
+            md += ["", "Per-type F1:", "", "| method | " + " | ".join(labels) + " |",
+                   "|---|" + "---:|" * len(labels)]
+            for m in preds:
+                f1s = {p["type"]: p["f1"] for p in per_class if p["method"] == m}
+                md.append(f"| {m} | " + " | ".join(f"{f1s[lab]:.3f}" for lab in labels) + " |")
+            md += ["", f"Calibration of `stacked` (pooled out-of-fold probabilities): log-loss "
+                   f"{cal['log_loss']:.3f}, Brier {cal['brier']:.3f}, ECE {cal['ece']:.3f}; "
+                   f"temperatures per fold {', '.join(f'{x:.2f}' for x in temps)}.", "",
+                   f"Command: `{command}`", ""]
+            (out / "summary.md").write_text("\n".join(md), encoding="utf-8")
+            meta = {"dataset": data.name, "task": name, "command": command, "views": views,
+                    "pageviews_key": pageviews_key(), "pages": len(trecs),
+                    "pages_parsed_not_rendered": [r.id for r in trecs if r.id in parsed],
+                    "folds": {f: {"train": len(tr), "test": len(te)} for f, tr, te in folds},
+                    "calibration": cal, "temperatures": temps,
+                    "seconds": round(time.perf_counter() - t_start, 1)}
+            (out / "run.json").write_text(json.dumps(meta, indent=1) + "\n")
+            print("\n".join(md), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

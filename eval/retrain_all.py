@@ -1,0 +1,47 @@
+"""Retrain the shipped CClus and WPS models on all 81 kreuzer-random pages.
+
+    python -m eval.retrain_all cclus LAMBDA LAMBDA1
+    python -m eval.retrain_all margin C
+    python -m eval.retrain_all slack C
+
+The hyper-parameters are the ones 4-fold cross-validation chose (``python -m eval.cv``,
+``eval/results/cv/choices.json``); the models are fitted on every page, as the team measures
+held-out pages separately. Deterministic (seeded), JSON model files in ``webseg/models``.
+"""
+import json
+import sys
+from pathlib import Path
+
+from webseg.datasets import gold_labels, read_gold_pages, render_gold_pages
+from webseg.graphseg.train import train_cclus
+from webseg.wps.train import PageRecord, fit
+
+
+def main(argv: list[str]) -> int:
+    data = Path("../shared/data/segmentation/kreuzer-random")
+    recs = read_gold_pages(data)
+    pages = render_gold_pages(recs, progress=False)
+    ok = [r for r in recs if not isinstance(pages.get(r.id), Exception)]
+    golds = {r.id: gold_labels(pages[r.id], r.blocks, 2)[0] for r in ok}
+    what = argv[0]
+    cmd = "python -m eval.retrain_all " + " ".join(argv)
+    info = {"dataset": data.name, "gold_level": 2, "train_pages": [r.id for r in ok],
+            "chosen_by": "4-fold CV (python -m eval.cv, eval/results/cv)", "command": cmd}
+    if what == "cclus":
+        lam, lam1 = float(argv[1]), float(argv[2])
+        m = train_cclus([pages[r.id] for r in ok], [golds[r.id] for r in ok])
+        old = json.loads(Path("webseg/models/cclus.json").read_text())["lambda"]
+        m.lam = {**old, "cclus": lam, "cclus@1": lam1}
+        m.info.update(info)
+        m.save("webseg/models/cclus.json")
+    else:
+        loss, C = what, float(argv[1])
+        m = fit(loss, [PageRecord(r.id, pages[r.id], r.blocks, golds[r.id]) for r in ok], C)
+        m.info.update(info, feature_set="local")
+        m.save(f"webseg/models/wps-{loss}.json")
+    print("saved", what)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,104 @@
+"""What a page is about: per-text-leaf main-content probabilities, index fields, block weights.
+
+Content-aware indexing (issue 16) needs, for every visible text leaf of a page, the probability
+that it is main content. :func:`leaf_main_prob` gets it from the block-function model
+(``webseg.blocks.block_functions(page).main``) when that package is installed, and otherwise
+from PageLevel templateness (``1 - templateness`` of the leaf's ``pagelevel`` segment, the
+model behind ``webseg.templates.clean.kept_segments``). Everything else here only consumes
+those probabilities:
+
+* :func:`page_fields` splits the page's terms into the fields ``title`` (the page title),
+  ``main`` (the leaves with probability >= 0.5) and ``rest`` (the others). The index
+  combines them BM25F-style with per-field weights (:mod:`ir.index`).
+* :func:`weigh_blocks` gives every stored feedback block the text-length-weighted mean
+  probability of its leaves (``Block.weight``) and its role (``main`` when >= 0.5, else
+  ``template``), so block feedback can use content blocks only, weighted by their role.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from ir.analysis import Analyzer
+from ir.store import Block
+
+__all__ = ["FIELDS", "leaf_main_prob", "page_fields", "weigh_blocks"]
+
+#: Index fields of a page, in storage order.
+FIELDS = ("title", "main", "rest")
+
+
+def leaf_main_prob(page: Any) -> tuple[np.ndarray, Any]:
+    """P(main content) per text leaf (``page.text_leaves`` order; 0 for invisible leaves), and
+    the PageLevel segmentation when that was the model (reusable as the ``pagelevel`` source).
+    """
+    leaves = page.text_leaves
+    vis = np.asarray(page.visible, dtype=bool)[leaves]
+    try:
+        from webseg.blocks import block_functions  # the block-function model (issue 14)
+    except ImportError:
+        from webseg.segmenters import get_segmenter
+
+        seg = get_segmenter("pagelevel").segment(page)
+        templ = {s.id: float(s.attrs.get("templateness", 1.0)) for s in seg.segments}
+        labels = seg.leaf_labels()
+        p = np.asarray([1.0 - templ.get(int(lab), 1.0) for lab in labels.tolist()])
+        return np.where(vis, np.clip(p, 0.0, 1.0), 0.0), seg
+    bf = block_functions(page)
+    p = np.asarray(bf.main, dtype=np.float64)[leaves]
+    return np.where(vis, np.clip(p, 0.0, 1.0), 0.0), None
+
+
+def page_fields(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float | None = 0.5,
+                digits: int = 3) -> dict[str, dict[str, float]]:
+    """The ``title``, ``main`` and ``rest`` term counts of a page.
+
+    With ``threshold`` (default 0.5, as ``kept_segments``) a leaf is main content when its
+    probability reaches it (hard split: calibrated probabilities of 0.75-0.9 on content and
+    0.1-0.25 on boilerplate would otherwise leave a fifth of each in the other field);
+    ``None`` splits each leaf's counts softly by its probability.
+    """
+    if threshold is not None:
+        p_main = (p_main >= threshold).astype(np.float64)
+    from webseg.page import normalize_text
+
+    main: Counter[str] = Counter()
+    rest: Counter[str] = Counter()
+    vis = np.asarray(page.visible, dtype=bool)
+    for leaf, p in zip(page.text_leaves.tolist(), p_main.tolist(), strict=True):
+        if not vis[leaf]:
+            continue
+        toks = an.tokens(normalize_text(page.text[leaf]))
+        if not toks:
+            continue
+        for t, c in Counter(toks).items():
+            if p > 0:
+                main[t] += c * p
+            if p < 1:
+                rest[t] += c * (1.0 - p)
+    title = Counter(an.tokens((page.title or "").strip()))
+    return {"title": {t: float(c) for t, c in title.items()},
+            "main": {t: round(c, digits) for t, c in main.items() if round(c, digits) > 0},
+            "rest": {t: round(c, digits) for t, c in rest.items() if round(c, digits) > 0}}
+
+
+def weigh_blocks(blocks: list[Block], seg: Any, p_main: np.ndarray) -> list[Block]:
+    """Set ``weight`` (mean P(main) of the block's leaves, by text length) and ``role``."""
+    labels = seg.leaf_labels().tolist()
+    page = seg.page
+    num: dict[int, float] = {}
+    den: dict[int, float] = {}
+    for leaf, lab, p in zip(page.text_leaves.tolist(), labels, p_main.tolist(), strict=True):
+        n = float(len(page.text[leaf].strip()))
+        if n <= 0:
+            continue
+        num[int(lab)] = num.get(int(lab), 0.0) + n * p
+        den[int(lab)] = den.get(int(lab), 0.0) + n
+    for b in blocks:
+        w = num.get(b.seg, 0.0) / den[b.seg] if den.get(b.seg) else 0.0
+        b.weight = round(w, 4)
+        b.role = "main" if w >= 0.5 else "template"
+    return blocks

@@ -1,0 +1,210 @@
+"""The stacked page-type model: page views, JSON trees, count-based TF-IDF, save/load, CLI."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from classify.model import PageTypeModel, StackedPageTypeModel, load_model
+from classify.pagefeatures import STRUCT_NAMES, head_tokens, page_views, split_words
+from classify.stacked import StackedModel, _Trees, _trees_to_dict, _Vec, count_matrix
+from webseg.cli import main
+from webseg.parse import parse
+
+SHOP = """<html><head><title>Blue kettle {k} | Shop</title>
+<meta property="og:type" content="product">
+<script type="application/ld+json">{{"@context": "https://schema.org", "@graph": [
+ {{"@type": "Product", "offers": {{"@type": "Offer", "price": "12"}}}},
+ {{"@type": ["BreadcrumbList"]}}]}}</script></head>
+<body><div class="product-card" itemscope itemtype="https://schema.org/Product">
+<h1>Blue kettle {k}</h1><span class="price">€{k}9,99</span>
+<form><input type="number" name="qty"><button class="add-to-cart">Add</button></form>
+</div></body></html>"""
+FORUM = """<html><head><title>Thread {k} - Forum</title>
+<script type="application/ld+json">{{"@type": "DiscussionForumPosting", broken</script></head>
+<body><div id="thread"><div class="comment reply"><span class="author">u{k}</span>
+<p>I think so {k}</p></div><div class="comment reply"><span class="author">v{k}</span>
+<p>Quote: no</p></div><div class="comment reply"><span class="author">w</span><p>ok</p></div>
+<div class="comment reply"><span class="author">x</span><p>yes</p></div>
+<div class="comment reply"><span class="author">y</span><p>fine</p></div></div></body></html>"""
+ARTICLE = """<html><head><title>News story {k}</title>
+<meta property="og:type" content="article"><meta property="article:published_time"
+content="2025-01-01"></head><body><article><h1>Story {k}</h1><p>{text}</p><p>{text}</p>
+</article></body></html>"""
+
+
+def _page(kind: str, k: int):
+    tpl = {"product": SHOP, "forum": FORUM, "article": ARTICLE}[kind]
+    html = tpl.format(k=k, text="Long paragraph of reporting words. " * 20)
+    url = {"product": f"https://shop{k % 3}.example/p/kettle-{k}",
+           "forum": f"https://forum{k % 3}.example/t/{k}/reply",
+           "article": f"https://news{k % 3}.example/2025/01/0{k % 9 + 1}/story-{k}"}[kind]
+    return parse(html, url=url), html, url
+
+
+def test_page_views_read_markup_url_and_metadata():
+    page, html, url = _page("product", 1)
+    v = page_views(page, html, url)
+    assert set(v) == {"text", "title", "url", "dom", "head", "struct"}
+    assert "og:product" in v["head"].split()
+    assert {"ld:product", "ld:offer", "ld:breadcrumblist", "it:product"} <= set(
+        v["head"].split())
+    assert "product" in v["dom"].split() and "t:form" in v["dom"].split()
+    assert "first:p" in v["url"].split() and "d=2" in v["url"].split()
+    assert v["title"].startswith("Blue kettle 1")
+    s = v["struct"]
+    assert set(s) == set(STRUCT_NAMES)
+    assert s["price_count"] > 0 and s["tag_form"] > 0 and s["input_number"] > 0
+    assert s["stem_product"] > 0
+    f, fh, fu = _page("forum", 2)
+    fv = page_views(f, fh, fu)
+    assert "ld:discussionforumposting" in fv["head"].split()  # broken JSON: literal types
+    assert fv["struct"]["stem_comment"] > 0 and fv["struct"]["rep_groups5"] > 0
+    # no source: an empty metadata view, never an error
+    assert page_views(page)["head"] == ""
+
+
+def test_head_tokens_tolerate_garbage():
+    assert head_tokens(None) == [] and head_tokens("") == []
+    assert head_tokens("<meta name=x content='a'><script type=application/ld+json>{[") == [
+        "mp:x"]
+    toks = head_tokens('<META PROPERTY="og:type" CONTENT="Article">' + "<p>" * 10_000)
+    assert "og:article" in toks
+
+
+def test_split_words_is_language_neutral_markup_splitting():
+    assert split_words("productCard main-nav__item col-3") == ["product", "card", "main",
+                                                                "nav", "item", "col"]
+    assert split_words("статья-текст") == ["статья", "текст"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["a", "b", "cc", "dd", "e", "ff"]), max_size=8),
+                min_size=3, max_size=12),
+       st.integers(1, 3), st.sampled_from([None, 3]))
+def test_count_based_tfidf_equals_fitting_the_vectorizer(words, min_df, max_features):
+    docs = [" ".join(w) for w in words]
+    params = {"token_pattern": r"\S+", "ngram_range": (1, 2), "min_df": min_df,
+              "max_features": max_features, "sublinear_tf": True, "dtype": np.float32}
+    vocab, X = count_matrix(params, docs)
+    ours = _Vec(dict(params)).fit_counts(vocab, X)
+    try:
+        ref = TfidfVectorizer(**params).fit(docs)
+    except ValueError:  # sklearn: no term left; ours keeps one dummy column
+        assert ours.vocab == ["<none>"]
+        return
+    ref_vocab = ref.get_feature_names_out().tolist()
+    if max_features is None:  # (ties in max_features may be broken differently)
+        assert ours.vocab == ref_vocab
+        assert np.allclose(ours.idf, ref.idf_)
+        assert np.allclose(ours.transform_counts(X).toarray(), ref.transform(docs).toarray(),
+                           atol=1e-6)
+        assert np.allclose(ours.transform(docs).toarray(), ref.transform(docs).toarray(),
+                           atol=1e-6)
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 4))
+def test_json_trees_reproduce_sklearn(seed, k):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(120, 5))
+    y = (X[:, 0] * 2 + X[:, 1] > 0).astype(int) + (X[:, 2] > 0.5) * (k > 2)
+    y = np.array([f"c{v % k}" for v in y])
+    if len(set(y)) < 2:
+        return
+    hgb = HistGradientBoostingClassifier(max_iter=10, max_leaf_nodes=7,
+                                         random_state=0).fit(X, y)
+    t = _Trees.from_dict(json.loads(json.dumps(_trees_to_dict(hgb))))
+    Xt = rng.normal(size=(50, 5))
+    raw = t.raw(Xt)
+    ref = hgb.predict_proba(Xt)
+    e = np.exp(raw - raw.max(1, keepdims=True))
+    assert np.allclose(e / e.sum(1, keepdims=True), ref, atol=1e-5)
+
+
+def _corpus(n: int = 24):
+    kinds = ["product", "forum", "article"]
+    docs, y, groups = [], [], []
+    for k in range(n):
+        kind = kinds[k % 3]
+        page, html, url = _page(kind, k)
+        docs.append(page_views(page, html, url))
+        y.append(kind)
+        groups.append(f"site{k % 6}")
+    return docs, y, groups
+
+
+@pytest.fixture(scope="module")
+def stacked_model() -> StackedPageTypeModel:
+    docs, y, groups = _corpus()
+    return StackedPageTypeModel(StackedModel(inner_folds=2).fit(docs, y, groups),
+                                {"note": "test"})
+
+
+def test_stacked_model_learns_and_round_trips(stacked_model, tmp_path):
+    page, html, url = _page("forum", 99)
+    probs = stacked_model.predict_proba_pages([page], [html], [url])[0]
+    assert set(probs) == {"article", "forum", "product"}
+    assert abs(sum(probs.values()) - 1) < 1e-6 and max(probs, key=probs.get) == "forum"
+    assert stacked_model.predict_pages([page])[0][0] == "forum"  # no source, no URL: still
+    path = tmp_path / "m.json.gz"
+    stacked_model.save(path)
+    m2 = load_model(path)
+    assert isinstance(m2, StackedPageTypeModel) and m2.info == {"note": "test"}
+    p2 = m2.predict_proba_pages([page], [html], [url])[0]
+    assert all(abs(p2[c] - probs[c]) < 1e-4 for c in probs)
+    assert stacked_model.model.predict_proba([]).shape == (0, 3)
+    with pytest.raises(ValueError, match="not a 'paper' model"):
+        load_model(path, "paper")
+
+
+def test_load_model_errors_and_methods(tmp_path):
+    with pytest.raises(ValueError, match="unknown method"):
+        load_model(method="nope")
+    with pytest.raises(FileNotFoundError):
+        load_model(tmp_path / "none.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema": "webseg.classify.pagetype-stacked", "version": 1, "model": {}}')
+    with pytest.raises(ValueError, match="malformed"):
+        load_model(bad)
+    assert isinstance(load_model(method="paper"), PageTypeModel)
+
+
+def test_shipped_default_is_the_stacked_model():
+    m = load_model()
+    assert isinstance(m, StackedPageTypeModel) and len(m.classes) == 7
+    page, html, url = _page("product", 3)
+    (probs,) = m.predict_proba_pages([page], [html], [url])
+    assert set(probs) == set(m.classes) and abs(sum(probs.values()) - 1) < 1e-6
+
+
+def test_cli_predict_json_gives_every_probability(stacked_model, tmp_path):
+    model = tmp_path / "m.json"
+    stacked_model.save(model)
+    page, _, _ = _page("product", 5)
+    pj = tmp_path / "p.page.json"
+    page.save(pj)
+    r = CliRunner().invoke(main, ["classify", "predict", str(pj), "--model", str(model),
+                                  "--json"])
+    assert r.exit_code == 0, r.output
+    obj = json.loads(r.stdout)
+    assert obj["type"] == "product"
+    assert set(obj["probabilities"]) == {"article", "forum", "product"}
+    assert obj["probability"] == max(obj["probabilities"].values())
+
+
+def test_trees_for_a_fold_with_two_of_three_classes():
+    X = np.arange(40, dtype=float).reshape(20, 2)
+    y = np.array(["a", "c"] * 10)
+    m = StackedModel()
+    m.classes = np.array(["a", "b", "c"], dtype=object)
+    t = m._fit_trees(X, y)
+    raw = t.raw(X)
+    assert raw.shape == (20, 3) and (raw[:, 1] < raw[:, 0]).all()

@@ -1,0 +1,177 @@
+"""Content-aware indexing (issue 16): fields, block weights, field-weighted scoring, lazy hits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import news_page
+
+from ir import Analyzer, Index, StoredDoc, doc_from_page, doc_from_text
+from ir.feedback import BlockParams, block_units
+from ir.store import Block
+
+AN = Analyzer()
+PARA1 = "Engineers closed the old bridge while crews replaced corroded steel cables."
+PARA2 = "The bridge reopens in spring, the council said after the inspection."
+
+
+def test_doc_from_page_splits_main_text_from_boilerplate(monkeypatch):
+    import ir.content
+
+    page = news_page(para1=PARA1, para2=PARA2)
+    story = {11, 13, 15}  # text leaves of the story div (nav and footer are boilerplate)
+
+    def model(pg):
+        return np.asarray([0.9 if j in story else 0.1 for j in pg.text_leaves.tolist()]), None
+
+    monkeypatch.setattr(ir.content, "leaf_main_prob", model)
+    d = doc_from_page("n1", page, AN, ["pagelevel", "dom"])
+    assert d.reason is None, d.reason
+    assert set(d.fields) == {"title", "main", "rest"}
+    assert d.fields["title"] == {t: 1.0 for t in AN.tokens("Bridge repairs begin")}
+    main, rest = d.fields["main"], d.fields["rest"]
+    assert main.get("cabl", 0) > 0 and "cabl" not in rest  # story text is main content
+    assert "privaci" in rest and "privaci" not in main      # footer link is not
+    # every visible term is in exactly main + rest, with its whole count
+    for t, c in d.terms.items():
+        body = main.get(t, 0) + rest.get(t, 0)
+        assert body == pytest.approx(c - d.fields["title"].get(t, 0), abs=1e-6)
+    bl = d.blocks["dom"]
+    assert bl and all(0.0 <= b.weight <= 1.0 and b.role in ("main", "template") for b in bl)
+    assert {b.role for b in bl if "cable" in b.text} == {"main"}
+    win = d.blocks["windows"]
+    assert win and all(b.role in ("main", "template") for b in win)
+    # the stored form round-trips (the pipeline journals documents as JSON)
+    back = StoredDoc.from_dict(d.to_dict())
+    assert back.fields == d.fields and back.blocks["dom"][0].weight == bl[0].weight
+
+
+def test_doc_from_page_with_the_real_model_keeps_every_term():
+    page = news_page(para1=PARA1, para2=PARA2)
+    d = doc_from_page("n1", page, AN, ["pagelevel"])
+    assert d.reason is None and set(d.fields) == {"title", "main", "rest"}
+    for t, c in d.terms.items():
+        body = d.fields["main"].get(t, 0) + d.fields["rest"].get(t, 0)
+        assert body == pytest.approx(c - d.fields["title"].get(t, 0), abs=1e-6)
+
+
+def test_doc_from_text_has_fields_and_empty_status():
+    d = doc_from_text("t", "steel cables", AN, title="Bridge")
+    assert d.fields == {"title": {"bridg": 1.0}, "main": {"steel": 1.0, "cabl": 1.0}}
+    assert doc_from_text("e", "the of and", AN).status == "empty"
+
+
+def _fielded(tmp_path, fields):
+    ix = Index.create(tmp_path / "i", sources=["windows"], fields=fields, overwrite=True)
+    a = StoredDoc("a", {"cabl": 1, "menu": 5}, fields={"main": {"cabl": 1.0},
+                                                         "rest": {"menu": 5.0}})
+    b = StoredDoc("b", {"cabl": 1, "menu": 1}, fields={"main": {"menu": 1.0},
+                                                         "rest": {"cabl": 1.0}})
+    c = StoredDoc("c", {"other": 3}, fields={"main": {"other": 3.0}})
+    fill = [StoredDoc(f"f{i}", {f"w{i}": 2}, fields={"main": {f"w{i}": 2.0}}) for i in range(4)]
+    ix.add([a, b, c, *fill])  # enough documents for positive IDFs
+    return ix
+
+
+def test_field_weights_decide_what_a_page_is_about(tmp_path):
+    ix = _fielded(tmp_path, {"main": 1.0, "rest": 0.1})
+    assert ix.search("cables", k=3).ids[0] == "a"   # cables is a's main text, b's boilerplate
+    assert ix.search("menu", k=3).ids[0] == "b"     # and the other way round
+    # full-page override: the same stored documents scored by whole-page counts
+    page = Index.open(tmp_path / "i", fields={})
+    assert page.fields is None and set(page.search("menu", k=3).ids) == {"a", "b"}
+    assert page.search("menu", k=3).ids[0] == "a"   # 5 menu links beat 1 in whole pages
+
+
+def test_field_weighted_scores_are_bm25_of_weighted_counts(tmp_path):
+    """BM25F (weighted term frequency form) equals BM25 over the weighted counts."""
+    from ir.bm25 import EmbeddedBM25
+
+    ix = _fielded(tmp_path, {"main": 1.0, "rest": 0.25})
+    ref = EmbeddedBM25([{"cabl": 1.0, "menu": 1.25}, {"menu": 1.0, "cabl": 0.25},
+                        {"other": 3.0}] + [{f"w{i}": 2.0} for i in range(4)])
+    res = ix.search("cables menu", k=3)
+    want = ref.scores({"cabl": 1.0, "menu": 1.0})
+    got = dict(zip(res.ids, res.scores.tolist(), strict=True))
+    for i, did in enumerate("ab"):
+        assert got[did] == pytest.approx(want[i], rel=1e-5)
+
+
+def test_search_result_builds_hits_lazily_and_consistently(tmp_path):
+    ix = _fielded(tmp_path, None)
+    res = ix.search("cables", k=5)
+    assert res._hits is None and len(res) == 2
+    assert [h.id for h in res.hits] == res.ids and [h.rank for h in res.hits] == [1, 2]
+    assert res.to_dict()["hits"][0]["id"] == res.ids[0]
+
+
+def test_readding_an_id_supersedes_without_rebuilding(tmp_path):
+    ix = _fielded(tmp_path, None)
+    ix.add([StoredDoc("a", {"zebra": 2})])
+    assert len(ix) == 7 and ix.search("cables", k=5).ids == ["b"]
+    assert Index.open(tmp_path / "i").search("zebra").ids == ["a"]
+
+
+def test_block_feedback_uses_content_blocks_only():
+    content = Block("steel cable bridge", {"steel": 1, "cabl": 1, "bridg": 1}, seg=1,
+                    weight=0.9, role="main")
+    boiler = Block("bridge club menu", {"bridg": 1, "club": 1, "menu": 1}, seg=2,
+                   weight=0.1, role="template")
+    blocks = {0: [boiler, content]}
+    idf = {"bridg": 1.0}.get
+
+    def units(**kw):
+        p = BlockParams(source="x", min_block_terms=1, **kw)
+        return [b.seg for b, _, _ in block_units(["bridg"], [(0, 1.0)], blocks.get,
+                                                 lambda t: idf(t) or 0.0, 1.2, 0.75, p)]
+
+    assert set(units()) == {1, 2}
+    assert units(min_block_weight=0.5) == [2 - 1]
+    assert units(weight_power=1.0)[0] == 1  # same BM25 score: the content block ranks first
+    with pytest.raises(ValueError):
+        BlockParams(min_block_weight=2.0)
+
+
+def test_engine_handles_many_batches_compactly():
+    from ir.bm25 import EmbeddedBM25
+
+    rng = np.random.default_rng(0)
+    e = EmbeddedBM25()
+    docs = [{f"t{j}": int(c) for j, c in zip(rng.integers(0, 50, 8), rng.integers(1, 4, 8),
+                                             strict=True)} for _ in range(300)]
+    for i in range(0, 300, 7):
+        e.add(docs[i: i + 7])
+    one = EmbeddedBM25(docs)
+    q = {"t1": 1.0, "t7": 2.0}
+    r1, s1 = e.top(q, 20)
+    r2, s2 = one.top(q, 20)
+    assert r1.tolist() == r2.tolist() and np.allclose(s1, s2)
+    assert e.doc_terms(5) == {t: float(c) for t, c in docs[5].items()}
+
+
+def test_passage_evidence_ranks_pages_by_their_best_content_block(tmp_path):
+    """Two pages with the same page-level counts: the one whose query terms sit together in
+    one content block wins; boilerplate blocks (weight < 0.5) give no passage evidence."""
+
+    def blk(text, weight):
+        return Block(text, {t: 1 for t in text.split()}, weight=weight,
+                     role="main" if weight >= 0.5 else "template")
+
+    together = StoredDoc("together", {"steel": 1, "cabl": 1, "x": 1, "y": 1},
+                         blocks={"vips": [blk("steel cabl", 0.9), blk("x y", 0.9)]})
+    apart = StoredDoc("apart", {"steel": 1, "cabl": 1, "x": 1, "y": 1},
+                      blocks={"vips": [blk("steel x", 0.9), blk("cabl y", 0.9)]})
+    boiler = StoredDoc("boiler", {"steel": 1, "cabl": 1, "x": 1, "y": 1},
+                       blocks={"vips": [blk("steel cabl", 0.1), blk("x y", 0.9)]})
+    fill = [StoredDoc(f"f{i}", {f"w{i}": 2}) for i in range(5)]
+    pas = {"source": "vips", "weight": 1.0, "min_block_weight": 0.5, "min_terms": 1}
+    ix = Index.create(tmp_path / "i", sources=["vips"], passages=pas)
+    ix.add([apart, boiler, together, *fill])
+    res = ix.search("steel cables", k=3)
+    assert res.ids[0] == "together" and res.ids[-1] == "boiler"
+    plain = Index.open(tmp_path / "i", passages={})
+    assert plain.search("steel cables", k=3).ids == ["apart", "boiler", "together"]  # ties
+    # re-adding a page replaces its passages too
+    ix.add([StoredDoc("together", {"zebra": 1}, blocks={"vips": [blk("zebra", 0.9)]})])
+    assert "together" not in ix.search("steel cables", k=3).ids
+    assert Index.open(tmp_path / "i").search("steel cables", k=3).ids[0] == "apart"

@@ -1,0 +1,154 @@
+"""Main content of a page: ``extract(page, method) -> CleanResult``, in four output formats.
+
+Every method reduces to one thing, a boolean per visible text leaf (is it main content?), and
+everything else is derived from that mask and the Page: the kept-node mask and its XPaths
+(:mod:`webseg.clean.mask`) and the formats, each in its own module - plain text
+(:mod:`~webseg.clean.txt`), Markdown (:mod:`~webseg.clean.markdown`), JSON
+(:mod:`~webseg.clean.json_out`) and HTML (:mod:`~webseg.clean.html_out`). So any method works
+with any format, on rendered pages and on pages parsed without a browser (:mod:`webseg.parse`).
+
+Methods:
+
+``blocks``           the learned block-function model (:mod:`webseg.blocks`): per-node role
+                     probabilities, tree-decoded into a main-content mask; works without layout.
+``pagelevel``        PageLevel Smooth (WWW 2007): segments with templateness < ``threshold``;
+``pagelevel-basic``  needs a rendered page.
+``pagelevel-merge``
+
+>>> from webseg.clean import extract                         # doctest: +SKIP
+>>> res = extract(page)                                      # doctest: +SKIP
+>>> res.text, res.xpaths, res.to_markdown(links=True)        # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from webseg.clean import html_out, json_out, markdown, txt
+from webseg.clean.mask import node_mask, roots
+from webseg.page import Page
+
+__all__ = ["DEFAULT_METHOD", "FORMATS", "METHODS", "CleanResult", "extract", "leaf_mask"]
+
+METHODS = ("blocks", "pagelevel", "pagelevel-basic", "pagelevel-merge")
+#: The method of ``webseg clean``, the pipeline's clean stage and ``dedup --strip``.
+DEFAULT_METHOD = "blocks"
+#: Output formats: name -> file suffix.
+FORMATS = {"txt": ".txt", "markdown": ".md", "json": ".json", "html": ".html"}
+
+
+@dataclass(eq=False)
+class CleanResult:
+    """The main content of one page, as a mask over its nodes, with its formats.
+
+    ``leaf_keep`` is a bool per ``page.text_leaves`` entry; ``groups`` (PageLevel only) the
+    segment of every leaf, which also breaks text lines.
+    """
+
+    page: Page
+    leaf_keep: np.ndarray
+    method: str
+    page_type: str | None = None
+    groups: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def url(self) -> str | None:
+        return self.page.url
+
+    @property
+    def title(self) -> str:
+        return self.page.title or ""
+
+    @cached_property
+    def keep(self) -> np.ndarray:
+        """Bool per node: kept text leaves and the elements whose visible text is all kept."""
+        return node_mask(self.page, self.leaf_keep)
+
+    @cached_property
+    def roots(self) -> np.ndarray:
+        """Node ids of the kept subtrees' roots, in document order."""
+        return roots(self.page, self.keep)
+
+    @property
+    def xpaths(self) -> list[str]:
+        """XPaths of :attr:`roots` (``/html[1]/body[1]/div[2]``)."""
+        xp = self.page.xpaths
+        return [xp[i] for i in self.roots.tolist()]
+
+    def kept_leaves(self) -> np.ndarray:
+        """Node ids of the kept visible text leaves, in document order."""
+        return self.page.text_leaves[np.asarray(self.leaf_keep, dtype=bool)]
+
+    @cached_property
+    def text(self) -> str:
+        return txt.to_text(self.page, self.leaf_keep, self.groups)
+
+    def to_text(self) -> str:
+        return self.text
+
+    def to_markdown(self, links: bool = False) -> str:
+        return markdown.to_markdown(self.page, self.leaf_keep, links=links)
+
+    def to_dict(self) -> dict[str, Any]:
+        return json_out.to_dict(self)
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json_out.to_json(self, indent=indent)
+
+    def to_html(self) -> str:
+        return html_out.to_html(self.page, self.keep, self.roots, self.title, self.url)
+
+    def format(self, fmt: str, links: bool = False) -> str:
+        """The result in one of :data:`FORMATS`."""
+        if fmt == "txt":
+            return self.text
+        if fmt == "markdown":
+            return self.to_markdown(links=links)
+        if fmt == "json":
+            return self.to_json()
+        if fmt == "html":
+            return self.to_html()
+        raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
+
+
+def leaf_mask(page: Page, method: str = DEFAULT_METHOD, *, threshold: float = 0.5,
+              site_pages: Sequence[Page] = (), model: Any = None, **params: Any
+              ) -> tuple[np.ndarray, np.ndarray | None]:
+    """(bool per visible text leaf: main content, segment label per leaf or None)."""
+    if method == "blocks":
+        from webseg.blocks import block_functions
+
+        kwargs: dict[str, Any] = {"site_pages": site_pages}
+        if model is not None:
+            kwargs["model"] = model
+        bf = block_functions(page, **kwargs, **params)
+        keep = np.asarray(bf.keep, dtype=bool)
+        if keep.shape != (page.n,):
+            raise ValueError(f"block model returned {keep.shape} mask for {page.n} nodes")
+        return keep[page.text_leaves], None
+    if method in METHODS:
+        from webseg.templates.clean import kept_segments
+
+        seg, keep = kept_segments(page, threshold, method, **params)
+        return keep, seg.leaf_labels()
+    raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+
+
+def extract(page: Page, method: str = DEFAULT_METHOD, *, page_type: str | None = None,
+            threshold: float = 0.5, site_pages: Sequence[Page] = (), model: Any = None,
+            **params: Any) -> CleanResult:
+    """Main content of ``page`` by ``method`` (see the module docstring).
+
+    ``page_type`` is carried into the result when known (e.g. from ``webseg classify``);
+    ``threshold`` and ``params`` go to the PageLevel segmenters, ``site_pages`` and ``model``
+    to the block model. Raises ``NoLayoutError`` for PageLevel on a parsed page.
+    """
+    keep, groups = leaf_mask(page, method, threshold=threshold, site_pages=site_pages,
+                             model=model, **params)
+    return CleanResult(page=page, leaf_keep=keep, method=method, page_type=page_type,
+                       groups=groups)

@@ -1,0 +1,25 @@
+"""JSON output: one object per page with the fields a downstream job needs.
+
+``url``, ``title``, ``text`` (the txt format), ``page_type`` (null unless given or
+classified), ``method`` and ``xpaths``: the XPaths of the kept subtrees' roots, in document
+order, in the Page's form (``/html[1]/body[1]/div[2]``, text nodes ending in ``text()[k]``),
+which address the same nodes in the rendered and the parsed page.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = ["to_json", "to_dict"]
+
+
+def to_dict(result: Any) -> dict[str, Any]:
+    """The JSON object of a :class:`~webseg.clean.CleanResult`."""
+    return {"url": result.url, "title": result.title, "text": result.text,
+            "page_type": result.page_type, "method": result.method, "xpaths": result.xpaths}
+
+
+def to_json(result: Any, indent: int | None = None) -> str:
+    """The result as a JSON string (UTF-8 text, not ASCII-escaped)."""
+    return json.dumps(to_dict(result), ensure_ascii=False, indent=indent)

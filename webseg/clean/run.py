@@ -1,0 +1,142 @@
+"""Batch cleaning of input records (files, directories, WARC records, URL lists).
+
+:func:`clean_records` is what ``webseg clean`` runs: one ``(record, result, error)`` per input
+record, in order, never raising for a bad page. With ``render=False`` (``--no-render``) pages
+are decoded with :mod:`webseg.decode` and parsed with :mod:`webseg.parse` - no browser, no
+geometry, the same block model - which is how crawls too large to render are cleaned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from webseg.clean import CleanResult, extract
+from webseg.inputs import InputRecord
+from webseg.page import Page
+
+__all__ = ["MAX_BYTES", "clean_records", "is_page_json", "parse_record"]
+
+#: Largest page read with --no-render (the renderer's own limit).
+MAX_BYTES = 50 * 1024 * 1024
+
+
+def is_page_json(rec: InputRecord) -> bool:
+    """A rendered page saved by ``webseg render`` (loaded, not rendered again)."""
+    return isinstance(rec.source, Path) and rec.source.name.endswith((".page.json",
+                                                                     ".page.json.gz"))
+
+
+def parse_record(rec: InputRecord, max_nodes: int = 200_000) -> Page:
+    """The record's page parsed without a browser; raises ValueError("<stage>: reason")."""
+    from webseg.decode import DecodeError, decode_html
+    from webseg.parse import parse
+
+    if rec.kind == "url":
+        raise ValueError("read: --no-render reads local files and WARC records; "
+                         "URLs need rendering")
+    if isinstance(rec.source, Path):
+        try:
+            size = rec.source.stat().st_size
+        except OSError as e:
+            raise ValueError(f"read: {e.strerror or e}") from None
+        if size > MAX_BYTES:
+            raise ValueError(f"read: file is {size} bytes, limit is {MAX_BYTES}")
+    try:  # raw bytes: decode_html undoes gzip itself, with a bound on the output
+        data = rec.source.read_bytes() if isinstance(rec.source, Path) else rec.source
+    except OSError as e:
+        raise ValueError(f"read: {e.strerror or e}") from None
+    if not isinstance(data, bytes):
+        raise ValueError("read: no page bytes")
+    if len(data) > MAX_BYTES:
+        raise ValueError(f"read: input is {len(data)} bytes, limit is {MAX_BYTES}")
+    try:
+        dec = decode_html(data, max_bytes=MAX_BYTES)
+    except DecodeError as e:
+        raise ValueError(f"decode: {e}") from None
+    try:
+        return parse(dec.text, url=rec.url, encoding=dec.encoding, max_nodes=max_nodes)
+    except ValueError as e:
+        raise ValueError(f"parse: {e}") from None
+
+
+def _pages(records: list[InputRecord], render: bool, render_options: dict[str, Any],
+           concurrency: int, renderer: Any = None
+           ) -> Iterator[tuple[InputRecord, Page | None, str | None]]:
+    """(record, page, error) per record, in order: loaded, parsed or rendered in one batch."""
+    from webseg.inputs import render_inputs
+
+    to_render = [r for r in records if render and r.error is None and not is_page_json(r)]
+    rendered: Iterator[tuple[InputRecord, Page | None, str | None]] = iter(())
+    if to_render:
+        rendered = (render_inputs(to_render, concurrency, renderer=renderer) if renderer
+                    else render_inputs(to_render, concurrency, **render_options))
+    max_nodes = int(render_options.get("max_nodes", 200_000))
+    for rec in records:
+        if rec.error is not None:
+            yield rec, None, rec.error
+        elif is_page_json(rec):
+            try:
+                yield rec, Page.load(rec.source), None  # type: ignore[arg-type]
+            except (OSError, ValueError, EOFError) as e:
+                yield rec, None, f"read: not a readable page JSON: {e}"
+        elif not render:
+            try:
+                yield rec, parse_record(rec, max_nodes), None
+            except ValueError as e:
+                yield rec, None, str(e)
+        else:
+            got, page, err = next(rendered)
+            assert got is rec, "render_inputs yields one result per record, in order"
+            yield rec, page, err
+
+
+def clean_records(records: Iterable[InputRecord], method: str, *, render: bool = True,
+                  render_options: dict[str, Any] | None = None, concurrency: int = 3,
+                  page_types: bool = False, type_model: Any = None, renderer: Any = None,
+                  **extract_params: Any
+                  ) -> Iterator[tuple[InputRecord, CleanResult | None, str | None]]:
+    """Clean every record; yields ``(record, result, error)`` with exactly one of the two.
+
+    ``error`` reads ``"<stage>: <reason>"`` (read, decode, parse, render..., clean,
+    classify). ``page_types`` adds the type from the shipped page-type model (loaded first:
+    a missing model raises before any page is read), or from ``type_model`` when given.
+    """
+    if page_types and type_model is None:
+        from classify.model import load_model
+
+        type_model = load_model()  # the shipped page-type model; raises when it is missing
+    for rec, page, err in _pages(list(records), render, render_options or {}, concurrency,
+                                 renderer):
+        if page is None:
+            yield rec, None, err or "read: no page"
+            continue
+        if rec.url and not page.url:
+            page.url = rec.url
+        page_type = None
+        if type_model is not None:
+            try:
+                page_type = type_model.predict_pages([page], [_html(rec)])[0][0]
+            except Exception as e:  # noqa: BLE001 - one page's failure, reported
+                yield rec, None, f"classify: {type(e).__name__}: {e}"
+                continue
+        try:
+            res = extract(page, method, page_type=page_type, **extract_params)
+        except Exception as e:  # noqa: BLE001 - report and go on with the batch
+            yield rec, None, f"clean: {type(e).__name__}: {e}"
+            continue
+        yield rec, res, None
+
+
+def _html(rec: InputRecord) -> str | None:
+    """The record's decoded HTML for the page-type model (None for URLs or unreadable input)."""
+    from webseg.decode import decode_html
+
+    try:
+        data = rec.source.read_bytes() if isinstance(rec.source, Path) else rec.source
+        if not isinstance(data, bytes) or is_page_json(rec):
+            return None
+        return decode_html(data, max_bytes=MAX_BYTES).text
+    except (OSError, ValueError):
+        return None

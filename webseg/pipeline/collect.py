@@ -1,0 +1,176 @@
+"""The collection stage in bounded memory: duplicate clusters, index and final output.
+
+The page stage leaves one journal line per input record; a line with its stored index entry
+(terms and blocks of every block source) is tens of kilobytes. Holding every line at once is
+what made the first version of this stage need ~230 KB per page (3 GB at 13k pages), so here
+the journal is read in **two passes** and nothing per page is kept but small fixed-size data:
+
+1. **Scan** (sequential): the byte offset of every line, the page's status, its bottom-k sketch
+   and its MinHash signature in compact NumPy arrays (:class:`CompactDuplicateIndex`), error
+   messages of failed records, stage timings. Duplicate clusters are computed at the end of
+   this pass, from those arrays alone.
+2. **Write** (in input order, by offset): each line is read again, its public fields go to
+   the final ``pages.jsonl`` with its cluster, its index entry goes to the streaming index
+   builder (:class:`ir.from_output.IndexBuilder`, which writes shards of a few hundred
+   documents), and the few pages that are in duplicate pairs keep their text for the report.
+
+:class:`CompactDuplicateIndex` gives exactly the candidates of datasketch's ``MinHashLSH``
+(the same bands of the same signatures, compared for equality) and verifies them with the
+same bottom-k rule, so clusters do not change; it stores 4 bytes per MinHash value instead of
+a Python dict entry per band.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["CompactDuplicateIndex", "JournalScan", "scan_journal"]
+
+
+class CompactDuplicateIndex:
+    """MinHash-LSH duplicate candidates from compact arrays, verified with bottom-k sketches.
+
+    Same interface subset as :class:`dedup.lsh.DuplicateIndex` that the pipeline uses
+    (:meth:`add_signature`, then :meth:`result`).
+    """
+
+    def __init__(self, params: Any, num_perm: int, lsh_threshold: float) -> None:
+        from webseg.pipeline.spark import lsh_bands
+
+        self.params = params
+        self.num_perm = num_perm
+        self.bands, self.rows = lsh_bands(num_perm, lsh_threshold)
+        self.keys: list[str] = []
+        self.sketches: list[np.ndarray] = []
+        self.empty: list[str] = []
+        self.short: list[str] = []
+        self._sig_rows: list[np.ndarray] = []  # signatures of indexed docs (grown in chunks)
+        self._sig_pos: list[int] = []          # their positions in ``keys``
+
+    def add_signature(self, key: str, sketch: Sequence[int], signature: Sequence[int]) -> None:
+        sk = np.asarray(sketch, dtype=np.uint64)
+        self.keys.append(key)
+        self.sketches.append(sk)
+        if len(sk) < self.params.threshold:
+            (self.empty if len(sk) == 0 else self.short).append(key)
+            return
+        sig = np.asarray(signature, dtype=np.uint32)
+        if len(sig) != self.num_perm:
+            raise ValueError(f"{key}: signature has {len(sig)} values, expected {self.num_perm}")
+        self._sig_rows.append(sig)
+        self._sig_pos.append(len(self.keys) - 1)
+
+    def candidates(self) -> list[tuple[int, int]]:
+        """Candidate pairs (positions, a < b): pages sharing all ``rows`` values of a band."""
+        if len(self._sig_rows) < 2:
+            return []
+        sig = np.vstack(self._sig_rows)
+        pos = np.asarray(self._sig_pos, dtype=np.int64)
+        seen: set[tuple[int, int]] = set()
+        for band in range(self.bands):
+            cols = sig[:, band * self.rows:(band + 1) * self.rows]
+            order = np.lexsort(cols.T[::-1])
+            srt = cols[order]
+            same = np.all(srt[1:] == srt[:-1], axis=1)
+            if not same.any():
+                continue
+            # runs of equal band values: start where a row differs from the one before
+            starts = np.flatnonzero(np.concatenate(([True], ~same)))
+            ends = np.concatenate((starts[1:], [len(order)]))
+            for s, e in zip(starts, ends, strict=True):
+                if e - s < 2:
+                    continue
+                members = np.sort(pos[order[s:e]])
+                for i in range(len(members)):
+                    for j in range(i + 1, len(members)):
+                        seen.add((int(members[i]), int(members[j])))
+        return sorted(seen)
+
+    def result(self) -> Any:
+        """A :class:`dedup.detect.DedupResult` (keys, verified pairs, clusters)."""
+        from dedup.detect import DedupResult
+        from dedup.lsh import Pair, clusters
+        from dedup.shingle import estimated_jaccard, is_duplicate, shared
+
+        cands = self.candidates()
+        pairs = []
+        for a, b in cands:
+            sa, sb = self.sketches[a], self.sketches[b]
+            if is_duplicate(sa, sb, self.params):
+                pairs.append(Pair(self.keys[a], self.keys[b], shared(sa, sb),
+                                  estimated_jaccard(sa, sb, self.params.k), True))
+        return DedupResult(keys=self.keys, sketches={}, pairs=pairs,
+                           clusters=clusters(self.keys, ((p.a, p.b) for p in pairs)),
+                           empty=self.empty, candidates=len(cands), params=self.params,
+                           short=self.short)
+
+
+@dataclass
+class JournalScan:
+    """What the first pass keeps: line offsets, failure messages, signatures."""
+
+    offsets: dict[str, int] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)
+    dedup: CompactDuplicateIndex | None = None
+
+
+def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """(byte offset, line) of every complete line of a journal."""
+    pos = 0
+    with path.open("rb") as f:
+        for line in f:
+            if not line.endswith(b"\n"):
+                return
+            yield pos, line
+            pos += len(line)
+
+
+def scan_journal(path: Path, dedup: CompactDuplicateIndex | None) -> JournalScan:
+    """Pass 1 over the journal (see the module doc); journal ids are unique."""
+    scan = JournalScan(dedup=dedup)
+    for pos, line in iter_lines(path):
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            break  # a torn tail: what follows was never committed
+        rid = str(rec["id"])
+        scan.offsets[rid] = pos
+        st = rec.get("status")
+        if dedup is None:
+            continue
+        if st != "ok" or "sketch" not in rec:
+            err = rec.get("error") or {}
+            scan.failed[rid] = f"{err.get('stage', 'unknown')}: {err.get('message', '')}"
+            continue
+        dedup.add_signature(rid, rec["sketch"], rec.get("minhash") or [])
+    return scan
+
+
+def read_at(f: Any, pos: int) -> dict[str, Any]:
+    f.seek(pos)
+    return json.loads(f.readline())
+
+
+def write_final(order: Sequence[str], journal: Path, scan: JournalScan, final: Path,
+                internal: Sequence[str], clusters: dict[str, str] | None,
+                on_record: Callable[[dict[str, Any]], None]) -> None:
+    """Pass 2: the final ``pages.jsonl`` in input order; ``on_record`` sees every full line."""
+    tmp = final.with_suffix(".jsonl.tmp")
+    with journal.open("rb") as jf, tmp.open("w", encoding="utf-8") as out:
+        for rid in order:
+            rec = read_at(jf, scan.offsets[rid])
+            on_record(rec)
+            row = {k: v for k, v in rec.items() if k not in internal}
+            if clusters is not None:
+                row["duplicate_cluster"] = clusters.get(row["id"])
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+        out.flush()
+        os.fsync(out.fileno())
+    tmp.replace(final)
