@@ -5,15 +5,15 @@
         --out eval/results/blocks
 
 Protocol. Every page of the training table (:mod:`webseg.blocks.train`; rendered pages and
-the parsed variant of a fixed 35 % of them) gets a fold from the hash of its manifest ``site``
-(``k`` folds, the same for all datasets, so a site is never in two folds, and a page's parsed
-variant stays with its rendered one). For each fold the two stages are trained on the other
-folds (stage 2 on inner out-of-fold stage-1 scores) and the held-out pages are scored with
-each decoder. Dragnet is reported on its ``test`` split only (its train pages are scored too,
-but left out of the table, as in ``eval.templates``). Scores are the bag-of-words P/R/F1 of
-``eval.templates`` (mean over pages); the peers' per-page scores come from the committed
-``eval/results/templates/per_page.csv.gz`` (same pages, same scorer), and the comparison
-tables use only pages that every method scored.
+the parsed copy of a fixed share of them: 35 % WCXB, 10 % the others) gets a fold from the hash
+of its manifest ``site`` (``k`` folds, the same for all datasets, so a site is never in two
+folds, and a page's parsed copy stays with its rendered page). For each fold the two stages
+are trained on the other folds (stage 2 on inner out-of-fold stage-1 scores) and the held-out
+pages are scored with each decoder. Dragnet is reported on its ``test`` split only (its train
+pages are scored too, but left out of the tables, as in ``eval.templates``). Scores are the
+bag-of-words P/R/F1 of ``eval.templates`` (mean over pages); the peers' per-page scores come
+from the committed ``eval/results/templates/per_page.csv.gz`` (same pages, same scorer), and
+the comparison tables use only pages that every method scored.
 """
 
 from __future__ import annotations
