@@ -37,7 +37,13 @@ def main(argv: list[str]) -> int:
     else:
         loss, C = what, float(argv[1])
         m = fit(loss, [PageRecord(r.id, pages[r.id], r.blocks, golds[r.id]) for r in ok], C)
-        m.info.update(info, feature_set="local")
+        from eval.cv import WPS_CS
+
+        m.info.update(info, feature_set="local", Cs=WPS_CS)
+        if loss == "slack":
+            from webseg.wps.train import INFORMATIVE_TYPES
+
+            m.info.update(informative_types=list(INFORMATIVE_TYPES))
         m.save(f"webseg/models/wps-{loss}.json")
     print("saved", what)
     return 0

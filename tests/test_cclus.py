@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import sample_page
+from tests.test_gcuts import two_column_page
 from webseg.graphseg.correlation import cclus, cclus_objective, pivot_once
 from webseg.graphseg.model import CClusModel
 from webseg.segmentation import UNASSIGNED
@@ -78,9 +79,24 @@ def test_shipped_model_loads_and_segments():
     labels = seg.leaf_labels()
     assert len(labels) == len(page.text_leaves) and UNASSIGNED not in labels.tolist()
     assert seg.params["lambda"] == model.lam["cclus"]
-    for s in seg:  # segment roots hold exactly the segment's leaves
+    parents = {s.parent for s in seg}
+    for s in seg:  # finest segment roots hold exactly the segment's leaves
+        if s.id in parents:
+            continue
         assert all(labels[k] == s.id for k, leaf in enumerate(page.text_leaves)
                    if any(r <= leaf < page.subtree_end[r] for r in s.nodes))
+
+
+def test_two_levels_with_a_level_one_lambda():
+    """With lam1 (shipped: cclus@1) level 2 refines level 1 and level 1 is not finer."""
+    page = two_column_page()
+    seg = get_segmenter("cclus", lam=0.05, lam1=1000.0).segment(page)
+    l1, l2 = seg.leaf_labels(1), seg.leaf_labels(2)
+    assert len(np.unique(l1)) <= len(np.unique(l2))
+    pairs = {(a, b) for a, b in zip(l1.tolist(), l2.tolist(), strict=True)}
+    assert len({b for _, b in pairs}) == len(pairs)  # each level-2 segment in one level-1
+    assert seg.params["lambda1"] == 1000.0
+    assert get_segmenter("cclus").resolved_lambda1 == CClusModel.load().lam["cclus@1"]
 
 
 def test_fit_save_load_round_trip(tmp_path):

@@ -17,7 +17,8 @@ Output: one segment per cluster, rooted at the maximal subtrees whose leaves are
 chosen by cross-validation at gold level 1; larger, so coarser clusters) the output is level 1 =
 the clustering at ``lam1``, level 2 = the clustering at ``lam`` refined by level 1
 (:func:`webseg.graphseg.segments.to_two_level`), so level 2 nests in level 1. The costs are
-computed once; the second pivot run costs ~1 ms.
+computed once; the second pivot run (``trials`` runs) adds ~30% to the median time per page
+(``eval/results/cv/bench.md``).
 """
 
 from __future__ import annotations
