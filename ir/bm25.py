@@ -47,6 +47,10 @@ def okapi_idf(df: np.ndarray, n: int, epsilon: float) -> np.ndarray:
     return idf
 
 
+#: Postings per slice when (re)computing weights (bounds temporary memory).
+_SLICE = 1 << 20
+
+
 def top_candidates(s: np.ndarray, cand: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` best of rows ``cand`` (ascending) by score ``s``, ties by row; as arrays."""
     if len(cand) == 0:
@@ -153,14 +157,24 @@ class EmbeddedBM25:
         m = self._matrix()
         live = self._live
         n = int(live.sum())
-        tf = m.data
-        rows_of = np.repeat(np.arange(m.shape[0], dtype=np.int32), np.diff(m.indptr))
-        alive = live[rows_of]
-        dl = np.bincount(rows_of, weights=tf, minlength=m.shape[0])
+        tf, ind, ptr = m.data, m.indices, m.indptr
+        lens = np.diff(ptr)
+        dl = np.zeros(m.shape[0])
+        df = np.zeros(m.shape[1], dtype=np.int64)
+        # statistics and weights in slices of ~1M postings: a few MB of temporaries at any
+        # collection size (the resident arrays are the CSR rows and the CSC postings)
+        step = _SLICE
+        per_row = max(1, int(lens.mean())) if len(lens) else 1
+        bounds = list(range(0, m.shape[0], max(1, step // per_row)))
+        bounds.append(m.shape[0])
+        for r0, r1 in zip(bounds[:-1], bounds[1:], strict=True):
+            a, z = ptr[r0], ptr[r1]
+            rows_of = np.repeat(np.arange(r0, r1, dtype=np.int32), lens[r0:r1])
+            dl[r0:r1] = np.bincount(rows_of - r0, weights=tf[a:z], minlength=r1 - r0)
+            df += np.bincount(ind[a:z][live[rows_of]], minlength=m.shape[1])
         dl[~live] = 0
         self.doc_len = dl
         self.avgdl = float(dl.sum() / n) if n else 0.0
-        df = np.bincount(m.indices[alive], minlength=m.shape[1])
         self._df = df
         seen = df > 0  # rank-bm25 only knows terms of live documents
         idf = np.zeros(m.shape[1])
@@ -168,17 +182,16 @@ class EmbeddedBM25:
             idf[seen] = okapi_idf(df[seen].astype(np.float64), n, self.epsilon)
         self._idf = idf
         self._idf_positive = bool((idf[seen] > 0).all())
-        # float32 in place: ~12 bytes of temporaries per posting, whatever the collection
         norm = (self.k1 * (1 - self.b + self.b * dl / self.avgdl) if self.avgdl
                 else np.ones_like(dl)).astype(np.float32)
-        denom = norm[rows_of]
-        denom += tf
-        w = tf * np.float32(self.k1 + 1)
-        w /= denom
-        del denom
-        w *= idf.astype(np.float32)[m.indices]
-        w[~alive] = 0  # retired rows stay in the postings with weight 0, masked in top()
-        del rows_of, alive
+        norm[~live] = np.inf  # retired rows: weight 0 (kept in the postings, masked in top())
+        idf32 = idf.astype(np.float32)
+        w = np.empty(len(tf), dtype=np.float32)
+        for r0, r1 in zip(bounds[:-1], bounds[1:], strict=True):
+            a, z = ptr[r0], ptr[r1]
+            rows_of = np.repeat(np.arange(r0, r1, dtype=np.int32), lens[r0:r1])
+            t = tf[a:z]
+            w[a:z] = idf32[ind[a:z]] * (t * np.float32(self.k1 + 1)) / (t + norm[rows_of])
         wm = sp.csr_matrix((w, m.indices, m.indptr), shape=m.shape).tocsc()
         del w
         self._post_ptr, self._post_doc, self._post_w = wm.indptr, wm.indices, wm.data

@@ -2,10 +2,10 @@
 
 Content-aware indexing (issue 16) needs, for every visible text leaf of a page, the probability
 that it is main content. :func:`leaf_main_prob` gets it from the block-function model
-(``webseg.blocks.block_functions(page).main``) when that package is installed, and otherwise
-from PageLevel templateness (``1 - templateness`` of the leaf's ``pagelevel`` segment, the
-model behind ``webseg.templates.clean.kept_segments``). Everything else here only consumes
-those probabilities:
+(``webseg.blocks.block_functions(page).main``, the default) or, on request, from PageLevel
+templateness (``1 - templateness`` of the leaf's ``pagelevel`` segment, the model behind
+``webseg.templates.clean.kept_segments``, with which the issue-16 tables were computed).
+Everything else here only consumes those probabilities:
 
 * :func:`page_fields` splits the page's terms into the fields ``title`` (the page title),
   ``main`` (the leaves with probability >= 0.5) and ``rest`` (the others). The index
@@ -25,21 +25,27 @@ import numpy as np
 from ir.analysis import Analyzer
 from ir.store import Block
 
-__all__ = ["FIELDS", "leaf_main_prob", "page_fields", "weigh_blocks"]
+__all__ = ["FIELDS", "MODELS", "leaf_main_prob", "page_fields", "weigh_blocks"]
 
 #: Index fields of a page, in storage order.
 FIELDS = ("title", "main", "rest")
 
 
-def leaf_main_prob(page: Any) -> tuple[np.ndarray, Any]:
+#: Main-content models: ``blocks`` (the block-function model, default) or ``pagelevel``.
+MODELS = ("blocks", "pagelevel")
+
+
+def leaf_main_prob(page: Any, model: str = "blocks") -> tuple[np.ndarray, Any]:
     """P(main content) per text leaf (``page.text_leaves`` order; 0 for invisible leaves), and
     the PageLevel segmentation when that was the model (reusable as the ``pagelevel`` source).
+
+    ``model``: ``blocks`` (``webseg.blocks.block_functions(page).main``, the default) or
+    ``pagelevel`` (1 - templateness of the leaf's PageLevel segment; the model the issue-16
+    result tables were computed with, kept selectable to reproduce them).
     """
     leaves = page.text_leaves
     vis = np.asarray(page.visible, dtype=bool)[leaves]
-    try:
-        from webseg.blocks import block_functions  # the block-function model (issue 14)
-    except ImportError:
+    if model == "pagelevel":
         from webseg.segmenters import get_segmenter
 
         seg = get_segmenter("pagelevel").segment(page)
@@ -47,6 +53,10 @@ def leaf_main_prob(page: Any) -> tuple[np.ndarray, Any]:
         labels = seg.leaf_labels()
         p = np.asarray([1.0 - templ.get(int(lab), 1.0) for lab in labels.tolist()])
         return np.where(vis, np.clip(p, 0.0, 1.0), 0.0), seg
+    if model != "blocks":
+        raise ValueError(f"unknown main-content model {model!r}: use one of {MODELS}")
+    from webseg.blocks import block_functions
+
     bf = block_functions(page)
     p = np.asarray(bf.main, dtype=np.float64)[leaves]
     return np.where(vis, np.clip(p, 0.0, 1.0), 0.0), None

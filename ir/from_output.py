@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ir.analysis import Analyzer
-from ir.store import Block, StoredDoc
+from ir.store import StoredDoc
 
 __all__ = ["IndexBuilder", "build_from_output", "is_output_folder", "iter_output_docs",
            "lucene_contents", "stored_doc_from_dict", "stored_doc_to_dict"]
@@ -47,16 +47,11 @@ _ID = re.compile(rb'^\{"id":\s*("(?:[^"\\]|\\.)*")')
 
 def stored_doc_to_dict(doc: StoredDoc) -> dict[str, Any]:
     """A stored document as one JSON object (the form the pipeline's outputs carry)."""
-    return {**doc.head_dict(),
-            "blocks": {s: [b.to_dict() for b in bl] for s, bl in doc.blocks.items()}}
+    return doc.to_dict()
 
 
 def stored_doc_from_dict(d: dict[str, Any]) -> StoredDoc:
-    return StoredDoc(id=str(d["id"]), terms=d["terms"], url=d.get("url"),
-                     title=d.get("title") or "", status=d.get("status", "ok"),
-                     reason=d.get("reason"),
-                     blocks={s: [Block.from_dict(b) for b in bl]
-                             for s, bl in (d.get("blocks") or {}).items()})
+    return StoredDoc.from_dict(d)  # keeps the content fields (issue 16) and block weights
 
 
 def lucene_contents(terms: dict[str, int]) -> str:

@@ -39,7 +39,8 @@ def doc_from_text(doc_id: str, text: str, an: Analyzer, title: str = "", url: st
 
 def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
                   url: str | None = None, content: bool = True,
-                  segmentations: Mapping[str, Any] | None = None) -> StoredDoc:
+                  segmentations: Mapping[str, Any] | None = None,
+                  content_model: str = "blocks") -> StoredDoc:
     """A document from a rendered page: whole-page terms, the blocks of every source in
     ``sources`` (plus ``windows``), and with ``content`` (default) the content-aware part:
     fields ``title``/``main``/``rest`` and a weight and role per block (:mod:`ir.content`).
@@ -47,6 +48,8 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
     The one function that turns a Page into what the index stores (``webseg index``, the
     pipeline, the evaluation harness all call it). ``segmentations`` (source -> Segmentation
     already computed for this page with that source's segmenter) are reused, not recomputed.
+    ``content_model``: ``blocks`` (the block-function model) or ``pagelevel``
+    (:func:`ir.content.leaf_main_prob`).
     A segmenter or the content model failing on the page is recorded in ``reason``; the page
     keeps its text and its windows, so it is still found and can still give feedback.
     """
@@ -58,7 +61,7 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
         try:
             from ir.content import leaf_main_prob, page_fields
 
-            p_main, pl_seg = leaf_main_prob(page)
+            p_main, pl_seg = leaf_main_prob(page, content_model)
             if pl_seg is not None:
                 segs.setdefault("pagelevel", pl_seg)
         except Exception as e:  # noqa: BLE001 - the model failing must not drop the page

@@ -21,7 +21,7 @@ def test_doc_from_page_splits_main_text_from_boilerplate(monkeypatch):
     page = news_page(para1=PARA1, para2=PARA2)
     story = {11, 13, 15}  # text leaves of the story div (nav and footer are boilerplate)
 
-    def model(pg):
+    def model(pg, name="blocks"):
         return np.asarray([0.9 if j in story else 0.1 for j in pg.text_leaves.tolist()]), None
 
     monkeypatch.setattr(ir.content, "leaf_main_prob", model)
@@ -46,13 +46,18 @@ def test_doc_from_page_splits_main_text_from_boilerplate(monkeypatch):
     assert back.fields == d.fields and back.blocks["dom"][0].weight == bl[0].weight
 
 
-def test_doc_from_page_with_the_real_model_keeps_every_term():
+@pytest.mark.parametrize("model", ["blocks", "pagelevel"])
+def test_doc_from_page_with_the_real_models_keeps_every_term(model):
     page = news_page(para1=PARA1, para2=PARA2)
-    d = doc_from_page("n1", page, AN, ["pagelevel"])
+    d = doc_from_page("n1", page, AN, ["pagelevel"], content_model=model)
     assert d.reason is None and set(d.fields) == {"title", "main", "rest"}
     for t, c in d.terms.items():
         body = d.fields["main"].get(t, 0) + d.fields["rest"].get(t, 0)
         assert body == pytest.approx(c - d.fields["title"].get(t, 0), abs=1e-6)
+    with pytest.raises(ValueError, match="main-content model"):
+        from ir.content import leaf_main_prob
+
+        leaf_main_prob(page, "klingon")
 
 
 def test_doc_from_text_has_fields_and_empty_status():
@@ -175,3 +180,22 @@ def test_passage_evidence_ranks_pages_by_their_best_content_block(tmp_path):
     ix.add([StoredDoc("together", {"zebra": 1}, blocks={"vips": [blk("zebra", 0.9)]})])
     assert "together" not in ix.search("steel cables", k=3).ids
     assert Index.open(tmp_path / "i").search("steel cables", k=3).ids[0] == "apart"
+
+
+def test_weights_computed_in_slices_equal_one_pass(monkeypatch):
+    """The weight refresh works in slices of postings (bounded memory): same scores."""
+    import ir.bm25
+    from ir.bm25 import EmbeddedBM25
+
+    rng = np.random.default_rng(1)
+    docs = [{f"t{j}": int(c) for j, c in zip(rng.integers(0, 30, 6), rng.integers(1, 4, 6),
+                                             strict=True)} for _ in range(200)]
+    q = {"t1": 1.0, "t2": 1.0, "t9": 0.5}
+    whole = EmbeddedBM25(docs)
+    whole.remove(3)
+    ref = whole.scores(q)
+    monkeypatch.setattr(ir.bm25, "_SLICE", 7)
+    sliced = EmbeddedBM25(docs)
+    sliced.remove(3)
+    np.testing.assert_allclose(sliced.scores(q), ref, rtol=1e-6)
+    assert sliced.df("t1") == whole.df("t1") and sliced.avgdl == pytest.approx(whole.avgdl)

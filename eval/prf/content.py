@@ -86,7 +86,10 @@ def _build_content(web: Path, pages: list[dict], out: Path, sources: list[str],
     for n, p in enumerate(todo, 1):
         f = web / "rendered" / f"{p['id']}.page.json.gz"
         if f.exists():
-            doc = doc_from_page(p["id"], Page.load(f), ix.analyzer, sources)
+            # the tables were computed with PageLevel as the main-content model (the
+            # block-function model was not on main yet); keep it to reproduce them
+            doc = doc_from_page(p["id"], Page.load(f), ix.analyzer, sources,
+                                content_model="pagelevel")
         else:
             text = html_text((web / p["html"]).read_bytes())
             doc = doc_from_text(p["id"], text, ix.analyzer, status="text-only",
