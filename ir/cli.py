@@ -182,13 +182,15 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
 
 
 def _index_output_folder(folder: str, output: str, backend: str, overwrite: bool, append: bool,
-                         stemmer: str, stopwords: str, k1: float, b: float) -> None:
+                         stemmer: str, stopwords: str, k1: float | None, b: float | None
+                         ) -> None:
     """``webseg index OUT/`` on a `webseg pipeline` / `webseg spark` output folder: index the
     documents its per-page stage stored (no rendering; see :mod:`ir.from_output`)."""
     import os
 
     from ir import Analyzer
     from ir.from_output import build_from_output
+    from ir.index import DEFAULT_B, DEFAULT_K1
 
     if append:
         raise click.UsageError("--append does not apply to a pipeline output folder: it is "
@@ -197,7 +199,9 @@ def _index_output_folder(folder: str, output: str, backend: str, overwrite: bool
         raise click.UsageError("a pipeline output folder holds terms analysed with the default "
                                "analyzer; --stemmer/--stopwords cannot change them")
     try:
-        n = build_from_output(folder, output, backend=backend, analyzer=Analyzer(), k1=k1, b=b,
+        n = build_from_output(folder, output, backend=backend, analyzer=Analyzer(),
+                              k1=DEFAULT_K1 if k1 is None else k1,
+                              b=DEFAULT_B if b is None else b,
                               overwrite=overwrite, threads=os.cpu_count() or 1)
     except FileExistsError as e:
         raise click.UsageError(f"{e} (use --overwrite)") from None

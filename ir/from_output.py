@@ -147,12 +147,22 @@ class IndexBuilder:
 
     def __init__(self, path: str | Path, backend: str = "bm25",
                  analyzer: Analyzer | None = None, sources: Iterable[str] = ("vips",),
-                 k1: float = 1.5, b: float = 0.75, overwrite: bool = False,
-                 shard_docs: int = 500, threads: int = 2) -> None:
-        from ir.index import Index
+                 k1: float | None = None, b: float | None = None, overwrite: bool = False,
+                 shard_docs: int = 500, threads: int = 2, content: bool = True) -> None:
+        from ir.index import DEFAULT_B, DEFAULT_FIELDS, DEFAULT_K1, DEFAULT_PASSAGES, Index
 
-        self.index = Index.create(path, backend=backend, analyzer=analyzer, k1=k1, b=b,
-                                  sources=tuple(sources), overwrite=overwrite)
+        # The same configuration as `webseg index` on pages (the best measured one, see
+        # eval/results/prf/content): tuned BM25, title/main/rest fields and, on the embedded
+        # backend, passage evidence from content blocks. ``content=False`` scores whole pages.
+        fields = DEFAULT_FIELDS if content else None
+        passages = DEFAULT_PASSAGES if content and backend == "bm25" else None
+        if passages is not None and passages.get("source") not in tuple(sources):
+            passages = None
+        self.index = Index.create(path, backend=backend, analyzer=analyzer,
+                                  k1=DEFAULT_K1 if k1 is None else k1,
+                                  b=DEFAULT_B if b is None else b,
+                                  sources=tuple(sources), overwrite=overwrite, fields=fields,
+                                  passages=passages)
         self.path = Path(path)
         self.backend = backend
         self.shard_docs = shard_docs
@@ -234,7 +244,7 @@ def _child_env() -> dict[str, str]:
 
 def build_from_output(folder: str | Path, out: str | Path, backend: str = "bm25",
                       analyzer: Analyzer | None = None, sources: Iterable[str] | None = None,
-                      k1: float = 1.5, b: float = 0.75, overwrite: bool = False,
+                      k1: float | None = None, b: float | None = None, overwrite: bool = False,
                       threads: int = 2, shard_docs: int = 500) -> int:
     """Index every stored entry of a pipeline or Spark output folder; returns the count.
 
