@@ -170,17 +170,7 @@ class PageTypeModel:
     def load(cls, path: str | Path | None = None) -> PageTypeModel:
         """Load ``path`` or the shipped model."""
         path = Path(path) if path else default_model_path()
-        if not path.is_file():
-            raise FileNotFoundError(f"page-type model {path} not found; train one with "
-                                    "webseg classify train --data DIR -o MODEL")
-        raw = path.read_bytes()
-        if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-        try:
-            d = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise ValueError(f"{path}: not a JSON page-type model ({e})") from e
-        return cls.from_dict(d, path)
+        return cls.from_dict(read_model_json(path), path)
 
 
 STACKED_SCHEMA = "webseg.classify.pagetype-stacked"
@@ -274,6 +264,21 @@ def _save_json(d: dict[str, Any], path: str | Path) -> None:
 METHODS = ("stacked", "paper")
 
 
+
+def read_model_json(path: Path) -> Any:
+    """The JSON of a page-type model file (gzipped or not), with a clear error when it is
+    missing or not JSON; both model kinds are read through here."""
+    if not path.is_file():
+        raise FileNotFoundError(f"page-type model {path} not found; train one with "
+                                "webseg classify train --data DIR -o MODEL")
+    raw = path.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    try:
+        return json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: not a JSON page-type model ({e})") from e
+
 def load_model(path: str | Path | None = None, method: str | None = None
                ) -> PageTypeModel | StackedPageTypeModel:
     """A page-type model file of either kind (by its ``schema``); without ``path`` the
@@ -283,16 +288,7 @@ def load_model(path: str | Path | None = None, method: str | None = None
     if path is None:
         path = default_model_path() if method == "paper" else stacked_model_path()
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"page-type model {path} not found; train one with "
-                                "webseg classify train --data DIR -o MODEL")
-    raw = path.read_bytes()
-    if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
-    try:
-        d = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ValueError(f"{path}: not a JSON page-type model ({e})") from e
+    d = read_model_json(path)
     schema = d.get("schema") if isinstance(d, dict) else None
     if schema == STACKED_SCHEMA:
         m: PageTypeModel | StackedPageTypeModel = StackedPageTypeModel.from_dict(d, path)

@@ -92,3 +92,33 @@ def to_two_level(page: Page, tree: ContentTree | None, l1: np.ndarray, l2: np.nd
             s = s2.segments[f]
             segs.append(Segment(len(segs), s.nodes, t, s.box, s.text, attrs=dict(s.attrs)))
     return Segmentation(page, segs, algorithm, params)
+
+
+class TwoLevelLambda:
+    """Two-level output for the flat graph segmenters (GCuts, CClus), shared by both.
+
+    The segmenter (a dataclass with ``name``, ``lam1``, ``get_model()``, ``prepare`` and
+    ``segment_prepared(prep, lam)``) is solved at its level-2 lambda and, when a level-1
+    lambda is known, a second time at that coarser lambda; level 2 is then refined by level 1
+    (:func:`to_two_level`) so the two levels nest.
+    """
+
+    @property
+    def resolved_lambda1(self) -> float | None:
+        """Level-1 lambda: ``lam1``, else the model's ``lam["<name>@1"]``, else None (flat)."""
+        if self.lam1 is not None:  # type: ignore[attr-defined]
+            return float(self.lam1)  # type: ignore[attr-defined]
+        v = self.get_model().lam.get(f"{self.name}@1")  # type: ignore[attr-defined]
+        return None if v is None else float(v)
+
+    def segment(self, page: Page) -> Segmentation:
+        """Two levels when a level-1 lambda is known (see the module docstring), else flat."""
+        prep = self.prepare(page)  # type: ignore[attr-defined]
+        lam1 = self.resolved_lambda1
+        flat = self.segment_prepared(prep)  # type: ignore[attr-defined]
+        if lam1 is None or prep.tree is None:
+            return flat
+        l1 = self.segment_prepared(prep, lam1).leaf_labels()  # type: ignore[attr-defined]
+        params = {**flat.params, "lambda1": lam1}
+        return to_two_level(prep.page, prep.tree, l1, flat.leaf_labels(),
+                            self.name, params)  # type: ignore[attr-defined]

@@ -33,7 +33,7 @@ from webseg.graphseg.correlation import cclus
 from webseg.graphseg.features import PAIR_FEATURES, ContentTree, content_tree, node_attrs
 from webseg.graphseg.learn import Logistic
 from webseg.graphseg.model import CClusModel, all_pair_costs
-from webseg.graphseg.segments import to_segmentation, to_two_level
+from webseg.graphseg.segments import TwoLevelLambda, to_segmentation
 from webseg.page import Page
 from webseg.segmentation import Segmentation
 from webseg.segmenters.base import ModelBacked, register
@@ -50,7 +50,7 @@ class CClusPrepared:
 
 
 @dataclass
-class CClusSegmenter(ModelBacked):
+class CClusSegmenter(TwoLevelLambda, ModelBacked):
     """CClus with a trained model (``webseg/models/cclus.json`` by default).
 
     ``lam`` scales the cost of separating a pair (None: the model's validated value);
@@ -104,24 +104,6 @@ class CClusSegmenter(ModelBacked):
                   "learned": self.learned, "objective": obj}
         return to_segmentation(prep.page, prep.tree, labels, self.name, params)
 
-    @property
-    def resolved_lambda1(self) -> float | None:
-        """Level-1 lambda: ``lam1``, else the model's ``lam["<name>@1"]``, else None (flat)."""
-        if self.lam1 is not None:
-            return float(self.lam1)
-        v = self.get_model().lam.get(f"{self.name}@1")
-        return None if v is None else float(v)
-
-    def segment(self, page: Page) -> Segmentation:
-        """Two levels when a level-1 lambda is known (see the module docstring), else flat."""
-        prep = self.prepare(page)
-        lam1 = self.resolved_lambda1
-        flat = self.segment_prepared(prep)
-        if lam1 is None or prep.tree is None:
-            return flat
-        l1 = self.segment_prepared(prep, lam1).leaf_labels()
-        params = {**flat.params, "lambda1": lam1}
-        return to_two_level(prep.page, prep.tree, l1, flat.leaf_labels(), self.name, params)
 
 
 register("cclus", "CClus: correlation clustering of text leaves, learned Vpq (Chakrabarti+ "

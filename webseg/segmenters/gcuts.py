@@ -61,7 +61,7 @@ from webseg.graphseg.features import (
 )
 from webseg.graphseg.learn import Logistic
 from webseg.graphseg.model import GCutsModel, select_labels, unary_costs
-from webseg.graphseg.segments import to_segmentation, to_two_level
+from webseg.graphseg.segments import TwoLevelLambda, to_segmentation
 from webseg.page import Page
 from webseg.segmentation import Segmentation
 from webseg.segmenters.base import ModelBacked, register
@@ -86,7 +86,7 @@ class Prepared:
 
 
 @dataclass
-class GCutsSegmenter(ModelBacked):
+class GCutsSegmenter(TwoLevelLambda, ModelBacked):
     """GCuts with a trained model (shipped in ``webseg/models/gcuts.json`` by default).
 
     ``lam``: trade-off on the pairwise costs (None: the model's validated value for ``name``);
@@ -199,24 +199,6 @@ class GCutsSegmenter(ModelBacked):
         return to_segmentation(prep.page, prep.tree, leaf_label, self.name, params,
                                label_nodes=prep.labels)
 
-    @property
-    def resolved_lambda1(self) -> float | None:
-        """Level-1 lambda: ``lam1``, else the model's ``lam["<name>@1"]``, else None (flat)."""
-        if self.lam1 is not None:
-            return float(self.lam1)
-        v = self.get_model().lam.get(f"{self.name}@1")
-        return None if v is None else float(v)
-
-    def segment(self, page: Page) -> Segmentation:
-        """Two levels when a level-1 lambda is known (see the module docstring), else flat."""
-        prep = self.prepare(page)
-        lam1 = self.resolved_lambda1
-        flat = self.segment_prepared(prep)
-        if lam1 is None or prep.tree is None:
-            return flat
-        l1 = self.segment_prepared(prep, lam1).leaf_labels()
-        params = {**flat.params, "lambda1": lam1}
-        return to_two_level(prep.page, prep.tree, l1, flat.leaf_labels(), self.name, params)
 
 
 register("gcuts", "GCuts: energy-minimising graph cuts with learned costs (Chakrabarti+ 2008)")(
