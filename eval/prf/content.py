@@ -37,10 +37,10 @@ def _log(m: str) -> None:
     print(m, flush=True)
 
 
-#: Main-content model of the content index: ``pagelevel`` (the model of the first tables;
-#: index ``<web>-content-index``, results ``<web>/``) or ``blocks`` (the block-function
-#: model, the library default; index ``<web>-content-index-blocks``, results
-#: ``<web>-blocks/``), so that both stay reproducible side by side.
+#: Main-content model of the content index: ``pagelevel`` (the library default, better on
+#: dev; index ``<web>-content-index``, results ``<web>/``) or ``blocks`` (the block-function
+#: model; index ``<web>-content-index-blocks``, results ``<web>-blocks/``), so that both
+#: stay reproducible side by side.
 CONTENT_MODEL = "pagelevel"
 
 
