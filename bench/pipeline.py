@@ -257,7 +257,7 @@ def collection_child(out: str) -> dict:
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
 
 
-def run_collection_bench(n: int, tmp: Path) -> dict:
+def run_collection_bench(n: int, tmp: Path, index_build: bool = True) -> dict:
     out = tmp / f"collect-{n}"
     t0 = time.perf_counter()
     write_synthetic_journal(out, n)
@@ -270,6 +270,12 @@ def run_collection_bench(n: int, tmp: Path) -> dict:
         raise RuntimeError(proc.stderr[-3000:])
     res = json.loads(proc.stdout.strip().splitlines()[-1])
     after = load()
+    if not index_build:
+        shutil.rmtree(out)
+        return {"pages": n, "journal_mb": round(size / 1e6), "generate_s": round(gen, 1),
+                "collection_s": res["seconds"], "collection_peak_rss_mb": res["peak_rss_mb"],
+                "duplicate_clusters": res["duplicate_clusters"],
+                "load_before_after": [before, after]}
     # Index build from the N stored page documents of the output folder (webseg index OUT/).
     t1 = time.perf_counter()
     idx = subprocess.run([sys.executable, "-m", "webseg.cli", "index", str(out), "-o",
@@ -300,6 +306,8 @@ def main() -> int:
                          "(WEBSEG_SPARK_PIN=1): local[N] then uses N cores.")
     ap.add_argument("--collection", default=None,
                     help="Collection-stage sizes on synthetic journals, e.g. 10000,100000")
+    ap.add_argument("--no-index-build", action="store_true",
+                    help="With --collection: skip timing `webseg index OUT/` afterwards.")
     ap.add_argument("--spark-child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--collection-child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--warc", default=None, help=argparse.SUPPRESS)
@@ -316,8 +324,8 @@ def main() -> int:
         tmpd = Path(tmp)
         if a.collection:
             for n in (int(x) for x in a.collection.split(",")):
-                print("collection stage:", json.dumps(run_collection_bench(n, tmpd)),
-                      flush=True)
+                res = run_collection_bench(n, tmpd, not a.no_index_build)
+                print("collection stage:", json.dumps(res), flush=True)
             return 0
         warc = tmpd / "bench.warc.gz"
         n = write_warc(a.data, a.pages, warc)

@@ -68,6 +68,12 @@ _STEMS = {
     "service": ("contact", "service", "cta", "pricing", "plan", "testimonial", "feature",
                 "hero", "appointment", "booking", "quote-form"),
 }
+#: key -> stems of every key it contains (a match of "quote-form" is also one of "quote"), so
+#: one overlapping scan (:data:`_STEM_RX`) finds the stems whose keys occur anywhere in a value
+_STEM_OF = {k: {s for s, keys in _STEMS.items() for q in keys if q in k}
+            for keys in _STEMS.values() for k in keys}
+_STEM_RX = re.compile("(?=(" + "|".join(re.escape(k) for k in sorted(_STEM_OF, key=len,
+                                                                       reverse=True)) + "))")
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _COUNTED_TAGS = ("form", "input", "button", "select", "textarea", "label", "table", "tr", "td",
                  "pre", "code", "img", "picture", "svg", "video", "iframe", "ul", "ol", "li",
@@ -268,7 +274,8 @@ def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
                 toks.append(f"role:{a['role'].lower()[:20]}")
         p = parent[i]
         if p >= 0:
-            s = f"{t}.{cls.split()[0] if cls.split() else ''}"
+            first = cls.split(None, 1)
+            s = f"{t}.{first[0] if first else ''}"
             sig[i] = s
             groups[(p, s)] += 1
             # first image / link inside a sibling marks the group as image or link cards
@@ -289,10 +296,8 @@ def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
                         has_link.add((parent[anc], sig[anc]))
                     anc = parent[anc]
     for v, c in values.items():
-        low = v.lower()
-        for stem, keys in _STEMS.items():
-            if any(k in low for k in keys):
-                counts[f"stem_{stem}"] += c
+        for stem in {st for m in _STEM_RX.findall(v.lower()) for st in _STEM_OF[m]}:
+            counts[f"stem_{stem}"] += c
     big = {g: c for g, c in groups.items() if c >= 5 and not g[1].startswith(("option.",
                                                                               "br.", "tr."))}
     rep["rep_groups5"] = float(len(big))

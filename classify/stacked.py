@@ -20,9 +20,10 @@ view       representation
 Stacking (Wolpert 1992): the base models' decision values on *out-of-fold* pages (inner
 K-fold **grouped by site**, so a site's template never predicts its own pages) plus the raw
 structure counts are the inputs of the stacker, which learns which view to trust for which
-type: a multinomial logistic regression (default, ``stacker="lr"``) or gradient-boosted trees
+type: a multinomial logistic regression (``stacker="lr"``) or gradient-boosted trees
 (:class:`~sklearn.ensemble.HistGradientBoostingClassifier`, ``stacker="gbdt"``, which can also
-use interactions of counts). Each base model's regularisation ``C`` is chosen from a small grid
+use interactions of counts); by default (``"auto"``) the inner CV picks one of the two.
+Each base model's regularisation ``C`` is chosen from a small grid
 by the same inner CV (accuracy), so nothing is tuned on the pages a caller evaluates on.
 Finally a temperature ``T`` for the stacker's logits is fitted on its own out-of-fold outputs
 (calibration: ``predict_proba`` gives probabilities that mean what they say).
@@ -34,6 +35,7 @@ unpickles anything and does not depend on scikit-learn's private tree classes.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -181,8 +183,34 @@ class _Vec:
         return sp.csr_matrix(sp.diags(1.0 / norms) @ M, dtype=np.float32)
 
     def transform(self, docs: Sequence[str]) -> sp.csr_matrix:
+        """TF-IDF rows of raw documents (the same numbers as ``TfidfVectorizer.transform``,
+        without its per-call validation, which costs more than the work on one page)."""
         assert self._v is not None
-        return self._v.transform(docs)
+        if not hasattr(self, "_analyze"):
+            self._analyze = self._v.build_analyzer()
+            self._index = {t: i for i, t in enumerate(self.vocab or [])}
+            self._idf32 = np.asarray(self.idf, dtype=np.float64)
+        indptr, indices, data = [0], [], []
+        for doc in docs:
+            counts: dict[int, int] = {}
+            index = self._index
+            for tok, n in Counter(self._analyze(doc)).items():
+                j = index.get(tok)
+                if j is not None:
+                    counts[j] = n
+            cols = np.fromiter(counts.keys(), dtype=np.int64, count=len(counts))
+            tf = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+            if self.params.get("sublinear_tf"):
+                tf = 1.0 + np.log(tf)
+            w = tf * self._idf32[cols]
+            norm = float(np.sqrt(w @ w))
+            indices.append(cols)
+            data.append(w / norm if norm > 0 else w)
+            indptr.append(indptr[-1] + len(cols))
+        return sp.csr_matrix((np.concatenate(data) if data else np.zeros(0),
+                              np.concatenate(indices) if indices else np.zeros(0, np.int64),
+                              indptr), shape=(len(docs), len(self.vocab or [])),
+                             dtype=np.float32)
 
     def to_dict(self) -> dict[str, Any]:
         return {"params": {k: (list(v) if isinstance(v, tuple) else v)
@@ -256,7 +284,11 @@ class _ViewModel:
         return self.decision_X(self.rep.transform(docs))
 
     def decision_X(self, X: Any) -> np.ndarray:
-        return np.asarray(X @ self.coef.T) + self.intercept
+        coef_t = getattr(self, "_coef_t", None)
+        if coef_t is None or coef_t.shape[0] != self.coef.shape[1]:
+            # contiguous once: ``X @ coef.T`` would copy the whole weight matrix per call
+            coef_t = self._coef_t = np.ascontiguousarray(self.coef.T)
+        return np.asarray(X @ coef_t) + self.intercept
 
     def to_dict(self) -> dict[str, Any]:
         cols = np.flatnonzero(np.any(np.abs(self.coef) > 0, axis=0))
@@ -432,13 +464,14 @@ class StackedModel:
     """Per-view linear SVMs + a stacker + a temperature; see the module docstring.
 
     ``views``: the base views (:data:`ALL_VIEWS`); ``stacker``: ``"lr"`` (multinomial
-    logistic regression over the standardised inputs, the default) or ``"gbdt"``
-    (gradient-boosted trees); ``inner_folds``: the site-grouped
-    inner CV that produces out-of-fold base outputs and chooses each view's ``C``.
+    logistic regression over the standardised inputs), ``"gbdt"`` (gradient-boosted trees)
+    or ``"auto"`` (default: whichever has the higher out-of-fold accuracy in the inner CV);
+    ``inner_folds``: the site-grouped inner CV that produces out-of-fold base outputs and
+    chooses each view's ``C``.
     """
 
     views: tuple[str, ...] = DEFAULT_VIEWS
-    stacker: str = "lr"
+    stacker: str = "auto"
     inner_folds: int = 5
     seed: int = 0
     classes: np.ndarray = field(default_factory=lambda: np.array([], dtype=object))
@@ -488,23 +521,33 @@ class StackedModel:
         self.struct_rep = _Dense(list(STRUCT_NAMES)).fit(structs)
         Z = self._meta_features(base_out, structs)
         self.temperature = 1.0
-        if calibrate:
-            logits = np.zeros((len(y), len(self.classes)))
-            for tr, te in folds:
-                logits[te] = self._meta_raw(self._fit_meta(Z[tr], y[tr]), Z[te])
-            self.temperature = _fit_temperature(logits, yi)
+        kinds = ("lr", "gbdt") if self.stacker == "auto" else (self.stacker,)
+        if calibrate or len(kinds) > 1:
+            # out-of-fold logits of each candidate stacker over the inner folds: they choose
+            # the stacker ("auto": higher inner accuracy) and fit its temperature
+            best = None
+            for kind in kinds:
+                logits = np.zeros((len(y), len(self.classes)))
+                for tr, te in folds:
+                    logits[te] = self._meta_raw(self._fit_meta(Z[tr], y[tr], kind), Z[te])
+                acc = float(np.mean(logits.argmax(1) == yi))
+                self.info[f"inner_oof_accuracy_{kind}"] = round(acc, 4)
+                if best is None or acc > best[0]:
+                    best = (acc, kind, logits)
+            assert best is not None
+            _, kind, logits = best
+            if calibrate:
+                self.temperature = _fit_temperature(logits, yi)
             p = _softmax(logits / self.temperature)
-            self.info.update(inner_oof_accuracy=round(float(np.mean(p.argmax(1) == yi)), 4),
-                             inner_oof_logloss=round(_logloss(p, yi), 4),
+            self.info.update(stacker=kind, inner_oof_logloss=round(_logloss(p, yi), 4),
                              temperature=round(self.temperature, 4))
-        meta = self._fit_meta(Z, y)
-        if self.stacker == "gbdt":
-            self.trees = meta
         else:
-            self.meta_lr = meta
+            kind = kinds[0]
+        meta = self._fit_meta(Z, y, kind)
+        self.trees, self.meta_lr = (meta, None) if kind == "gbdt" else (None, meta)
 
-    def _fit_meta(self, Z: np.ndarray, y: np.ndarray) -> Any:
-        return self._fit_trees(Z, y) if self.stacker == "gbdt" else self._fit_lr_meta(Z, y)
+    def _fit_meta(self, Z: np.ndarray, y: np.ndarray, kind: str) -> Any:
+        return self._fit_trees(Z, y) if kind == "gbdt" else self._fit_lr_meta(Z, y)
 
     def _meta_raw(self, meta: Any, Z: np.ndarray) -> np.ndarray:
         return meta.raw(Z) if isinstance(meta, _Trees) else self._lr_raw(meta, Z)

@@ -96,7 +96,7 @@ def test_train_on_a_dataset_folder_then_predict(tmp_path, monkeypatch, renderer)
     monkeypatch.chdir(tmp_path)  # render and view caches go under tmp_path/.cache
     out = tmp_path / "toy.json.gz"
     r = CliRunner().invoke(main, ["classify", "train", "--data", str(data), "-o", str(out),
-                                  "--select", "1.0"])
+                                  "--method", "paper", "--select", "1.0"])
     assert r.exit_code == 0, r.output
     assert "nolabel: label" in r.stderr  # the unlabelled page is reported, not used
     m = PageTypeModel.load(out)

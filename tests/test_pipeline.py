@@ -186,11 +186,11 @@ def test_browser_killed_mid_run_loses_nothing(tmp_path: Path, process_tools) -> 
     real = proc.process
     killed: list[int] = []
 
-    def process(rec_id, url, page):
+    def process(rec_id, url, page, **kw):
         if not killed and rec_id.endswith("p002.html"):
             killed.extend(browser_processes(before, process_tools)[0])
             kill(killed)
-        return real(rec_id, url, page)
+        return real(rec_id, url, page, **kw)
 
     proc.process = process
     run_pipeline([str(p) for p in pages], tmp_path / "out", BASIC, progress=False,

@@ -92,3 +92,12 @@ def test_spark_local_matches_single_machine(tmp_path: Path) -> None:
                 a, b = one.search(q, k=10, prf=prf), other.search(q, k=10, prf=prf)
                 assert [(h.id, round(h.score, 9), h.snippet) for h in a.hits] == \
                     [(h.id, round(h.score, 9), h.snippet) for h in b.hits], (folder, q, prf)
+    # Spark's JsonCollection lines (built in SQL) are what the Python helper writes.
+    from webseg.pipeline.spark import _lucene_line
+
+    docs = [x for p in sorted((tmp_path / "spark" / "index_docs").glob("part-*"))
+            for x in p.read_text(encoding="utf-8").splitlines()]
+    luc = [json.loads(x) for p in sorted((tmp_path / "spark" / "lucene_docs").glob("part-*"))
+           for x in p.read_text(encoding="utf-8").splitlines()]
+    assert sorted(luc, key=lambda d: d["id"]) == sorted(
+        (json.loads(_lucene_line(d)) for d in docs), key=lambda d: d["id"])

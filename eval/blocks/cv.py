@@ -5,15 +5,15 @@
         --out eval/results/blocks
 
 Protocol. Every page of the training table (:mod:`webseg.blocks.train`; rendered pages and
-the parsed variant of a fixed 35 % of them) gets a fold from the hash of its manifest ``site``
-(``k`` folds, the same for all datasets, so a site is never in two folds, and a page's parsed
-variant stays with its rendered one). For each fold the two stages are trained on the other
-folds (stage 2 on inner out-of-fold stage-1 scores) and the held-out pages are scored with
-each decoder. Dragnet is reported on its ``test`` split only (its train pages are scored too,
-but left out of the table, as in ``eval.templates``). Scores are the bag-of-words P/R/F1 of
-``eval.templates`` (mean over pages); the peers' per-page scores come from the committed
-``eval/results/templates/per_page.csv.gz`` (same pages, same scorer), and the comparison
-tables use only pages that every method scored.
+the parsed copy of a fixed share of them: 35 % WCXB, 10 % the others) gets a fold from the hash
+of its manifest ``site`` (``k`` folds, the same for all datasets, so a site is never in two
+folds, and a page's parsed copy stays with its rendered page). For each fold the two stages
+are trained on the other folds (stage 2 on inner out-of-fold stage-1 scores) and the held-out
+pages are scored with each decoder. Dragnet is reported on its ``test`` split only (its train
+pages are scored too, but left out of the tables, as in ``eval.templates``). Scores are the
+bag-of-words P/R/F1 of ``eval.templates`` (mean over pages); the peers' per-page scores come
+from the committed ``eval/results/templates/per_page.csv.gz`` (same pages, same scorer), and
+the comparison tables use only pages that every method scored.
 """
 
 from __future__ import annotations
@@ -51,6 +51,19 @@ def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
         w.writerows(rows)
 
 
+def decodings(s1: np.ndarray, s2: np.ndarray, threshold: float
+              ) -> list[tuple[str, np.ndarray]]:
+    """The decoders compared: stage 1 thresholded, stage 2 thresholded (the default), and two
+    diagnostics of stage 2 (a lower threshold; a fallback that keeps the relatively best
+    leaves when nothing reaches the threshold)."""
+    keep = s2 >= threshold
+    fb = keep
+    if not keep.any() and len(s2) and s2.max() >= 0.15:
+        fb = s2 >= s2.max() / 2
+    return [("threshold", s1 >= threshold), ("stack", keep),
+            ("stack-t0.4", s2 >= 0.4), ("stack-fallback", fb)]
+
+
 def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5, max_rows: int = 30,
                out_csv: Path | None = None, **hgb: Any) -> list[dict[str, Any]]:
     """Per-page out-of-fold scores for every decoder (written to ``out_csv`` after each fold,
@@ -74,8 +87,8 @@ def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5, max_rows: 
         s2_all[r_te] = st.stage2.predict_proba(X2[:, STAGE2_COLS])[:, 1]
         for p in te:
             a, b = t.off[p], t.off[p + 1]
-            for dec, s in (("threshold", s1_all[a:b]), ("stack", s2_all[a:b])):
-                pr, rc, f1 = page_f1(t, p, s >= threshold)
+            for dec, keep in decodings(s1_all[a:b], s2_all[a:b], threshold):
+                pr, rc, f1 = page_f1(t, p, keep)
                 rows.append({**{k_: t.meta[p][k_] for k_ in ("dataset", "id", "variant",
                                                               "page_type", "split", "site")},
                              "fold": k, "method": f"blocks-{dec}", "p": pr, "r": rc, "f1": f1})

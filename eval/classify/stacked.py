@@ -9,11 +9,11 @@ view's model (:func:`classify.stacked.fit_view`) is fitted once on the training 
 the out-of-fold outputs the stacker learns from; the stacker's hyper-parameters are fixed a
 priori. The test pages of a fold are never seen by any fitting or choice. Then:
 
-* ``stacked``: all default views under a multinomial logistic-regression stacker,
-  temperature-calibrated (the shipped default);
-* ``stacked-gbdt``: same inputs, gradient-boosted trees as the stacker (no calibration: the
+* ``stacked``: all default views; the stacker (logistic regression or gradient-boosted
+  trees) chosen per outer fold by the inner CV, temperature-calibrated (the shipped default);
+* ``stacked-lr`` / ``stacked-gbdt``: the same with a fixed stacker (no calibration: the
   temperature does not change the predicted type);
-* ``stacked-no-<view>``: ablation, the stack without one view;
+* ``stacked-no-<view>``: ablation, the stack (LR stacker, the cheaper one) without one view;
 * ``only-<view>``: one view's linear SVM alone (``only-text`` is the plain text TF-IDF
   baseline: words + bigrams, linear SVM, C by inner CV);
 * ``tfidf-plain``: one linear SVM over the text, URL and DOM TF-IDF side by side (the
@@ -62,7 +62,7 @@ def _sub(c: ViewCounts, idx: np.ndarray) -> ViewCounts:
 
 def run_fold(docs: list[dict[str, Any]], y: np.ndarray, groups: np.ndarray, tr: np.ndarray,
              te: np.ndarray, views: tuple[str, ...], counts: dict[str, ViewCounts],
-             log: Any = print) -> dict[str, Any]:
+             log: Any = print, ablations: bool = True) -> dict[str, Any]:
     """Predictions of every method on the test pages ``te`` of one outer fold."""
     classes = np.unique(y[tr])
     inner = _folds(y[tr], groups[tr], 5, 0)
@@ -96,15 +96,18 @@ def run_fold(docs: list[dict[str, Any]], y: np.ndarray, groups: np.ndarray, tr: 
         return m
 
     t0 = time.perf_counter()
-    m = stack(views, calibrate=True)
+    m = stack(views, "auto", calibrate=True)
     proba = m.proba_from_base(np.hstack([test[v] for v in views]), s_te)
     out["pred"]["stacked"] = classes[proba.argmax(1)]
     out["proba"] = proba
     out["temperature"] = m.temperature
-    m = stack(views, "gbdt")
-    out["pred"]["stacked-gbdt"] = classes[
-        m.proba_from_base(np.hstack([test[v] for v in views]), s_te).argmax(1)]
-    for v in views:
+    out["stacker"] = m.info.get("stacker")
+    log(f"    stacker chosen by inner CV: {m.info}")
+    for kind in ("lr", "gbdt"):
+        m = stack(views, kind)
+        out["pred"][f"stacked-{kind}"] = classes[
+            m.proba_from_base(np.hstack([test[v] for v in views]), s_te).argmax(1)]
+    for v in (views if ablations else ()):
         rest = tuple(w for w in views if w != v)
         m = stack(rest)
         out["pred"][f"stacked-no-{v}"] = classes[
@@ -174,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--views", default=",".join(DEFAULT_VIEWS))
     ap.add_argument("--sample", type=int, default=0)
     ap.add_argument("--tasks", default="", help="comma-separated task names (default: all)")
+    ap.add_argument("--no-ablations", action="store_true", help="skip the stacked-no-<view>")
     a = ap.parse_args(argv)
     views = tuple(v for v in a.views.split(",") if v)
     bad = [v for v in views if v not in VIEW_SPECS]
@@ -211,12 +215,13 @@ def main(argv: list[str] | None = None) -> int:
             tested = np.zeros(len(y), bool)
             fold_of = np.full(len(y), "", dtype=object)
             fold_acc: dict[str, list[float]] = {}
-            temps = []
+            temps, stackers = [], []
             for fname, tr, te in folds:
                 print(f"{data.name}/{name} fold {fname}: {len(tr)} train, {len(te)} test",
                       flush=True)
                 res = run_fold(docs, y, groups, tr, te, views, counts,
-                               log=lambda m: print(m, flush=True))
+                               log=lambda m: print(m, flush=True),
+                               ablations=not a.no_ablations)
                 for m, p in res["pred"].items():
                     preds.setdefault(m, np.full(len(y), "", dtype=object))[te] = p
                     fold_acc.setdefault(m, []).append(float(np.mean(p == y[te])))
@@ -225,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
                 tested[te] = True
                 fold_of[te] = fname
                 temps.append(res["temperature"])
+                stackers.append(res["stacker"])
                 print(f"  fold {fname}: stacked acc {fold_acc['stacked'][-1]:.3f}, "
                       f"only-text {fold_acc['only-text'][-1]:.3f}", flush=True)
             proba = np.nan_to_num(proba, nan=0.0)
@@ -290,14 +296,15 @@ def main(argv: list[str] | None = None) -> int:
                 md.append(f"| {m} | " + " | ".join(f"{f1s[lab]:.3f}" for lab in labels) + " |")
             md += ["", f"Calibration of `stacked` (pooled out-of-fold probabilities): log-loss "
                    f"{cal['log_loss']:.3f}, Brier {cal['brier']:.3f}, ECE {cal['ece']:.3f}; "
-                   f"temperatures per fold {', '.join(f'{x:.2f}' for x in temps)}.", "",
+                   f"temperatures per fold {', '.join(f'{x:.2f}' for x in temps)}; stacker "
+                   f"chosen by the inner CV per fold: {', '.join(map(str, stackers))}.", "",
                    f"Command: `{command}`", ""]
             (out / "summary.md").write_text("\n".join(md), encoding="utf-8")
             meta = {"dataset": data.name, "task": name, "command": command, "views": views,
                     "pageviews_key": pageviews_key(), "pages": len(trecs),
                     "pages_parsed_not_rendered": [r.id for r in trecs if r.id in parsed],
                     "folds": {f: {"train": len(tr), "test": len(te)} for f, tr, te in folds},
-                    "calibration": cal, "temperatures": temps,
+                    "calibration": cal, "temperatures": temps, "stackers": stackers,
                     "seconds": round(time.perf_counter() - t_start, 1)}
             (out / "run.json").write_text(json.dumps(meta, indent=1) + "\n")
             print("\n".join(md), flush=True)

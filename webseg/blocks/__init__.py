@@ -26,12 +26,21 @@ from webseg.page import Page, normalize_text
 __all__ = ["DEFAULT_MODEL", "ROLES", "BlockFunctions", "BlockModel", "block_functions"]
 
 #: Roles the model distinguishes; ``ROLES[0]`` is always ``"main"``. Use ``ROLES.index(name)``.
+#: The current model is binary (main content or not): finer roles (title, comments, related,
+#: navigation, header/footer) need per-leaf role labels in the training table (L3S-GN1 block
+#: labels, Kreuzer block types), which are not there yet.
 ROLES: tuple[str, ...] = ("main", "other")
 
 
 @dataclass
 class BlockFunctions:
-    """Per-node role probabilities and the decoded main-content mask of one page."""
+    """Per-node role probabilities and the decoded main-content mask of one page.
+
+    ``proba`` ``(page.n, len(roles))`` float32; ``main`` P(main) per node: the leaf's stage-2
+    score for text leaves, the character-weighted mean of its leaves' scores for elements, 0
+    where there is no visible text; ``keep``: leaves at or above the model's threshold, and
+    elements whose visible text is all kept; ``leaf_scores``: per ``page.text_leaves`` entry.
+    """
 
     page: Page
     proba: np.ndarray
