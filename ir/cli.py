@@ -182,7 +182,8 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
 
 
 def _index_output_folder(folder: str, output: str, backend: str, overwrite: bool, append: bool,
-                         stemmer: str, stopwords: str, k1: float, b: float) -> None:
+                         stemmer: str, stopwords: str, k1: float | None,
+                         b: float | None) -> None:
     """``webseg index OUT/`` on a `webseg pipeline` / `webseg spark` output folder: index the
     documents its per-page stage stored (no rendering; see :mod:`ir.from_output`)."""
     import os
@@ -197,6 +198,11 @@ def _index_output_folder(folder: str, output: str, backend: str, overwrite: bool
         raise click.UsageError("a pipeline output folder holds terms analysed with the default "
                                "analyzer; --stemmer/--stopwords cannot change them")
     try:
+        from ir.index import DEFAULT_B, DEFAULT_K1
+
+        # --k1/--b unset (None) mean the tuned defaults, as for the other inputs
+        k1 = DEFAULT_K1 if k1 is None else k1
+        b = DEFAULT_B if b is None else b
         n = build_from_output(folder, output, backend=backend, analyzer=Analyzer(), k1=k1, b=b,
                               overwrite=overwrite, threads=os.cpu_count() or 1)
     except FileExistsError as e:
