@@ -1,10 +1,13 @@
 """What a page is about: per-text-leaf main-content probabilities, index fields, block weights.
 
 Content-aware indexing (issue 16) needs, for every visible text leaf of a page, the probability
-that it is main content. :func:`leaf_main_prob` gets it from the block-function model
-(``webseg.blocks.block_functions(page).main``, the default) or, on request, from PageLevel
-templateness (``1 - templateness`` of the leaf's ``pagelevel`` segment, the model behind
-``webseg.templates.clean.kept_segments``, with which the issue-16 tables were computed).
+that it is main content. :func:`leaf_main_prob` gets it from PageLevel templateness
+(``1 - templateness`` of the leaf's ``pagelevel`` segment, the model behind
+``webseg.templates.clean.kept_segments``; the default) or, on request, from the
+block-function model (``webseg.blocks.block_functions(page).main``). PageLevel is the default
+because it is the better of the two measured on the issue-16 dev collection (cranfield k=3:
+default index MAP 0.3177 vs 0.2922, block PRF 0.3242 vs 0.2957;
+``eval/results/prf/content/README.md``).
 Everything else here only consumes those probabilities:
 
 * :func:`page_fields` splits the page's terms into the fields ``title`` (the page title),
@@ -25,23 +28,28 @@ import numpy as np
 from ir.analysis import Analyzer
 from ir.store import Block
 
-__all__ = ["FIELDS", "MODELS", "leaf_main_prob", "page_fields", "weigh_blocks"]
+__all__ = ["DEFAULT_MODEL", "FIELDS", "MODELS", "leaf_main_prob", "page_fields",
+           "weigh_blocks"]
 
 #: Index fields of a page, in storage order.
 FIELDS = ("title", "main", "rest")
 
 
-#: Main-content models: ``blocks`` (the block-function model, default) or ``pagelevel``.
+#: Main-content models: ``pagelevel`` (PageLevel templateness) or ``blocks`` (the
+#: block-function model).
 MODELS = ("blocks", "pagelevel")
 
+#: The default main-content model: the best measured on the issue-16 dev collection.
+DEFAULT_MODEL = "pagelevel"
 
-def leaf_main_prob(page: Any, model: str = "blocks") -> tuple[np.ndarray, Any]:
+
+def leaf_main_prob(page: Any, model: str = DEFAULT_MODEL) -> tuple[np.ndarray, Any]:
     """P(main content) per text leaf (``page.text_leaves`` order; 0 for invisible leaves), and
     the PageLevel segmentation when that was the model (reusable as the ``pagelevel`` source).
 
-    ``model``: ``blocks`` (``webseg.blocks.block_functions(page).main``, the default) or
-    ``pagelevel`` (1 - templateness of the leaf's PageLevel segment; the model the issue-16
-    result tables were computed with, kept selectable to reproduce them).
+    ``model``: ``pagelevel`` (1 - templateness of the leaf's PageLevel segment; the default,
+    :data:`DEFAULT_MODEL`) or ``blocks`` (``webseg.blocks.block_functions(page).main``;
+    measured worse on the issue-16 dev collection with the chosen index parameters).
     """
     leaves = page.text_leaves
     vis = np.asarray(page.visible, dtype=bool)[leaves]

@@ -21,7 +21,7 @@ def test_doc_from_page_splits_main_text_from_boilerplate(monkeypatch):
     page = news_page(para1=PARA1, para2=PARA2)
     story = {11, 13, 15}  # text leaves of the story div (nav and footer are boilerplate)
 
-    def model(pg, name="blocks"):
+    def model(pg, name="pagelevel"):
         return np.asarray([0.9 if j in story else 0.1 for j in pg.text_leaves.tolist()]), None
 
     monkeypatch.setattr(ir.content, "leaf_main_prob", model)
@@ -199,3 +199,14 @@ def test_weights_computed_in_slices_equal_one_pass(monkeypatch):
     sliced.remove(3)
     np.testing.assert_allclose(sliced.scores(q), ref, rtol=1e-6)
     assert sliced.df("t1") == whole.df("t1") and sliced.avgdl == pytest.approx(whole.avgdl)
+
+
+def test_default_main_content_model_is_the_measured_best():
+    """The default follows eval/results/prf/content (PageLevel beat the block model on dev)."""
+    import inspect
+
+    from ir.content import DEFAULT_MODEL, MODELS
+
+    assert DEFAULT_MODEL in MODELS
+    sig = inspect.signature(doc_from_page)
+    assert sig.parameters["content_model"].default == DEFAULT_MODEL

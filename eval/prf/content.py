@@ -37,19 +37,36 @@ def _log(m: str) -> None:
     print(m, flush=True)
 
 
+#: Main-content model of the content index: ``pagelevel`` (the library default, better on
+#: dev; index ``<web>-content-index``, results ``<web>/``) or ``blocks`` (the block-function
+#: model; index ``<web>-content-index-blocks``, results ``<web>-blocks/``), so that both
+#: stay reproducible side by side.
+CONTENT_MODEL = "pagelevel"
+
+
+def _suffix(model: str) -> str:
+    return "" if model == "pagelevel" else f"-{model}"
+
+
+def content_index_path(web: Path, model: str = CONTENT_MODEL) -> Path:
+    return web.parent / f"{web.name}-content-index{_suffix(model)}"
+
+
 def build_indexes(web: Path, sources: list[str] = SOURCES, log: Callable[[str], None] = _log,
-                  parts: tuple[str, ...] = ("content", "peer")) -> tuple[Path, Path]:
+                  parts: tuple[str, ...] = ("content", "peer"),
+                  model: str = CONTENT_MODEL) -> tuple[Path, Path]:
     """The content index and the trafilatura index of a rendered web version (resumable;
-    ``parts`` selects which, so the two can be built by two processes at once)."""
+    ``parts`` selects which, so the two can be built by two processes at once; ``model`` is
+    the main-content model of the content index)."""
     from ir import Index
     from ir.pipeline import doc_from_text
     from ir.store import IndexNotFoundError
 
     pages = [json.loads(line) for line in (web / "pages.jsonl").open(encoding="utf-8")]
-    out = web.parent / f"{web.name}-content-index"
+    out = content_index_path(web, model)
     tra = web.parent / f"{web.name}-trafilatura-index"
     if "content" in parts:
-        _build_content(web, pages, out, sources, log)
+        _build_content(web, pages, out, sources, log, model)
     if "peer" not in parts:
         return out, tra
     try:
@@ -70,7 +87,7 @@ def build_indexes(web: Path, sources: list[str] = SOURCES, log: Callable[[str], 
 
 
 def _build_content(web: Path, pages: list[dict], out: Path, sources: list[str],
-                   log: Callable[[str], None]) -> None:
+                   log: Callable[[str], None], model: str = CONTENT_MODEL) -> None:
     from ir import Index
     from ir.pipeline import doc_from_page, doc_from_text, html_text
     from ir.store import IndexNotFoundError
@@ -86,10 +103,11 @@ def _build_content(web: Path, pages: list[dict], out: Path, sources: list[str],
     for n, p in enumerate(todo, 1):
         f = web / "rendered" / f"{p['id']}.page.json.gz"
         if f.exists():
-            # the tables were computed with PageLevel as the main-content model (the
-            # block-function model was not on main yet); keep it to reproduce them
+            # the first tables were computed with PageLevel as the main-content model
+            # (the block-function model was not on main yet): the default here keeps them
+            # reproducible, ``model="blocks"`` builds a separate index
             doc = doc_from_page(p["id"], Page.load(f), ix.analyzer, sources,
-                                content_model="pagelevel")
+                                content_model=model)
         else:
             text = html_text((web / p["html"]).read_bytes())
             doc = doc_from_text(p["id"], text, ix.analyzer, status="text-only",
@@ -230,11 +248,14 @@ def finish_tune(webs: list[Path], log: Callable[[str], None] = _log) -> dict[str
     return best
 
 
-def systems_for(web: Path, chosen: dict[str, Any]) -> list[System]:
-    """Every row of a web version's table (see the module docstring)."""
+def systems_for(web: Path, chosen: dict[str, Any], model: str = CONTENT_MODEL,
+                rows_set: str = "all") -> list[System]:
+    """Every row of a web version's table (see the module docstring); ``rows_set="core"``
+    keeps the rows that depend on the main-content model (page BM25 as the baseline, main
+    text, fields, the default, block PRF from VIPS content blocks)."""
     from ir import Index
 
-    cpath = web.parent / f"{web.name}-content-index"
+    cpath = content_index_path(web, model)
     tpath = web.parent / f"{web.name}-trafilatura-index"
     k1, b, f, pas = chosen["k1"], chosen["b"], chosen["fields"], chosen["passages"]
     page = Index.open(cpath, k1=k1, b=b, fields={}, passages={})
@@ -244,6 +265,12 @@ def systems_for(web: Path, chosen: dict[str, Any]) -> list[System]:
     tra = Index.open(tpath, k1=k1, b=b, fields={}, passages={})
     page_d = Index.open(cpath, fields={}, passages={})  # k1 1.5, b 0.75, whole pages
     bp = dict(chosen["blocks"])
+    if rows_set == "core":
+        return [System("bm25-page", page), System("bm25-main (webseg)", main),
+                System("bm25f (fields)", bm25f),
+                System(f"bm25f+passages({pas['source']}) = default", best),
+                System("blocks(vips) content, default index", best, "blocks",
+                       {**bp, "source": "vips"})]
     rows = [System("bm25-page", page), System("bm25-page (k1 1.5, b 0.75)", page_d),
             System("bm25-main (webseg)", main), System("bm25-trafilatura", tra),
             System("bm25f (fields)", bm25f),
@@ -297,51 +324,74 @@ def clean_table(name: str, data: Path, chosen: dict[str, Any], log: Callable[[st
     return res
 
 
-def report(webs: list[Path], data: Path, log: Callable[[str], None] = _log) -> str:
+def report(webs: list[Path], data: Path, log: Callable[[str], None] = _log,
+           model: str = CONTENT_MODEL, rows_set: str = "all") -> str:
+    """Score the systems on each web version and write ``<web><-model>/`` tables; the
+    clean-collection table is computed once (``<name>-clean/``) and reused by later runs."""
     chosen = json.loads((RESULTS / "chosen.json").read_text())
     mds = []
     ceilings: dict[str, float] = {}
     for web in webs:
         coll = load_collection(web, docs_file="pages.jsonl")
         name = web.name.split("-k")[0]
+        done = RESULTS / f"{name}-clean" / "summary.json"
+        if name not in ceilings and rows_set == "core" and done.exists():
+            ceilings[name] = json.loads(done.read_text())["rows"][0]["AP"]
         if name not in ceilings:
             clean = clean_table(name, data, chosen, log)
             ceilings[name] = clean["rows"][0]["AP"]
         ceiling = ceilings[name]
-        res = score_systems(systems_for(web, chosen), coll, baseline="bm25-page", log=log)
+        res = score_systems(systems_for(web, chosen, model, rows_set), coll,
+                            baseline="bm25-page", log=log)
         role = "dev (parameters chosen here)" if web.name in chosen["dev"] else "test"
-        note = (f"**Semi-synthetic** web version `{web.name}` ({role}); clean-collection BM25 "
+        note = (f"**Semi-synthetic** web version `{web.name}` ({role}), main-content model "
+                f"`{model}`; clean-collection BM25 "
                 f"(k1 {chosen['k1']}, b {chosen['b']}) MAP **{ceiling:.4f}** (the ceiling; "
                 f"0.95 x = {0.95 * ceiling:.4f}).")
         res["clean_bm25_map"] = ceiling
-        md = write_tables(res, RESULTS / web.name, web.name, note)
+        out = RESULTS / f"{web.name}{_suffix(model)}"
+        md = write_tables(res, out, f"{web.name}{_suffix(model)}", note)
         log(md)
         mds.append(md)
     return "\n".join(mds)
 
 
+def _target_row(name: str, chosen: dict[str, Any], suffix: str) -> str | None:
+    f = RESULTS / f"{name}{suffix}" / "summary.json"
+    if not f.exists():
+        return None
+    r = json.loads(f.read_text())
+    m = {row["system"]: row["AP"] for row in r["rows"]}
+
+    def v(key: str) -> str:
+        return f"{m[key]:.4f}" if key in m else "-"
+
+    dflt = next(v for k, v in m.items() if k.endswith("= default"))
+    blk = m["blocks(vips) content, default index"]
+    role = "dev" if name in chosen["dev"] else "test"
+    c = r["clean_bm25_map"]
+    ratio = f"{blk / (1.15 * m['rm3-page']):.3f}" if "rm3-page" in m else "-"
+    return (f"| {name}{suffix} | {role} | {c:.4f} | {0.95 * c:.4f} | **{dflt:.4f}** | "
+            f"{v('bm25f (fields)')} | {v('bm25-main (webseg)')} | {v('bm25-trafilatura')} | "
+            f"{v('bm25-page')} | **{blk:.4f}** | {v('rm3 (default index)')} | "
+            f"{v('rm3-page')} | {ratio} |")
+
+
 def summarize(names: list[str]) -> str:
-    """The targets table over the reported web versions (``targets.md``)."""
-    lines = ["| web version | role | clean BM25 | 0.95 x clean | default | trafilatura | "
-             "page BM25 | block PRF (vips, content) | rm3 default index | rm3 page | "
-             "blocks / (rm3 page x 1.15) |", "|---|---|" + "---:|" * 9]
-    for name in names:
-        f = RESULTS / name / "summary.json"
-        if not f.exists():
-            continue
-        r = json.loads(f.read_text())
-        m = {row["system"]: row["AP"] for row in r["rows"]}
-        dflt = next(v for k, v in m.items() if k.endswith("= default"))
-        blk = m["blocks(vips) content, default index"]
-        chosen = json.loads((RESULTS / "chosen.json").read_text())
-        role = "dev" if name in chosen["dev"] else "test"
-        c = r["clean_bm25_map"]
-        lines.append(
-            f"| {name} | {role} | {c:.4f} | {0.95 * c:.4f} | **{dflt:.4f}** | "
-            f"{m['bm25-trafilatura']:.4f} | {m['bm25-page']:.4f} | **{blk:.4f}** | "
-            f"{m['rm3 (default index)']:.4f} | {m['rm3-page']:.4f} | "
-            f"{blk / (1.15 * m['rm3-page']):.3f} |")
-    md = "\n".join(lines) + "\n"
+    """The targets tables over the reported web versions (``targets.md``): one per
+    main-content model whose results exist (PageLevel ``<web>/``, blocks ``<web>-blocks/``)."""
+    chosen = json.loads((RESULTS / "chosen.json").read_text())
+    head = ["| web version | role | clean BM25 | 0.95 x clean | default | fields only | "
+            "main only | trafilatura | page BM25 | block PRF (vips, content) | "
+            "rm3 default index | rm3 page | blocks / (rm3 page x 1.15) |",
+            "|---|---|" + "---:|" * 11]
+    parts = []
+    for model in ("pagelevel", "blocks"):
+        rows = [r for n in names if (r := _target_row(n, chosen, _suffix(model)))]
+        if rows:
+            parts.append(f"Main-content model `{model}` (MAP@1000):\n\n"
+                         + "\n".join(head + rows) + "\n")
+    md = "\n".join(parts)
     (RESULTS / "targets.md").write_text(md, encoding="utf-8")
     return md
 
@@ -352,19 +402,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--web", required=True, help="web version folder(s), comma-separated")
     ap.add_argument("--data", default="../shared/data/ir")
     ap.add_argument("--parts", default="content,peer", help="index: content, peer or both")
+    ap.add_argument("--content-model", default=CONTENT_MODEL, choices=["pagelevel", "blocks"],
+                    help="main-content model of the content index (separate index and "
+                         "result folders per model)")
+    ap.add_argument("--rows", default="all", choices=["all", "core"],
+                    help="report: every row, or only those that depend on the content model")
     a = ap.parse_args(argv)
     webs = [Path(w) for w in a.web.split(",") if w]
     if a.command == "index":
         for w in webs:
-            build_indexes(w, parts=tuple(a.parts.split(",")))
+            build_indexes(w, parts=tuple(a.parts.split(",")), model=a.content_model)
     elif a.command == "tune":
         print(json.dumps(tune(webs), indent=1))
     elif a.command == "finish-tune":
         print(json.dumps(finish_tune(webs), indent=1))
     elif a.command == "summarize":
-        print(summarize([w.name for w in webs]))
+        print(summarize([w.name for w in webs]))  # both models' tables
     else:
-        report(webs, Path(a.data))
+        report(webs, Path(a.data), model=a.content_model, rows_set=a.rows)
     return 0
 
 
