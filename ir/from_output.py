@@ -152,10 +152,12 @@ class IndexBuilder:
         from ir.index import DEFAULT_B, DEFAULT_FIELDS, DEFAULT_K1, DEFAULT_PASSAGES, Index
 
         # The same configuration as `webseg index` on pages (the best measured one, see
-        # eval/results/prf/content): tuned BM25, title/main/rest fields and, on the embedded
-        # backend, passage evidence from content blocks. ``content=False`` scores whole pages.
-        fields = DEFAULT_FIELDS if content else None
-        passages = DEFAULT_PASSAGES if content and backend == "bm25" else None
+        # eval/results/prf/content): tuned BM25 and, on the embedded backend, title/main/rest
+        # fields and passage evidence from content blocks. Lucene's bulk JsonCollection path
+        # indexes whole-page terms. ``content=False`` scores whole pages on both backends.
+        embedded = content and backend == "bm25"
+        fields = DEFAULT_FIELDS if embedded else None
+        passages = DEFAULT_PASSAGES if embedded else None
         if passages is not None and passages.get("source") not in tuple(sources):
             passages = None
         self.index = Index.create(path, backend=backend, analyzer=analyzer,
