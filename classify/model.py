@@ -156,15 +156,7 @@ class PageTypeModel:
 
     def save(self, path: str | Path) -> None:
         """Write JSON (gzipped when ``path`` ends in ``.gz``), atomically."""
-        path = Path(path)
-        data = (json.dumps(self.to_dict(), separators=(",", ":")) + "\n").encode("utf-8")
-        tmp = path.with_name(path.name + ".part")
-        if path.name.endswith(".gz"):
-            with gzip.GzipFile(tmp, "wb", mtime=0) as f:
-                f.write(data)
-        else:
-            tmp.write_bytes(data)
-        tmp.replace(path)
+        _save_json(self.to_dict(), path)
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> PageTypeModel:
@@ -249,6 +241,8 @@ class StackedPageTypeModel:
 
 
 def _save_json(d: dict[str, Any], path: str | Path) -> None:
+    """Write ``d`` as JSON (gzipped when ``path`` ends in ``.gz``), atomically: both model
+    kinds are saved through here."""
     path = Path(path)
     data = (json.dumps(d, separators=(",", ":")) + "\n").encode("utf-8")
     tmp = path.with_name(path.name + ".part")
