@@ -12,7 +12,6 @@ from webseg.blocks.align import align_gold, page_words
 from webseg.blocks.context import CONTEXT_NAMES, context_features
 from webseg.blocks.features import CONTEXT_LEVELS, FEATURE_NAMES, GEOMETRY, leaf_features
 from webseg.blocks.gbt import TreeEnsemble, export_hgb
-from webseg.blocks.model import DEFAULT_MODEL
 from webseg.blocks.vocab import CATEGORY_NAMES, attr_mask, tokens
 from webseg.parse import parse
 
@@ -153,10 +152,8 @@ def test_page_f1_equals_bow_prf(page):
         assert page_f1(t, 0, keep) == pytest.approx(bow_prf(text, gold), nan_ok=True)
 
 
-needs_model = pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no shipped block model")
 
 
-@needs_model
 def test_block_functions_api(page):
     bf = block_functions(page)
     n = page.n
@@ -175,7 +172,6 @@ def test_block_functions_api(page):
             assert bf.keep[i] == bool(np.all(bf.keep[leaves[lo:hi]]))
 
 
-@needs_model
 def test_fixture_page_keeps_article_drops_boilerplate(page):
     text = block_functions(page).main_text()
     assert "The city council approved the new budget" in text
@@ -183,7 +179,6 @@ def test_fixture_page_keeps_article_drops_boilerplate(page):
         assert boiler not in text
 
 
-@needs_model
 def test_bad_input():
     with pytest.raises(TypeError):
         block_functions("<html></html>")  # type: ignore[arg-type]

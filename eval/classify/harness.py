@@ -214,20 +214,31 @@ def _plots(res: dict[str, Any], per_class: dict[str, np.ndarray], out: Path) -> 
     y, t = res["y"], res["tested"]
     for m in [x for x in ("wps-positions", "text") if x in res["preds"]]:
         cm = confusion_matrix(y[t], res["preds"][m][t].astype(str), labels=labels)
-        fig, ax = plt.subplots(figsize=(1.0 + 0.75 * len(labels), 0.6 + 0.7 * len(labels)))
-        ax.imshow(cm, cmap="Blues")
-        for i in range(len(labels)):
-            for j in range(len(labels)):
-                ax.text(j, i, str(cm[i, j]), ha="center", va="center", fontsize=8,
-                        color="white" if cm[i, j] > cm.max() / 2 else "black")
-        ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right")
-        ax.set_yticks(range(len(labels)), labels)
-        ax.set_xlabel("predicted")
-        ax.set_ylabel("true")
-        ax.set_title(f"{METHODS[m].label}, {res['name']}", fontsize=9)
-        fig.tight_layout()
-        fig.savefig(out / f"confusion_{m}.png", dpi=110)
-        plt.close(fig)
+        confusion_png(cm, labels, f"{METHODS[m].label}, {res['name']}",
+                      out / f"confusion_{m}.png")
+
+
+def confusion_png(cm: np.ndarray, labels: list[str], title: str, path: Path) -> None:
+    """A confusion matrix as a PNG (counts in the cells); shared by both classify harnesses."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(1.0 + 0.75 * len(labels), 0.6 + 0.7 * len(labels)))
+    ax.imshow(cm, cmap="Blues")
+    for i in range(len(labels)):
+        for j in range(len(labels)):
+            ax.text(j, i, str(cm[i, j]), ha="center", va="center", fontsize=8,
+                    color="white" if cm[i, j] > cm.max() / 2 else "black")
+    ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right")
+    ax.set_yticks(range(len(labels)), labels)
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("true")
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -50,7 +50,7 @@ from classify.stacked import (
     count_matrix,
     fit_view,
 )
-from eval.classify.harness import macro, sample_records, tasks_for
+from eval.classify.harness import confusion_png, macro, sample_records, tasks_for
 from webseg.datasets import load_records
 
 PLAIN_VIEWS = ("text", "url", "dom")
@@ -145,28 +145,6 @@ def calibration(proba: np.ndarray, y: np.ndarray, classes: list[str]) -> dict[st
                                                               1)))),
             "brier": float(np.mean(np.sum((proba - onehot) ** 2, axis=1))),
             "ece": float(ece)}
-
-
-def _confusion_png(cm: np.ndarray, labels: list[str], title: str, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(1.0 + 0.75 * len(labels), 0.6 + 0.7 * len(labels)))
-    ax.imshow(cm, cmap="Blues")
-    for i in range(len(labels)):
-        for j in range(len(labels)):
-            ax.text(j, i, str(cm[i, j]), ha="center", va="center", fontsize=8,
-                    color="white" if cm[i, j] > cm.max() / 2 else "black")
-    ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right")
-    ax.set_yticks(range(len(labels)), labels)
-    ax.set_xlabel("predicted")
-    ax.set_ylabel("true")
-    ax.set_title(title, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -268,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
                     w.writerow([f"{m}: true \\ predicted", *labels])
                     for lab, row in zip(labels, cm, strict=True):
                         w.writerow([lab, *row.tolist()])
-                    _confusion_png(cm, labels, f"{m}, {sub}", out / f"confusion_{m}.png")
+                    confusion_png(cm, labels, f"{m}, {sub}", out / f"confusion_{m}.png")
             with (out / "predictions.csv").open("w", newline="") as f:
                 w = csv.writer(f)
                 w.writerow(["id", "site", "label", "fold", *preds,

@@ -20,6 +20,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from itertools import product
 from pathlib import Path
 from typing import Any
@@ -139,6 +140,21 @@ BASE: dict[str, Any] = {"k1": 1.5, "b": 0.75,
                                    "min_block_weight": 0.5, "weight_power": 1.0}}
 
 
+def _mean_map(ixs: list[Any], prf: str = "none", *, colls: list[Collection],
+              **params: Any) -> float:
+    """Mean MAP over the tuning collections (one index per collection)."""
+    v = sum(_map(ix, c, prf, **params) for ix, c in zip(ixs, colls, strict=True))
+    return v / len(colls)
+
+
+def _record(stage: str, m: float, *, trace: list[dict[str, Any]], log: Callable[[str], None],
+            **kw: Any) -> None:
+    """Append one tuning step to the trace and rewrite ``tuning_trace.json`` (resumable)."""
+    trace.append({"stage": stage, **kw, "map": round(m, 4)})
+    log(f"  {stage} {kw}: {m:.4f}")
+    (RESULTS / "tuning_trace.json").write_text(json.dumps(trace, indent=1))
+
+
 def tune(webs: list[Path], log: Callable[[str], None] = _log) -> dict[str, Any]:
     """Grid search on the dev web versions (mean MAP over them), stage by stage: BM25 k1/b
     with field weights, then passage evidence, then RM3, then block PRF."""
@@ -152,14 +168,8 @@ def tune(webs: list[Path], log: Callable[[str], None] = _log) -> dict[str, Any]:
     def opened(**kw: Any) -> list[Any]:
         return [Index.open(p, **kw) for p in paths]
 
-    def mean_map(ixs: list[Any], prf: str = "none", **params: Any) -> float:
-        v = sum(_map(ix, c, prf, **params) for ix, c in zip(ixs, colls, strict=True))
-        return v / len(colls)
-
-    def record(stage: str, m: float, **kw: Any) -> None:
-        trace.append({"stage": stage, **kw, "map": round(m, 4)})
-        log(f"  {stage} {kw}: {m:.4f}")
-        (RESULTS / "tuning_trace.json").write_text(json.dumps(trace, indent=1))
+    mean_map = partial(_mean_map, colls=colls)
+    record = partial(_record, trace=trace, log=log)
 
     RESULTS.mkdir(parents=True, exist_ok=True)
     res = []
@@ -233,14 +243,8 @@ def finish_tune(webs: list[Path], log: Callable[[str], None] = _log) -> dict[str
     ixs = [Index.open(p, k1=best["k1"], b=best["b"], fields=best["fields"],
                       passages=best["passages"]) for p in paths]
 
-    def mean_map(ixs: list[Any], prf: str = "none", **params: Any) -> float:
-        v = sum(_map(ix, c, prf, **params) for ix, c in zip(ixs, colls, strict=True))
-        return v / len(colls)
-
-    def record(stage: str, m: float, **kw: Any) -> None:
-        trace.append({"stage": stage, **kw, "map": round(m, 4)})
-        log(f"  {stage} {kw}: {m:.4f}")
-        (RESULTS / "tuning_trace.json").write_text(json.dumps(trace, indent=1))
+    mean_map = partial(_mean_map, colls=colls)
+    record = partial(_record, trace=trace, log=log)
 
     best["blocks"] = _tune_blocks(ixs, mean_map, record)
     best["dev"] = [w.name for w in webs]
