@@ -40,18 +40,9 @@ from ir.analysis import Analyzer
 from ir.store import StoredDoc
 
 __all__ = ["IndexBuilder", "build_from_output", "is_output_folder", "iter_output_docs",
-           "lucene_contents", "stored_doc_from_dict", "stored_doc_to_dict"]
+           "lucene_contents"]
 
 _ID = re.compile(rb'^\{"id":\s*("(?:[^"\\]|\\.)*")')
-
-
-def stored_doc_to_dict(doc: StoredDoc) -> dict[str, Any]:
-    """A stored document as one JSON object (the form the pipeline's outputs carry)."""
-    return doc.to_dict()
-
-
-def stored_doc_from_dict(d: dict[str, Any]) -> StoredDoc:
-    return StoredDoc.from_dict(d)  # keeps the content fields (issue 16) and block weights
 
 
 def lucene_contents(terms: dict[str, int]) -> str:
@@ -179,7 +170,7 @@ class IndexBuilder:
                            for i in range(self.threads)]
 
     def add(self, doc: StoredDoc | dict[str, Any]) -> None:
-        d = doc if isinstance(doc, StoredDoc) else stored_doc_from_dict(doc)
+        d = doc if isinstance(doc, StoredDoc) else StoredDoc.from_dict(doc)
         if self._files:
             f = self._files[self.count % len(self._files)]
             f.write(json.dumps({"id": d.id, "contents": lucene_contents(d.terms)},

