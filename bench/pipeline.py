@@ -3,6 +3,7 @@
 ::
 
     python bench/pipeline.py --data ../shared/data/wcxb-dev --pages 200 [--spark local[1],local[2]]
+    python bench/pipeline.py --pages 400 --no-single --spark local[1],local[2] --pin on
     python bench/pipeline.py --collection 10000,100000      # collection stage only (synthetic)
 
 Real pages (the first ``--pages`` of the manifest, sorted by id) are written into one WARC
@@ -88,7 +89,7 @@ def load() -> float:
 
 
 def spark_child(warc: str, out: str, master: str, partitions: int | None,
-                concurrency: int) -> dict:
+                concurrency: int, pin: str) -> dict:
     """One Spark run in this (child) process: session start-up timed apart from the job."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
@@ -105,20 +106,21 @@ def spark_child(warc: str, out: str, master: str, partitions: int | None,
     cfg = PipelineConfig(stages=("segment", "clean", "classify", "sketch", "dedup", "index"))
     t1 = time.perf_counter()
     res = run_spark([warc], out, cfg, spark=spark, partitions=partitions,
-                    concurrency=concurrency)
+                    concurrency=concurrency, pin=pin)
     job = time.perf_counter() - t1
     spark.stop()
     total = startup + job
-    return {**res, "master": master, "startup_s": round(startup, 1), "job_s": round(job, 1),
+    return {**res, "master": master, "pin": pin,
+            "startup_s": round(startup, 1), "job_s": round(job, 1),
             "startup_share": round(startup / total, 3),
             "pages_per_s": round(res["records"] / total, 2),
             "pages_per_s_job_only": round(res["records"] / job, 2)}
 
 
 def run_spark_bench(warc: Path, out: Path, master: str, partitions: int | None,
-                    concurrency: int) -> dict:
+                    concurrency: int, pin: str = "auto") -> dict:
     cmd = [sys.executable, __file__, "--spark-child", master, "--warc", str(warc),
-           "--out", str(out), "--concurrency", str(concurrency)]
+           "--out", str(out), "--concurrency", str(concurrency), "--pin", pin]
     if partitions:
         cmd += ["--partitions", str(partitions)]
     before = load()
@@ -278,17 +280,26 @@ def run_collection_bench(n: int, tmp: Path, index_build: bool = True) -> dict:
                 "load_before_after": [before, after]}
     # Index build from the N stored page documents of the output folder (webseg index OUT/).
     t1 = time.perf_counter()
-    idx = subprocess.run([sys.executable, "-m", "webseg.cli", "index", str(out), "-o",
-                          str(tmp / f"index-{n}")], capture_output=True, text=True)
-    index_s = time.perf_counter() - t1
-    if idx.returncode != 0:
-        raise RuntimeError(idx.stderr[-3000:])
+    with open(tmp / "index.err", "w+b") as err:
+        idx = subprocess.Popen([sys.executable, "-m", "webseg.cli", "index", str(out), "-o",
+                                str(tmp / f"index-{n}")], stdout=subprocess.DEVNULL,
+                               stderr=err)
+        _, status, usage = os.wait4(idx.pid, 0)  # this child's own peak RSS
+        idx.returncode = os.waitstatus_to_exitcode(status)
+        index_s = time.perf_counter() - t1
+        if idx.returncode != 0:
+            err.seek(0)
+            raise RuntimeError(err.read()[-3000:].decode(errors="replace"))
+    index_dir = tmp / f"index-{n}"
+    index_mb = sum(f.stat().st_size for f in index_dir.rglob("*") if f.is_file()) / 1e6
     shutil.rmtree(out)
     shutil.rmtree(tmp / f"index-{n}")
     return {"pages": n, "journal_mb": round(size / 1e6), "generate_s": round(gen, 1),
             "collection_s": res["seconds"], "collection_peak_rss_mb": res["peak_rss_mb"],
             "duplicate_clusters": res["duplicate_clusters"],
-            "index_from_output_s": round(index_s, 1), "load_before_after": [before, after]}
+            "index_from_output_s": round(index_s, 1),
+            "index_peak_rss_mb": round(usage.ru_maxrss / 1024), "index_mb": round(index_mb),
+            "load_before_after": [before, after, load()]}
 
 
 def main() -> int:
@@ -301,9 +312,10 @@ def main() -> int:
     ap.add_argument("--spark-concurrency", type=int, default=2,
                     help="Pages in flight per Spark worker's Chromium.")
     ap.add_argument("--no-single", action="store_true", help="Skip the single-machine run.")
-    ap.add_argument("--pin", action="store_true",
-                    help="Pin each Spark worker and its Chromium to one core "
-                         "(WEBSEG_SPARK_PIN=1): local[N] then uses N cores.")
+    ap.add_argument("--pin", default="auto", choices=["auto", "on", "off"],
+                    help="run_spark's pin mode: each Spark worker and its Chromium on a core "
+                         "of its own (on: local[N] uses N cores; auto, the default: only when "
+                         "the slots cover the cores).")
     ap.add_argument("--collection", default=None,
                     help="Collection-stage sizes on synthetic journals, e.g. 10000,100000")
     ap.add_argument("--no-index-build", action="store_true",
@@ -315,7 +327,7 @@ def main() -> int:
     a = ap.parse_args()
     if a.spark_child:
         print(json.dumps(spark_child(a.warc, a.out, a.spark_child, a.partitions,
-                                     a.concurrency)))
+                                     a.concurrency, a.pin)))
         return 0
     if a.collection_child:
         print(json.dumps(collection_child(a.collection_child)))
@@ -338,11 +350,9 @@ def main() -> int:
             per_core = single["pages_per_s"] / (os.cpu_count() or 1)
         if a.spark:
             runs = []
-            if a.pin:
-                os.environ["WEBSEG_SPARK_PIN"] = "1"
             for i, master in enumerate(a.spark.split(",")):
                 sp = run_spark_bench(warc, tmpd / f"spark{i}", master, a.partitions,
-                                     a.spark_concurrency)
+                                     a.spark_concurrency, a.pin)
                 runs.append(sp)
                 print("spark:", json.dumps(sp), flush=True)
             if len(runs) > 1:

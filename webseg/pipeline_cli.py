@@ -82,8 +82,12 @@ def pipeline(inputs: tuple[str, ...], output: str, stages: str, segmenter: str,
               help="Comma-separated stages (index: each page's index document is written to "
                    "OUTPUT/index_docs/; build the index with `webseg index OUTPUT/`).")
 @click.option("--timeout", default=30.0, show_default=True, help="Per-page render time limit (s).")
+@click.option("--pin", type=click.Choice(["auto", "on", "off"]), default="auto",
+              show_default=True,
+              help="Pin each worker and its Chromium to a core of its own (auto: when the "
+                   "node's task slots cover its cores; WEBSEG_SPARK_PIN=1/0 overrides).")
 def spark(inputs: tuple[str, ...], output: str, master: str | None, partitions: int | None,
-          stages: str, timeout: float) -> None:
+          stages: str, timeout: float, pin: str) -> None:
     """The pipeline as a Spark job: WARC records -> Parquet and JSONL (pip install webseg[spark]).
 
     Each executor process starts one Chromium and reuses it across its partitions. Output
@@ -104,7 +108,7 @@ def spark(inputs: tuple[str, ...], output: str, master: str | None, partitions: 
     try:
         config = PipelineConfig(stages=tuple(s.strip() for s in stages.split(",") if s.strip()))
         res = run_spark(list(inputs), output, config, master=master, partitions=partitions,
-                        render_options={"timeout": timeout})
+                        render_options={"timeout": timeout}, pin=pin)
     except (ValueError, FileNotFoundError) as e:
         raise click.UsageError(str(e)) from None
     for k, v in res.items():
