@@ -3,7 +3,7 @@
 ::
 
     python bench/pipeline.py --data ../shared/data/wcxb-dev --pages 200 [--spark local[1],local[2]]
-    python bench/pipeline.py --pages 400 --no-single --spark local[1],local[2] --pin on
+    python bench/pipeline.py --pages 400 --no-single --spark local[1],local[2]   # --pin on
     python bench/pipeline.py --collection 10000,100000      # collection stage only (synthetic)
 
 Real pages (the first ``--pages`` of the manifest, sorted by id) are written into one WARC
@@ -312,10 +312,12 @@ def main() -> int:
     ap.add_argument("--spark-concurrency", type=int, default=2,
                     help="Pages in flight per Spark worker's Chromium.")
     ap.add_argument("--no-single", action="store_true", help="Skip the single-machine run.")
-    ap.add_argument("--pin", default="auto", choices=["auto", "on", "off"],
-                    help="run_spark's pin mode: each Spark worker and its Chromium on a core "
-                         "of its own (on: local[N] uses N cores; auto, the default: only when "
-                         "the slots cover the cores).")
+    ap.add_argument("--pin", default="on", choices=["auto", "on", "off"],
+                    help="run_spark's pin mode. Default on: each Spark worker and its Chromium "
+                         "on a core of its own, so local[N] uses N cores and the speed-up "
+                         "measures what a slot adds (unpinned, local[1] alone keeps two cores "
+                         "busy); auto is `webseg spark`'s default (pin only when the slots "
+                         "cover the cores).")
     ap.add_argument("--collection", default=None,
                     help="Collection-stage sizes on synthetic journals, e.g. 10000,100000")
     ap.add_argument("--no-index-build", action="store_true",
