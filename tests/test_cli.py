@@ -79,3 +79,11 @@ def test_clean_prints_main_text():
 def test_train_lists_trainers():
     r = run("train", "--help")
     assert r.exit_code == 0 and "gcuts" in r.output and "pagelevel" in r.output
+
+
+@pytest.mark.parametrize(("algo", "prog"), [("treecut", "webseg.treecut"),
+                                             ("blocks", "webseg.blocks.train")])
+def test_train_reaches_every_shipped_models_trainer(algo: str, prog: str) -> None:
+    """`webseg train ALGO -- --help` is the trainer's own argument parser."""
+    r = run("train", algo, "--", "--help")
+    assert r.exit_code == 0 and f"usage: python -m {prog}" in r.output

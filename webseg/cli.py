@@ -554,14 +554,15 @@ def _record_name(rec: Any, taken: dict[str, int]) -> str:
 #: algorithm -> (trainer module, whether its main() takes the algorithm name first)
 TRAINERS = {"gcuts": ("webseg.graphseg.train", True), "cclus": ("webseg.graphseg.train", True),
             "pagelevel": ("webseg.templates.train", False),
-            "wps": ("webseg.wps.train", False)}
+            "wps": ("webseg.wps.train", False), "treecut": ("webseg.treecut", False),
+            "blocks": ("webseg.blocks.train", False)}
 
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.argument("algo", type=click.Choice(sorted(TRAINERS)))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def train(algo: str, args: tuple[str, ...]) -> None:
-    """Train a learnable segmenter; reproduces the model shipped in webseg/models.
+    """Train a learnable model; reproduces the one shipped in webseg/models.
 
     Options after ALGO go to the trainer; `webseg train ALGO -- --help` lists them.
 
@@ -571,6 +572,8 @@ def train(algo: str, args: tuple[str, ...]) -> None:
       webseg train cclus --data ../shared/data/segmentation/kreuzer-random --out models/
       webseg train pagelevel --data ../shared/data/boilerplate/dragnet --out models/
       webseg train wps margin --data ../shared/data/segmentation/kreuzer-random --out models/
+      webseg train treecut --data ../shared/data/segmentation/kreuzer-random --out models/
+      webseg train blocks table --data ../shared/data/wcxb-dev   # then: blocks fit --data ...
     """
     import importlib
 
