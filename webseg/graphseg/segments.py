@@ -100,7 +100,9 @@ class TwoLevelLambda:
     The segmenter (a dataclass with ``name``, ``lam1``, ``get_model()``, ``prepare`` and
     ``segment_prepared(prep, lam)``) is solved at its level-2 lambda and, when a level-1
     lambda is known, a second time at that coarser lambda; level 2 is then refined by level 1
-    (:func:`to_two_level`) so the two levels nest.
+    (:func:`to_two_level`) so the two levels nest. A level-1 lambda that is not larger than
+    the level-2 one (say an explicit ``lam`` above the model's ``@1`` value) would not be
+    coarser, so the output is then flat.
     """
 
     @property
@@ -116,7 +118,8 @@ class TwoLevelLambda:
         prep = self.prepare(page)  # type: ignore[attr-defined]
         lam1 = self.resolved_lambda1
         flat = self.segment_prepared(prep)  # type: ignore[attr-defined]
-        if lam1 is None or prep.tree is None:
+        if lam1 is None or prep.tree is None \
+                or lam1 <= self.resolved_lambda:  # type: ignore[attr-defined]
             return flat
         l1 = self.segment_prepared(prep, lam1).leaf_labels()  # type: ignore[attr-defined]
         params = {**flat.params, "lambda1": lam1}
