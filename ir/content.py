@@ -35,9 +35,10 @@ __all__ = ["DEFAULT_MODEL", "FIELDS", "MODELS", "leaf_main_prob", "page_fields",
 FIELDS = ("title", "main", "rest")
 
 
-#: Main-content models: ``pagelevel`` (PageLevel templateness) or ``blocks`` (the
-#: block-function model).
-MODELS = ("blocks", "pagelevel")
+#: Main-content models: ``pagelevel`` (PageLevel templateness), ``blocks`` (the
+#: block-function model), or both combined per leaf: ``max`` (main when either model says so:
+#: the union, for recall of the main text) or ``mean`` (their average).
+MODELS = ("blocks", "pagelevel", "max", "mean")
 
 #: The default main-content model: the best measured on the issue-16 dev collection.
 DEFAULT_MODEL = "pagelevel"
@@ -47,9 +48,9 @@ def leaf_main_prob(page: Any, model: str = DEFAULT_MODEL) -> tuple[np.ndarray, A
     """P(main content) per text leaf (``page.text_leaves`` order; 0 for invisible leaves), and
     the PageLevel segmentation when that was the model (reusable as the ``pagelevel`` source).
 
-    ``model``: ``pagelevel`` (1 - templateness of the leaf's PageLevel segment; the default,
-    :data:`DEFAULT_MODEL`) or ``blocks`` (``webseg.blocks.block_functions(page).main``;
-    measured worse on the issue-16 dev collection with the chosen index parameters).
+    ``model``: ``pagelevel`` (1 - templateness of the leaf's PageLevel segment),
+    ``blocks`` (``webseg.blocks.block_functions(page).main``), or ``max`` / ``mean`` of the
+    two per leaf (:data:`MODELS`; :data:`DEFAULT_MODEL` is the best on the dev collections).
     """
     leaves = page.text_leaves
     vis = np.asarray(page.visible, dtype=bool)[leaves]
@@ -61,6 +62,11 @@ def leaf_main_prob(page: Any, model: str = DEFAULT_MODEL) -> tuple[np.ndarray, A
         labels = seg.leaf_labels()
         p = np.asarray([1.0 - templ.get(int(lab), 1.0) for lab in labels.tolist()])
         return np.where(vis, np.clip(p, 0.0, 1.0), 0.0), seg
+    if model in ("max", "mean"):
+        p_pl, seg = leaf_main_prob(page, "pagelevel")
+        p_bl, _ = leaf_main_prob(page, "blocks")
+        comb = np.maximum(p_pl, p_bl) if model == "max" else (p_pl + p_bl) / 2.0
+        return comb, seg
     if model != "blocks":
         raise ValueError(f"unknown main-content model {model!r}: use one of {MODELS}")
     from webseg.blocks import block_functions
