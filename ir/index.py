@@ -36,8 +36,8 @@ __all__ = ["BACKENDS", "DEFAULT_B", "DEFAULT_FIELDS", "DEFAULT_K1", "DEFAULT_PAS
 
 BACKENDS = ("bm25", "lucene")
 
-#: Field weights of the content-aware default (``webseg index``), chosen on the dev collection
-#: (the cranfield web versions; eval/results/prf/README.md "Content-aware indexing").
+#: Field weights of the content-aware default (``webseg index``), chosen on the dev collections
+#: (cranfield k=1 and k=3 web versions; eval/results/prf/content/README.md, ``chosen.json``).
 DEFAULT_FIELDS: dict[str, float] = {"title": 0.0, "main": 1.0, "rest": 0.25}
 #: BM25 parameters of ``webseg index`` (chosen on the same dev collections).
 DEFAULT_K1, DEFAULT_B = 1.5, 0.4
@@ -47,7 +47,7 @@ DEFAULT_K1, DEFAULT_B = 1.5, 0.4
 #: ``min_blocks`` > 1 only pages with at least that many content blocks get passage evidence
 #: (a page with a single content region is already scored by it).
 DEFAULT_PASSAGES: dict[str, Any] = {"source": "vips", "weight": 2.0, "min_block_weight": 0.5,
-                                    "min_terms": 3}
+                                    "min_terms": 3, "min_blocks": 1}
 
 
 class EmptyQueryError(ValueError):

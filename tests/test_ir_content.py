@@ -281,3 +281,21 @@ def test_block_score_power_sharpens_block_weights():
     assert w2[1] / w2[2] == pytest.approx((w1[1] / w1[2]) ** 2)
     with pytest.raises(ValueError, match="idf_power"):
         BlockParams(idf_power=-1.0)
+
+
+def test_library_defaults_are_the_configuration_chosen_on_dev():
+    """``webseg index`` / ``webseg search --prf blocks`` defaults = ``chosen.json`` (the best
+    measured on the dev collections, eval/results/prf/content/README.md)."""
+    import json
+    from pathlib import Path
+
+    from ir.content import DEFAULT_MODEL
+    from ir.feedback import BEST_BLOCKS
+    from ir.index import DEFAULT_B, DEFAULT_FIELDS, DEFAULT_K1, DEFAULT_PASSAGES
+
+    f = Path(__file__).resolve().parents[1] / "eval/results/prf/content/chosen.json"
+    chosen = json.loads(f.read_text())
+    assert (chosen["k1"], chosen["b"]) == (DEFAULT_K1, DEFAULT_B)
+    assert chosen["fields"] == DEFAULT_FIELDS and chosen["passages"] == DEFAULT_PASSAGES
+    assert chosen["model"] == DEFAULT_MODEL
+    assert chosen["blocks"] == BEST_BLOCKS

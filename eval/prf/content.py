@@ -144,8 +144,9 @@ def _mean_map(ixs: list[Any], prf: str = "none", *, colls: list[Collection],
 
 #: Grids of :func:`tune` (kept small: the dev collections are evaluated at every point).
 BM25F_GRID = {"k1": (1.2, 1.5), "b": (0.4, 0.75), "rest": (0.1, 0.25, 0.5)}
-PASSAGE_GRID = {"source": ("vips", "windows"), "weight": (1.0, 2.0, 3.0),
-                "min_blocks": (1, 2)}
+PASSAGE_GRID = [{"source": "vips", "weight": w, "min_blocks": mb}
+                for w in (1.0, 2.0, 3.0) for mb in (1, 2)] + [
+                   {"source": "windows", "weight": 1.0, "min_blocks": 1}]
 RM3_GRID = {"fb_docs": (5, 10), "fb_terms": (10, 20), "orig_weight": (0.5, 0.7)}
 #: Block PRF: one pass of coordinate ascent from the previous choice, one parameter at a
 #: time (a block-PRF run of the dev topics is the slowest step).
@@ -154,9 +155,8 @@ BLOCK_START: dict[str, Any] = {"source": "vips", "fb_pages": 80, "fb_blocks": 10
                                "weight_power": 1.0, "idf_power": 0.0, "score_power": 1.0,
                                "page_weight": 0.0}
 BLOCK_STEPS: list[tuple[str, tuple[Any, ...]]] = [
-    ("idf_power", (0.5, 1.0)), ("fb_pages", (10, 20)), ("fb_blocks", (5, 20)),
-    ("orig_weight", (0.6, 0.8)), ("score_power", (2.0,)), ("weight_power", (0.0, 2.0)),
-    ("fb_terms", (30,)), ("page_weight", (1.0,))]
+    ("idf_power", (0.5, 1.0)), ("fb_pages", (20,)), ("fb_blocks", (20,)),
+    ("orig_weight", (0.6, 0.8)), ("score_power", (2.0,)), ("fb_terms", (30,))]
 
 
 class _Tuner:
@@ -229,19 +229,26 @@ def tune(webs: list[Path], models: list[str] | None = None,
     models = models or [m for m in MODELS
                         if all(content_index_path(w, m).exists() for w in webs)]
     per_model: dict[str, dict[str, Any]] = {}
+    kb = None
     for model in models:
+        tu._blocks.clear()  # one model's block stores in memory at a time
         res = []
-        for k1, b, rest in product(*BM25F_GRID.values()):
+        # k1 and b are searched with the first model only (then kept): they are properties
+        # of BM25 on these collections more than of the main-text mask
+        grid = (product(*BM25F_GRID.values()) if kb is None
+                else ((*kb, rest) for rest in BM25F_GRID["rest"]))
+        for k1, b, rest in grid:
             f = {"title": 0.0, "main": 1.0, "rest": rest}
             prm = {"k1": k1, "b": b, "fields": f}
             m = tu.point("bm25f", model, prm,
                          partial(tu.opened, model, k1=k1, b=b, fields=f, passages={}))
             res.append((m, prm))
         m_f, base = max(res, key=lambda r: r[0])
+        kb = kb or (base["k1"], base["b"])
         res = []
-        for src, w, mb in product(*PASSAGE_GRID.values()):
-            pas = {"source": src, "weight": w, "min_block_weight": 0.5, "min_terms": 3,
-                   "min_blocks": mb}
+        for g in PASSAGE_GRID:
+            pas = {"source": g["source"], "weight": g["weight"], "min_block_weight": 0.5,
+                   "min_terms": 3, "min_blocks": g["min_blocks"]}
             m = tu.point("passages", model, {**base, "passages": pas},
                          partial(tu.opened, model, **base, passages=pas))
             res.append((m, pas))
