@@ -481,11 +481,10 @@ def _target_row(name: str, chosen: dict[str, Any], suffix: str) -> str | None:
     same = all(r.get("chosen", {}).get(k) == chosen.get(k)
                for k in ("k1", "b", "fields", "passages", "blocks"))
     role = "dev" if name in chosen["dev"] else "test"
-    if not same:  # a table computed with parameters chosen earlier
-        name += " (earlier parameters)"
+    label = f"{name}{suffix}" + ("" if same else " (earlier parameters)")
     c = r["clean_bm25_map"]
     ratio = f"{blk / (1.15 * m['rm3-page']):.3f}" if "rm3-page" in m else "-"
-    return (f"| {name}{suffix} | {role} | {c:.4f} | {0.95 * c:.4f} | **{dflt:.4f}** | "
+    return (f"| {label} | {role} | {c:.4f} | {0.95 * c:.4f} | **{dflt:.4f}** | "
             f"{v('bm25f (fields)')} | {v('bm25-main (webseg)')} | {v('bm25-trafilatura')} | "
             f"{v('bm25-page')} | **{blk:.4f}** | {v('rm3 (default index)')} | "
             f"{v('rm3-page')} | {ratio} |")
