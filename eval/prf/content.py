@@ -7,10 +7,12 @@ second index of trafilatura's main text of each page (the peer). Every system be
 of these two indexes (field weights and BM25 parameters are overridden at open time), so
 nothing is rendered or segmented twice.
 
-``python -m eval.prf.content tune --web <dev web versions>`` chooses BM25 k1/b, field weights
-and feedback parameters on the dev collections (grid search, MAP) and writes them to
+``python -m eval.prf.content tune --web <dev web versions>`` chooses the main-content model,
+BM25 k1/b, field weights, passage evidence and feedback parameters on the dev collections
+(grid search and coordinate ascent, mean MAP; resumable trace) and writes them to
 ``eval/results/prf/content/chosen.json``; ``python -m eval.prf.content report --web ...``
-scores every system with those parameters on the given web versions and writes the tables.
+scores every system with those parameters on the given web versions and writes the tables;
+``lucene`` adds the Lucene-backend rows of a web version; ``summarize`` the targets tables.
 """
 
 from __future__ import annotations
