@@ -3,7 +3,7 @@
 A model file (``webseg/models/blocks.json.gz``) is JSON::
 
     {"format": "webseg.blocks", "version": 1, "roles": ["main", "other"],
-     "feature_names": [...], "context_names": [...], "threshold": 0.5,
+     "feature_names": [...], "context_names": [...], "threshold": 0.3, "fallback": true,
      "stage1": <ensemble>, "stage2": <ensemble>}
 
 ``stage1`` scores each text leaf from its features (:mod:`webseg.blocks.features`);
