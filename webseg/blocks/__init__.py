@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from webseg.blocks.model import DEFAULT_MODEL, BlockModel, load_model
+from webseg.blocks.model import DEFAULT_MODEL, BlockModel, decide, load_model
 from webseg.page import Page, normalize_text
 
 __all__ = ["DEFAULT_MODEL", "ROLES", "BlockFunctions", "BlockModel", "block_functions"]
@@ -38,8 +38,9 @@ class BlockFunctions:
 
     ``proba`` ``(page.n, len(roles))`` float32; ``main`` P(main) per node: the leaf's stage-2
     score for text leaves, the character-weighted mean of its leaves' scores for elements, 0
-    where there is no visible text; ``keep``: leaves at or above the model's threshold, and
-    elements whose visible text is all kept; ``leaf_scores``: per ``page.text_leaves`` entry.
+    where there is no visible text; ``keep``: leaves the model's decision keeps
+    (:func:`webseg.blocks.model.decide`), and elements whose visible text is all kept;
+    ``leaf_scores``: per ``page.text_leaves`` entry.
     """
 
     page: Page
@@ -102,7 +103,7 @@ def block_functions(page: Page, site_pages: Sequence[Page] = (),
     lf, s = m.predict_page(page, decoder or "stack")
     n = page.n
     leaves = lf.leaves
-    keep_leaf = s >= m.threshold
+    keep_leaf = decide(s, m.threshold, m.fallback and (decoder or "stack") == "stack")
     # element nodes: character-weighted mean of their leaves' scores; kept when all is kept
     w = lf.chars + 1e-9
     cw = np.concatenate([[0.0], np.cumsum(w)])
