@@ -138,12 +138,12 @@ def leaf_features(page: Page) -> LeafFeatures:
     # ---------------------------------------------------------------- leaf text statistics
     texts = [normalize_text(page.text[j]) for j in leaves.tolist()]
     tokens = [_WORD.findall(t.lower()) for t in texts]
-    chars = np.fromiter((len(t) for t in texts), dtype=np.float64, count=m)
-    words = np.fromiter((len(t) for t in tokens), dtype=np.float64, count=m)
-    punct = np.fromiter((len(_PUNCT.findall(t)) for t in texts), dtype=np.float64, count=m)
-    sents = np.fromiter((len(_SENT.findall(t)) for t in texts), dtype=np.float64, count=m)
-    digits = np.fromiter((len(_DIGIT.findall(t)) for t in texts), dtype=np.float64, count=m)
-    upper = np.fromiter((t[:1].isupper() for t in texts), dtype=np.float64, count=m)
+    # one pass over the leaves for the per-leaf counts
+    punct_n, sent_n, digit_n = _PUNCT.findall, _SENT.findall, _DIGIT.findall
+    counts = np.array([(len(t), len(toks), len(punct_n(t)), len(sent_n(t)), len(digit_n(t)),
+                        t[:1].isupper()) for t, toks in zip(texts, tokens, strict=True)],
+                      dtype=np.float64).reshape(m, 6)
+    chars, words, punct, sents, digits, upper = (counts[:, k].copy() for k in range(6))
     short = Counter(w for toks in tokens for w in toks if len(w) <= 4)
     stopset = {w for w, _ in short.most_common(30)}
     stops = np.fromiter((sum(w in stopset for w in toks) for toks in tokens),

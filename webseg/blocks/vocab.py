@@ -193,10 +193,21 @@ def _token_mask(t: str) -> int:
 
 
 @functools.lru_cache(maxsize=65536)
-def _value_mask(value: str) -> int:
+def _part_mask(part: str) -> int:
     m = 0
-    for t in tokens(value):
+    for t in tokens(part):
         m |= _token_mask(t)
+    return m
+
+
+@functools.lru_cache(maxsize=65536)
+def _value_mask(value: str) -> int:
+    # per whitespace-separated part: the tokens of a value are those of its parts (camelCase
+    # and punctuation splits never cross whitespace), and parts such as "container" or
+    # "col-md-6" recur across pages and sites where whole class values do not
+    m = 0
+    for part in value.split():
+        m |= _part_mask(part)
     return m
 
 
