@@ -169,7 +169,7 @@ def _url_tokens(url: str | None) -> tuple[list[str], dict[str, float]]:
 _META_TAG = re.compile(r"<meta\b[^>]*>", re.I)
 _LINK_TAG = re.compile(r"<link\b[^>]*>", re.I)
 _ATTR = re.compile(r"""([a-zA-Z:_-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
-_ITEMTYPE = re.compile(r"""\bitemtype\s*=\s*["']?([^"'\s>]+)""", re.I)
+_ITEMTYPE_B = re.compile(rb"""\bitemtype\s*=\s*["']?([^"'\s>]+)""", re.I)
 _LD_TYPE = re.compile(r'"@type"\s*:\s*(\[[^\]]*\]|"[^"]*")')
 
 
@@ -209,8 +209,14 @@ def head_tokens(html: str | None) -> list[str]:
     """
     if not html:
         return []
-    low = html.lower()
-    end = low.find("</head>")
+    # markers are ASCII: search an ASCII-lower-cased UTF-8 copy (bytes.lower is ~4x faster
+    # than str.lower on non-ASCII pages); offsets found there always fall on ASCII characters,
+    # so the slices between them decode cleanly
+    raw = html.encode("utf-8", "surrogatepass")
+    low = raw.lower()
+    end = low.find(b"</head>")
+    if end > 0:
+        end = len(raw[:end].decode("utf-8", "surrogatepass"))
     src = html[:end if 0 < end < _MAX_HEAD else _MAX_HEAD]
     toks: list[str] = []
     for m in _META_TAG.finditer(src):
@@ -230,13 +236,13 @@ def head_tokens(html: str | None) -> list[str]:
             toks.append(f"rel:{r[:30]}")
         if a.get("type"):
             toks.append(f"lt:{a['type'].lower()[:40]}")
-    pos = low.find("ld+json")
+    pos = low.find(b"ld+json")
     while pos >= 0 and len(toks) < 2000:
-        start = low.find(">", pos) + 1
-        stop = low.find("</script", start)
+        start = low.find(b">", pos) + 1
+        stop = low.find(b"</script", start)
         if start <= 0 or stop < 0:
             break
-        body = html[start:stop]
+        body = raw[start:stop].decode("utf-8", "surrogatepass")
         types: list[str] = []
         try:
             _ld_types(json.loads(body.strip()), types)
@@ -244,15 +250,15 @@ def head_tokens(html: str | None) -> list[str]:
             for t in _LD_TYPE.findall(body):  # broken JSON: take the types literally
                 types += re.findall(r'"([^"]+)"', t)
         toks += [f"ld:{_type_name(t)}" for t in types]
-        pos = low.find("ld+json", stop)
-    pos = low.find("itemtype")
+        pos = low.find(b"ld+json", stop)
+    pos = low.find(b"itemtype")
     n_it = 0
     while pos >= 0 and n_it < 200:
-        m = _ITEMTYPE.match(html, pos)
+        m = _ITEMTYPE_B.match(raw, pos)
         if m:
-            toks.append(f"it:{_type_name(m.group(1))}")
+            toks.append(f"it:{_type_name(m.group(1).decode('utf-8', 'replace'))}")
             n_it += 1
-        pos = low.find("itemtype", pos + 8)
+        pos = low.find(b"itemtype", pos + 8)
     return toks
 
 

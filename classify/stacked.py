@@ -261,13 +261,16 @@ def _fast_analyzer(params: dict[str, Any]) -> Callable[[str], list[str]] | None:
             params.get("strip_accents") or params.get("stop_words") or \
             params.get("preprocessor") or params.get("tokenizer"):
         return None
-    rx = re.compile(params.get("token_pattern", r"(?u)\b\w\w+\b"))
+    pattern = params.get("token_pattern", r"(?u)\b\w\w+\b")
+    rx = re.compile(pattern)
     if rx.groups > 1:
         return None
+    # ``\S+`` runs are what str.split gives (both use Unicode whitespace), without a regex
+    split = str.split if pattern == r"\S+" else rx.findall
     lo, hi = params.get("ngram_range", (1, 1))
 
     def analyze(doc: str) -> list[str]:
-        toks = rx.findall(doc.lower())
+        toks = split(doc.lower())
         out = toks if lo == 1 else []
         for n in range(max(2, lo), hi + 1):
             out = out + list(map(" ".join, zip(*(toks[k:] for k in range(n)), strict=False)))

@@ -88,6 +88,12 @@ def test_head_tokens_tolerate_garbage():
         "mp:x"]
     toks = head_tokens('<META PROPERTY="og:type" CONTENT="Article">' + "<p>" * 10_000)
     assert "og:article" in toks
+    # non-ASCII text before the markers: offsets are found in UTF-8 bytes, sliced in text
+    html = ('<html><head><title>Ünïcödé 中文 ✓</title><meta name="é" content=x>'
+            '<meta property="og:type" content="Produkt"></head><body>Привет '
+            '<script type="Application/LD+JSON">{"@type": "Straße"}</script>'
+            '<div ITEMTYPE="https://schema.org/Café">x</div><meta name="late"></body>')
+    assert head_tokens(html) == ["mp:é", "mp:og:type", "og:produkt", "ld:straße", "it:café"]
 
 
 def test_split_words_is_language_neutral_markup_splitting():
@@ -285,8 +291,8 @@ def test_text_stats_match_the_per_leaf_walk(html):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.text(alphabet="ab cD Éé 12_-\n", max_size=80), st.sampled_from([(1, 1), (1, 2),
-                                                                          (2, 3)]),
+@given(st.text(alphabet="ab cD Éé 12_-\n\u00a0\u2003\x1c\t", max_size=80),
+       st.sampled_from([(1, 1), (1, 2), (2, 3)]),
        st.sampled_from([r"(?u)\b\w\w+\b", r"\S+"]))
 def test_fast_analyzer_gives_sklearns_tokens(doc, ngrams, pattern):
     from collections import Counter
