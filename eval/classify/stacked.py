@@ -9,11 +9,14 @@ view's model (:func:`classify.stacked.fit_view`) is fitted once on the training 
 the out-of-fold outputs the stacker learns from; the stacker's hyper-parameters are fixed a
 priori. The test pages of a fold are never seen by any fitting or choice. Then:
 
-* ``stacked``: all default views; the stacker (logistic regression or gradient-boosted
-  trees) chosen per outer fold by the inner CV, temperature-calibrated (the shipped default);
-* ``stacked-lr`` / ``stacked-gbdt``: the same with a fixed stacker (no calibration: the
-  temperature does not change the predicted type);
-* ``stacked-no-<view>``: ablation, the stack (LR stacker, the cheaper one) without one view;
+* ``stacked``: all default views; the stacker kind (:data:`classify.stacked.STACKERS`: LR or
+  gradient-boosted trees, each with or without balanced class weights) chosen per outer fold
+  by the inner CV, temperature-calibrated (the shipped default);
+* ``stacked-<kind>``: the same base outputs under each fixed stacker kind;
+* ``stacked-no-<view>``: drop-one ablation, under the stacker kind the inner CV chose;
+* ``stacked+<view>``: the default views plus one of ``--extra-views`` (``blocks``: the
+  block-function view; ``wps``: the paper's WPS position texts as a view);
+* ``paper``: the paper's WPS-positions SVM (:mod:`classify.model`) on the same folds;
 * ``only-<view>``: one view's linear SVM alone (``only-text`` is the plain text TF-IDF
   baseline: words + bigrams, linear SVM, C by inner CV);
 * ``tfidf-plain``: one linear SVM over the text, URL and DOM TF-IDF side by side (the
