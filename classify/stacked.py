@@ -15,6 +15,7 @@ view       representation
 ``head``   TF-IDF of structured-metadata tokens (og:type, JSON-LD @type, itemtype, meta names)
 ``struct`` standardised structure counts (:data:`classify.pagefeatures.STRUCT_NAMES`)
 ``blocks`` shares of text per block-function role (:mod:`webseg.blocks`), when available
+``wps``    TF-IDF of the paper's WPS in-segment position texts, words tagged by position
 =========  ====================================================================
 
 Stacking (Wolpert 1992): the base models' decision values on *out-of-fold* pages (inner
@@ -22,7 +23,9 @@ K-fold **grouped by site**, so a site's template never predicts its own pages) p
 structure counts are the inputs of the stacker, which learns which view to trust for which
 type: a multinomial logistic regression (``stacker="lr"``) or gradient-boosted trees
 (:class:`~sklearn.ensemble.HistGradientBoostingClassifier`, ``stacker="gbdt"``, which can also
-use interactions of counts); by default (``"auto"``) the inner CV picks one of the two.
+use interactions of counts), each also with balanced class weights (``"lr-bal"``,
+``"gbdt-bal"``: the rare types weigh as much as ``article``); by default (``"auto"``) the
+inner CV picks one of the four (:func:`inner_score`: mean of accuracy and macro-F1).
 Each base model's regularisation ``C`` is chosen from a small grid
 by the same inner CV (accuracy), so nothing is tuned on the pages a caller evaluates on.
 Finally a temperature ``T`` for the stacker's logits is fitted on its own out-of-fold outputs
@@ -35,9 +38,11 @@ unpickles anything and does not depend on scikit-learn's private tree classes.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -47,7 +52,7 @@ from sklearn.model_selection import GroupKFold, StratifiedGroupKFold
 
 from classify.pagefeatures import STRUCT_NAMES
 
-__all__ = ["ALL_VIEWS", "DEFAULT_VIEWS", "StackedModel", "VIEW_SPECS"]
+__all__ = ["ALL_VIEWS", "DEFAULT_VIEWS", "STACKERS", "StackedModel", "VIEW_SPECS", "wps_doc"]
 
 _WORDS = r"(?u)\b\w\w+\b"
 #: view -> (field of page_views, TfidfVectorizer parameters); ``None`` = dense view
@@ -66,7 +71,9 @@ VIEW_SPECS: dict[str, tuple[str, dict[str, Any] | None]] = {
                       "max_features": 5_000, "sublinear_tf": True, "dtype": np.float32}),
     "struct": ("struct", None),
     "blocks": ("blocks", None),
-    "positions": ("positions", None),
+    # the paper's WPS in-segment position texts as position-tagged words (``wps_doc``)
+    "wps": ("wps", {"token_pattern": r"\S+", "ngram_range": (1, 1), "min_df": 2,
+                    "max_features": 40_000, "sublinear_tf": True, "dtype": np.float32}),
 }
 ALL_VIEWS = tuple(VIEW_SPECS)
 #: what the shipped model uses: every view available without WPS or block functions, except
@@ -75,6 +82,26 @@ ALL_VIEWS = tuple(VIEW_SPECS)
 DEFAULT_VIEWS = ("text", "title", "url", "dom", "head", "struct")
 CHARS_TEXT = 3000
 C_GRID = (0.1, 0.5, 2.0)
+#: stacker kinds ``"auto"`` chooses among: logistic regression / boosted trees, each with or
+#: without balanced class weights (rare types count as much as ``article`` in the loss)
+STACKERS = ("lr", "gbdt", "lr-bal", "gbdt-bal")
+_POS_WORD = re.compile(r"(?u)\b\w\w+\b")
+
+
+def wps_doc(texts: Sequence[str]) -> str:
+    """The ``wps`` view of a page: its WPS position texts (:func:`classify.views.position_texts`,
+    10 positions) as words tagged with their position index (``3:price``), so one linear model
+    learns a weight per (position, word), as the paper's TF-ISF does."""
+    return " ".join(f"{k}:{w}" for k, t in enumerate(texts or ())
+                    for w in _POS_WORD.findall((t or "").lower()))
+
+
+def inner_score(y: np.ndarray, pred: np.ndarray) -> float:
+    """What the inner CV maximises when it chooses the stacker: the mean of accuracy and
+    macro-F1 (the two targets; macro-F1 alone would trade the majority type away)."""
+    from sklearn.metrics import f1_score
+
+    return 0.5 * (float(np.mean(y == pred)) + float(f1_score(y, pred, average="macro")))
 
 
 def _field(views: dict[str, Any], view: str) -> Any:
@@ -187,22 +214,22 @@ class _Vec:
         without its per-call validation, which costs more than the work on one page)."""
         assert self._v is not None
         if not hasattr(self, "_analyze"):
-            self._analyze = self._v.build_analyzer()
+            self._analyze = _fast_analyzer(self.params) or self._v.build_analyzer()
             self._index = {t: i for i, t in enumerate(self.vocab or [])}
-            self._idf32 = np.asarray(self.idf, dtype=np.float64)
+            self._idf64 = np.asarray(self.idf, dtype=np.float64)
+        index_get = self._index.get
         indptr, indices, data = [0], [], []
         for doc in docs:
-            counts: dict[int, int] = {}
-            index = self._index
-            for tok, n in Counter(self._analyze(doc)).items():
-                j = index.get(tok)
-                if j is not None:
-                    counts[j] = n
-            cols = np.fromiter(counts.keys(), dtype=np.int64, count=len(counts))
+            counts = Counter(self._analyze(doc))
+            # vocabulary lookups through C-level map (no Python loop per distinct token)
+            js = np.fromiter(map(index_get, counts.keys(), repeat(-1)), dtype=np.int64,
+                             count=len(counts))
             tf = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+            keep = js >= 0
+            cols, tf = js[keep], tf[keep]
             if self.params.get("sublinear_tf"):
                 tf = 1.0 + np.log(tf)
-            w = tf * self._idf32[cols]
+            w = tf * self._idf64[cols]
             norm = float(np.sqrt(w @ w))
             indices.append(cols)
             data.append(w / norm if norm > 0 else w)
@@ -224,6 +251,32 @@ class _Vec:
             params["ngram_range"] = tuple(params["ngram_range"])
         params["dtype"] = np.float32
         return cls(params, list(d["vocab"]), np.asarray(d["idf"]))
+
+
+def _fast_analyzer(params: dict[str, Any]) -> Callable[[str], list[str]] | None:
+    """The word analyzer ``TfidfVectorizer`` builds for ``params`` (lower-case, token
+    pattern, word n-grams), without its per-token Python loop for n-grams (``map`` over
+    ``zip``): the same tokens, for prediction's speed. None for other analyzers."""
+    if params.get("analyzer", "word") != "word" or not params.get("lowercase", True) or \
+            params.get("strip_accents") or params.get("stop_words") or \
+            params.get("preprocessor") or params.get("tokenizer"):
+        return None
+    pattern = params.get("token_pattern", r"(?u)\b\w\w+\b")
+    rx = re.compile(pattern)
+    if rx.groups > 1:
+        return None
+    # ``\S+`` runs are what str.split gives (both use Unicode whitespace), without a regex
+    split = str.split if pattern == r"\S+" else rx.findall
+    lo, hi = params.get("ngram_range", (1, 1))
+
+    def analyze(doc: str) -> list[str]:
+        toks = split(doc.lower())
+        out = toks if lo == 1 else []
+        for n in range(max(2, lo), hi + 1):
+            out = out + list(map(" ".join, zip(*(toks[k:] for k in range(n)), strict=False)))
+        return out
+
+    return analyze
 
 
 def count_matrix(params: dict[str, Any], docs: Sequence[str]) -> tuple[list[str],
@@ -464,8 +517,9 @@ class StackedModel:
     """Per-view linear SVMs + a stacker + a temperature; see the module docstring.
 
     ``views``: the base views (:data:`ALL_VIEWS`); ``stacker``: ``"lr"`` (multinomial
-    logistic regression over the standardised inputs), ``"gbdt"`` (gradient-boosted trees)
-    or ``"auto"`` (default: whichever has the higher out-of-fold accuracy in the inner CV);
+    logistic regression over the standardised inputs), ``"gbdt"`` (gradient-boosted trees),
+    either with ``-bal`` (balanced class weights), or ``"auto"`` (default: the kind of
+    :data:`STACKERS` with the best :func:`inner_score` of its out-of-fold predictions);
     ``inner_folds``: the site-grouped inner CV that produces out-of-fold base outputs and
     chooses each view's ``C``.
     """
@@ -513,27 +567,34 @@ class StackedModel:
 
     def fit_stacker(self, base_out: np.ndarray, structs: Sequence[dict[str, float]],
                     y: np.ndarray, folds: Sequence[tuple[np.ndarray, np.ndarray]],
-                    calibrate: bool = True) -> None:
+                    calibrate: bool = True, keep: bool = False) -> dict[str, Any]:
         """The stacker on out-of-fold base outputs (+ structure counts), and its temperature
-        from its own out-of-fold logits over the same inner folds."""
+        from its own out-of-fold logits over the same inner folds.
+
+        ``stacker="auto"`` fits every kind of :data:`STACKERS` on the inner folds and keeps
+        the one with the best :func:`inner_score`. ``keep``: also fit the final model of every
+        candidate kind and return them (``{kind: meta}``, for evaluations that report each).
+        """
         self.classes = np.unique(y)
         yi = np.searchsorted(self.classes, y)
         self.struct_rep = _Dense(list(STRUCT_NAMES)).fit(structs)
         Z = self._meta_features(base_out, structs)
         self.temperature = 1.0
-        kinds = ("lr", "gbdt") if self.stacker == "auto" else (self.stacker,)
+        kinds = STACKERS if self.stacker == "auto" else (self.stacker,)
         if calibrate or len(kinds) > 1:
             # out-of-fold logits of each candidate stacker over the inner folds: they choose
-            # the stacker ("auto": higher inner accuracy) and fit its temperature
+            # the stacker ("auto": higher inner score) and fit its temperature
             best = None
             for kind in kinds:
                 logits = np.zeros((len(y), len(self.classes)))
                 for tr, te in folds:
                     logits[te] = self._meta_raw(self._fit_meta(Z[tr], y[tr], kind), Z[te])
-                acc = float(np.mean(logits.argmax(1) == yi))
-                self.info[f"inner_oof_accuracy_{kind}"] = round(acc, 4)
-                if best is None or acc > best[0]:
-                    best = (acc, kind, logits)
+                score = inner_score(yi, logits.argmax(1))
+                self.info[f"inner_oof_accuracy_{kind}"] = round(
+                    float(np.mean(logits.argmax(1) == yi)), 4)
+                self.info[f"inner_oof_score_{kind}"] = round(score, 4)
+                if best is None or score > best[0]:
+                    best = (score, kind, logits)
             assert best is not None
             _, kind, logits = best
             if calibrate:
@@ -543,11 +604,18 @@ class StackedModel:
                              temperature=round(self.temperature, 4))
         else:
             kind = kinds[0]
-        meta = self._fit_meta(Z, y, kind)
-        self.trees, self.meta_lr = (meta, None) if kind == "gbdt" else (None, meta)
+        metas = {k: self._fit_meta(Z, y, k) for k in (kinds if keep else (kind,))}
+        meta = metas[kind]
+        self.trees, self.meta_lr = (meta, None) if isinstance(meta, _Trees) else (None, meta)
+        return metas
 
     def _fit_meta(self, Z: np.ndarray, y: np.ndarray, kind: str) -> Any:
-        return self._fit_trees(Z, y) if kind == "gbdt" else self._fit_lr_meta(Z, y)
+        if kind not in STACKERS:
+            raise ValueError(f"unknown stacker {kind!r}; known: auto, {', '.join(STACKERS)}")
+        balanced = kind.endswith("-bal")
+        if kind.startswith("gbdt"):
+            return self._fit_trees(Z, y, balanced)
+        return self._fit_lr_meta(Z, y, balanced)
 
     def _meta_raw(self, meta: Any, Z: np.ndarray) -> np.ndarray:
         return meta.raw(Z) if isinstance(meta, _Trees) else self._lr_raw(meta, Z)
@@ -557,23 +625,30 @@ class StackedModel:
         assert self.struct_rep is not None
         return np.hstack([base_out, self.struct_rep.raw(structs)])
 
-    def _fit_trees(self, Z: np.ndarray, y: np.ndarray) -> _Trees:
+    def _fit_trees(self, Z: np.ndarray, y: np.ndarray, balanced: bool = False) -> _Trees:
         from threadpoolctl import threadpool_limits
 
+        w = None
+        if balanced:  # n / (k * n_class): what class_weight="balanced" gives linear models
+            labs, inv, cnt = np.unique(y, return_inverse=True, return_counts=True)
+            w = (len(y) / (len(labs) * cnt))[inv]
         # one OpenMP thread: on small data, threads only contend (badly so on a busy machine)
         with threadpool_limits(1, user_api="openmp"):
-            hgb = _hgb(self.seed).fit(Z, y)
+            hgb = _hgb(self.seed).fit(Z, y, sample_weight=w)
         t = _Trees.from_dict(_trees_to_dict(hgb))
         if list(t.classes) != [str(c) for c in self.classes]:  # a class absent from a fold
             t = _pad_classes(t, [str(c) for c in self.classes])
         return t
 
-    def _fit_lr_meta(self, Z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _fit_lr_meta(self, Z: np.ndarray, y: np.ndarray, balanced: bool = False
+                     ) -> tuple[np.ndarray, np.ndarray]:
         mu, sd = Z.mean(0), Z.std(0)
         sd[sd < 1e-9] = 1.0
         from sklearn.linear_model import LogisticRegression
 
-        lr = LogisticRegression(C=1.0, max_iter=3000).fit((Z - mu) / sd, y)
+        lr = LogisticRegression(C=1.0, max_iter=3000,
+                                class_weight="balanced" if balanced else None
+                                ).fit((Z - mu) / sd, y)
         coef = np.zeros((len(self.classes), Z.shape[1]))
         icpt = np.full(len(self.classes), -30.0)
         idx = np.searchsorted(self.classes, lr.classes_)

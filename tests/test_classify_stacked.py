@@ -12,9 +12,20 @@ from hypothesis import strategies as st
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from classify import pagefeatures as pf
 from classify.model import PageTypeModel, StackedPageTypeModel, load_model
 from classify.pagefeatures import STRUCT_NAMES, head_tokens, page_views, split_words
-from classify.stacked import StackedModel, _Trees, _trees_to_dict, _Vec, count_matrix
+from classify.stacked import (
+    STACKERS,
+    StackedModel,
+    _fast_analyzer,
+    _Trees,
+    _trees_to_dict,
+    _Vec,
+    count_matrix,
+    inner_score,
+    wps_doc,
+)
 from webseg.cli import main
 from webseg.parse import parse
 
@@ -77,6 +88,12 @@ def test_head_tokens_tolerate_garbage():
         "mp:x"]
     toks = head_tokens('<META PROPERTY="og:type" CONTENT="Article">' + "<p>" * 10_000)
     assert "og:article" in toks
+    # non-ASCII text before the markers: offsets are found in UTF-8 bytes, sliced in text
+    html = ('<html><head><title>Ünïcödé 中文 ✓</title><meta name="é" content=x>'
+            '<meta property="og:type" content="Produkt"></head><body>Привет '
+            '<script type="Application/LD+JSON">{"@type": "Straße"}</script>'
+            '<div ITEMTYPE="https://schema.org/Café">x</div><meta name="late"></body>')
+    assert head_tokens(html) == ["mp:é", "mp:og:type", "og:produkt", "ld:straße", "it:café"]
 
 
 def test_split_words_is_language_neutral_markup_splitting():
@@ -208,3 +225,117 @@ def test_trees_for_a_fold_with_two_of_three_classes():
     t = m._fit_trees(X, y)
     raw = t.raw(X)
     assert raw.shape == (20, 3) and (raw[:, 1] < raw[:, 0]).all()
+
+
+# ---------------------------------------------------------------- issue 15, session 4
+_KEYS = sorted({k for keys in pf._STEMS.values() for k in keys})
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(st.lists(st.sampled_from(_KEYS + ["x", "-", "Q", "İ", " ", "\n"]),
+                                max_size=6).map("".join), st.integers(1, 5), max_size=12))
+def test_stem_counts_equal_the_substring_definition(values):
+    ref: dict[str, int] = {}
+    for v, c in values.items():
+        for stem, keys in pf._STEMS.items():
+            if any(k in v.lower() for k in keys):
+                ref[stem] = ref.get(stem, 0) + c
+    assert dict(pf.stem_counts(values)) == ref
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(alphabet="0123456789 .,$€kr zł lei Ft USDEURa\n", max_size=60))
+def test_price_prefilter_never_changes_the_count(text):
+    assert pf._price_count(text) == len(pf._PRICE.findall(text))
+
+
+def _reference_text_stats(page):
+    """The per-leaf ancestor walk _text_stats replaced by numpy steps."""
+    shares = {"a": 0, "p": 0, "pre": 0, "td": 0, "li": 0}
+    heads = []
+    for j in page.text_leaves.tolist():
+        n = len(pf.normalize_text(page.text[j]))
+        seen, anc = set(), int(page.parent[j])
+        for _ in range(6):
+            if anc < 0:
+                break
+            seen.add(page.tag[anc])
+            anc = int(page.parent[anc])
+        seen |= {"pre"} if "code" in seen else set()
+        seen |= {"td"} if "th" in seen else set()
+        for k in shares:
+            shares[k] += n if k in seen else 0
+        if seen & {"h1", "h2", "h3"}:
+            heads.append(pf.normalize_text(page.text[j]))
+    return shares, heads
+
+
+@pytest.mark.parametrize("html", [
+    "<html><body><h2>Title <a href=x>link</a></h2><ul><li><a>one</a></li><li>two</li></ul>"
+    "<table><tr><th>h</th><td><code>x = 1</code></td></tr></table><p>para <em>emph</em></p>"
+    "<div><div><div><div><div><div><div><p>deep</p></div></div></div></div></div></div></div>"
+    "</body></html>",
+    "<html><body>" + "<p>word " * 300 + "</body></html>",
+    "<html><body></body></html>"])
+def test_text_stats_match_the_per_leaf_walk(html):
+    page = parse(html)
+    _, title, st_ = pf._text_stats(page)
+    shares, heads = _reference_text_stats(page)
+    c = max(1, sum(len(pf.normalize_text(page.text[j])) for j in page.text_leaves.tolist()))
+    assert st_["link_words"] == shares["a"]
+    assert st_["p_chars_share"] == shares["p"] / c
+    assert st_["pre_code_share"] == shares["pre"] / c
+    assert st_["table_cell_share"] == shares["td"] / c
+    assert st_["list_item_share"] == shares["li"] / c
+    assert title == " ".join([page.title or ""] + heads[:59])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(alphabet="ab cD Éé 12_-\n\u00a0\u2003\x1c\t", max_size=80),
+       st.sampled_from([(1, 1), (1, 2), (2, 3)]),
+       st.sampled_from([r"(?u)\b\w\w+\b", r"\S+"]))
+def test_fast_analyzer_gives_sklearns_tokens(doc, ngrams, pattern):
+    from collections import Counter
+
+    params = {"token_pattern": pattern, "ngram_range": ngrams}
+    ref = TfidfVectorizer(**params).build_analyzer()
+    assert Counter(_fast_analyzer(params)(doc)) == Counter(ref(doc))
+    assert _fast_analyzer({"analyzer": "char_wb"}) is None
+
+
+def test_wps_doc_tags_words_with_their_position():
+    assert wps_doc(["Top News", "", "", "", "", "", "", "", "", "x Буква"]) == \
+        "0:top 0:news 9:буква"
+    assert wps_doc([]) == "" and wps_doc(None) == ""
+
+
+def test_auto_stacker_chooses_among_every_kind_and_keeps_them():
+    rng = np.random.default_rng(0)
+    y = np.array(["a"] * 40 + ["b"] * 12 + ["c"] * 8, dtype=object)
+    base = rng.normal(size=(60, 6)) + (y[:, None] == np.array(["a", "b", "c"] * 2)) * 2.0
+    structs = [{} for _ in y]
+    folds = [(np.arange(60)[np.arange(60) % 3 != k], np.arange(60)[np.arange(60) % 3 == k])
+             for k in range(3)]
+    m = StackedModel(views=("v",), stacker="auto")
+    metas = m.fit_stacker(base, structs, y, folds, calibrate=True, keep=True)
+    assert set(metas) == set(STACKERS) and m.info["stacker"] in STACKERS
+    assert all(f"inner_oof_score_{k}" in m.info for k in STACKERS)
+    chosen = m.info["stacker"]
+    assert (m.trees is not None) == chosen.startswith("gbdt")
+    p = m.proba_from_base(base, structs)
+    assert p.shape == (60, 3) and np.allclose(p.sum(1), 1)
+    # balanced weights move predictions towards the rare types
+    lr, bal = (StackedModel(views=("v",), stacker=k) for k in ("lr", "lr-bal"))
+    for s in (lr, bal):
+        s.fit_stacker(base, structs, y, folds, calibrate=False)
+    assert (bal.proba_from_base(base, structs).argmax(1) != 0).sum() >= \
+        (lr.proba_from_base(base, structs).argmax(1) != 0).sum()
+    with pytest.raises(ValueError, match="unknown stacker"):
+        StackedModel(stacker="svm").fit_stacker(base, structs, y, folds, calibrate=False)
+    assert inner_score(np.array([0, 1, 1]), np.array([0, 1, 1])) == 1.0
+
+
+def test_cli_train_refuses_the_evaluation_only_wps_view(tmp_path):
+    r = CliRunner().invoke(main, ["classify", "train", "--data", str(tmp_path), "-o",
+                                  str(tmp_path / "m.json"), "--views", "text,wps"])
+    assert r.exit_code != 0 and "evaluation-only" in r.output

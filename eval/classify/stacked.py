@@ -9,11 +9,14 @@ view's model (:func:`classify.stacked.fit_view`) is fitted once on the training 
 the out-of-fold outputs the stacker learns from; the stacker's hyper-parameters are fixed a
 priori. The test pages of a fold are never seen by any fitting or choice. Then:
 
-* ``stacked``: all default views; the stacker (logistic regression or gradient-boosted
-  trees) chosen per outer fold by the inner CV, temperature-calibrated (the shipped default);
-* ``stacked-lr`` / ``stacked-gbdt``: the same with a fixed stacker (no calibration: the
-  temperature does not change the predicted type);
-* ``stacked-no-<view>``: ablation, the stack (LR stacker, the cheaper one) without one view;
+* ``stacked``: all default views; the stacker kind (:data:`classify.stacked.STACKERS`: LR or
+  gradient-boosted trees, each with or without balanced class weights) chosen per outer fold
+  by the inner CV, temperature-calibrated (the shipped default);
+* ``stacked-<kind>``: the same base outputs under each fixed stacker kind;
+* ``stacked-no-<view>``: drop-one ablation, under the stacker kind the inner CV chose;
+* ``stacked+<view>``: the default views plus one of ``--extra-views`` (``blocks``: the
+  block-function view; ``wps``: the paper's WPS position texts as a view);
+* ``paper``: the paper's WPS-positions SVM (:mod:`classify.model`) on the same folds;
 * ``only-<view>``: one view's linear SVM alone (``only-text`` is the plain text TF-IDF
   baseline: words + bigrams, linear SVM, C by inner CV);
 * ``tfidf-plain``: one linear SVM over the text, URL and DOM TF-IDF side by side (the
@@ -38,7 +41,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
 
-from classify.corpus import compute_page_views, pageviews_key
+from classify.corpus import compute_page_views, compute_views, pageviews_key
 from classify.stacked import (
     DEFAULT_VIEWS,
     VIEW_SPECS,
@@ -49,6 +52,7 @@ from classify.stacked import (
     _folds,
     count_matrix,
     fit_view,
+    wps_doc,
 )
 from eval.classify.harness import confusion_png, macro, sample_records, tasks_for
 from webseg.datasets import load_records
@@ -62,14 +66,19 @@ def _sub(c: ViewCounts, idx: np.ndarray) -> ViewCounts:
 
 def run_fold(docs: list[dict[str, Any]], y: np.ndarray, groups: np.ndarray, tr: np.ndarray,
              te: np.ndarray, views: tuple[str, ...], counts: dict[str, ViewCounts],
-             log: Any = print, ablations: bool = True) -> dict[str, Any]:
-    """Predictions of every method on the test pages ``te`` of one outer fold."""
+             log: Any = print, ablations: bool = True, extra: tuple[str, ...] = (),
+             paper: bool = False) -> dict[str, Any]:
+    """Predictions of every method on the test pages ``te`` of one outer fold.
+
+    ``views``: the default model's views; ``extra``: views evaluated as additions to it
+    (``blocks``, ``wps``); ``paper``: also the paper's method on ``docs[i]["positions"]``.
+    """
     classes = np.unique(y[tr])
     inner = _folds(y[tr], groups[tr], 5, 0)
     oof: dict[str, np.ndarray] = {}
     test: dict[str, np.ndarray] = {}
     Xs: dict[str, tuple[Any, Any]] = {}
-    for v in views:
+    for v in views + tuple(e for e in extra if e not in views):
         t0 = time.perf_counter()
         c = counts.get(v)
         vm, o = fit_view(v, [_field(docs[i], v) for i in tr], y[tr], classes, inner,
@@ -84,35 +93,50 @@ def run_fold(docs: list[dict[str, Any]], y: np.ndarray, groups: np.ndarray, tr: 
             f"test acc {np.mean(classes[test[v].argmax(1)] == y[te]):.3f} "
             f"({time.perf_counter() - t0:.0f} s)")
     out: dict[str, Any] = {"classes": classes, "pred": {}, "proba": None}
-    for v in views:
+    for v in oof:
         out["pred"][f"only-{v}"] = classes[test[v].argmax(1)]
     s_tr = [docs[i].get("struct", {}) for i in tr]
     s_te = [docs[i].get("struct", {}) for i in te]
 
-    def stack(vs: tuple[str, ...], stacker: str = "lr", calibrate: bool = False
-              ) -> StackedModel:
+    def predict(m: StackedModel, vs: tuple[str, ...]) -> np.ndarray:
+        return classes[m.proba_from_base(np.hstack([test[v] for v in vs]), s_te).argmax(1)]
+
+    def stack(vs: tuple[str, ...], stacker: str) -> np.ndarray:
         m = StackedModel(views=vs, stacker=stacker)
-        m.fit_stacker(np.hstack([oof[v] for v in vs]), s_tr, y[tr], inner, calibrate)
-        return m
+        m.fit_stacker(np.hstack([oof[v] for v in vs]), s_tr, y[tr], inner, False)
+        return predict(m, vs)
 
     t0 = time.perf_counter()
-    m = stack(views, "auto", calibrate=True)
+    # the default: stacker kind chosen by the inner CV among STACKERS, calibrated; the final
+    # model of every candidate kind is kept, so each kind's test predictions come for free
+    m = StackedModel(views=views, stacker="auto")
+    metas = m.fit_stacker(np.hstack([oof[v] for v in views]), s_tr, y[tr], inner, True,
+                          keep=True)
     proba = m.proba_from_base(np.hstack([test[v] for v in views]), s_te)
     out["pred"]["stacked"] = classes[proba.argmax(1)]
     out["proba"] = proba
     out["temperature"] = m.temperature
-    out["stacker"] = m.info.get("stacker")
+    kind = out["stacker"] = m.info.get("stacker")
+    out["inner"] = dict(m.info)
     log(f"    stacker chosen by inner CV: {m.info}")
-    for kind in ("lr", "gbdt"):
-        m = stack(views, kind)
-        out["pred"][f"stacked-{kind}"] = classes[
-            m.proba_from_base(np.hstack([test[v] for v in views]), s_te).argmax(1)]
+    for k, meta in metas.items():
+        m.trees, m.meta_lr = (meta, None) if k.startswith("gbdt") else (None, meta)
+        out["pred"][f"stacked-{k}"] = predict(m, views)
+    # drop-one ablations and added views, with the kind the inner CV chose for this fold
     for v in (views if ablations else ()):
-        rest = tuple(w for w in views if w != v)
-        m = stack(rest)
-        out["pred"][f"stacked-no-{v}"] = classes[
-            m.proba_from_base(np.hstack([test[w] for w in rest]), s_te).argmax(1)]
+        out["pred"][f"stacked-no-{v}"] = stack(tuple(w for w in views if w != v), kind)
+    for e in [(e,) for e in extra]:
+        out["pred"]["stacked+" + "+".join(e)] = stack(views + e, kind)
     log(f"    stacks {time.perf_counter() - t0:.0f} s")
+    if paper:
+        from classify.model import make_pipeline
+
+        t0 = time.perf_counter()
+        pos = [docs[i].get("positions") or [""] * 10 for i in range(len(docs))]
+        pipe = make_pipeline(platt_folds=0).fit([pos[i] for i in tr], y[tr])
+        out["pred"]["paper"] = np.asarray(pipe.predict([pos[i] for i in te]), dtype=object)
+        log(f"    paper method {time.perf_counter() - t0:.0f} s, test acc "
+            f"{np.mean(out['pred']['paper'] == y[te]):.3f}")
     # the plain linear baseline: text, URL and DOM TF-IDF side by side, one SVM
     if all(v in Xs for v in PLAIN_VIEWS):
         Xtr = sp.hstack([Xs[v][0] for v in PLAIN_VIEWS]).tocsr()
@@ -156,9 +180,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sample", type=int, default=0)
     ap.add_argument("--tasks", default="", help="comma-separated task names (default: all)")
     ap.add_argument("--no-ablations", action="store_true", help="skip the stacked-no-<view>")
+    ap.add_argument("--extra-views", default="blocks,wps",
+                    help="views evaluated as additions to the stack (stacked+<view>)")
+    ap.add_argument("--no-paper", action="store_true", help="skip the paper's method")
+    ap.add_argument("--folds", default="", help="comma-separated outer folds to run (explore)")
     a = ap.parse_args(argv)
     views = tuple(v for v in a.views.split(",") if v)
-    bad = [v for v in views if v not in VIEW_SPECS]
+    extra = tuple(v for v in a.extra_views.split(",") if v and v not in views)
+    bad = [v for v in views + extra if v not in VIEW_SPECS]
     if bad:
         ap.error(f"unknown views {bad}")
     command = "python -m eval.classify.stacked " + " ".join(sys.argv[1:] if argv is None
@@ -166,10 +195,20 @@ def main(argv: list[str] | None = None) -> int:
     for data in a.data:
         recs = [r for r in sample_records(load_records(data), a.sample) if r.label]
         vs = compute_page_views(recs, log=lambda m: print(m, flush=True))
-        if "blocks" in views:
+        if "blocks" in views + extra:
             from classify.blockview import add_block_view
 
             add_block_view(recs, vs.texts["pageviews"], log=lambda m: print(m, flush=True))
+        if "wps" in views + extra or not a.no_paper:
+            # the paper's WPS position texts (cached per WPS model by classify.corpus)
+            pos = compute_views(recs, ["positions"], log=lambda m: print(m, flush=True))
+            for r in recs:
+                v = vs.texts["pageviews"].get(r.id)
+                if v is not None:
+                    v["positions"] = pos.texts["positions"].get(r.id) or [""] * 10
+                    v["wps"] = wps_doc(v["positions"])
+            print(f"positions: {len(pos.texts['positions'])} pages, missing "
+                  f"{len(pos.missing)}", flush=True)
         have = [r for r in recs if r.id in vs.texts["pageviews"]]
         parsed = sorted(r.id for r in have if vs.texts["pageviews"][r.id].get("source")
                         == "parse")
@@ -183,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
             y = np.array([str(r.label) for r in trecs], dtype=object)
             groups = np.array([r.site or f"#{r.id}" for r in trecs])
             counts = {}
-            for v in views:
+            for v in views + extra:
                 if VIEW_SPECS[v][1] is not None:
                     vocab, X = count_matrix(VIEW_SPECS[v][1], [_field(d, v) for d in docs])
                     counts[v] = ViewCounts(vocab, X)
@@ -194,12 +233,17 @@ def main(argv: list[str] | None = None) -> int:
             fold_of = np.full(len(y), "", dtype=object)
             fold_acc: dict[str, list[float]] = {}
             temps, stackers = [], []
+            inner_info: list[dict[str, Any]] = []
+            if a.folds:
+                folds = [f for f in folds if f[0] in a.folds.split(",")]
             for fname, tr, te in folds:
                 print(f"{data.name}/{name} fold {fname}: {len(tr)} train, {len(te)} test",
                       flush=True)
                 res = run_fold(docs, y, groups, tr, te, views, counts,
                                log=lambda m: print(m, flush=True),
-                               ablations=not a.no_ablations)
+                               ablations=not a.no_ablations, extra=extra,
+                               paper=not a.no_paper)
+                inner_info.append(res["inner"])
                 for m, p in res["pred"].items():
                     preds.setdefault(m, np.full(len(y), "", dtype=object))[te] = p
                     fold_acc.setdefault(m, []).append(float(np.mean(p == y[te])))
@@ -239,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
                 w.writerows(per_class)
             with (out / "confusion.csv").open("w", newline="") as f:
                 w = csv.writer(f)
-                for m in ("stacked", "only-text", "tfidf-plain"):
+                for m in ("stacked", "only-text", "tfidf-plain", "paper"):
                     if m not in preds:
                         continue
                     cm = confusion_matrix(y[t], preds[m][t].astype(str), labels=labels)
@@ -272,6 +316,11 @@ def main(argv: list[str] | None = None) -> int:
             for m in preds:
                 f1s = {p["type"]: p["f1"] for p in per_class if p["method"] == m}
                 md.append(f"| {m} | " + " | ".join(f"{f1s[lab]:.3f}" for lab in labels) + " |")
+            f1_st = {p["type"]: p["f1"] for p in per_class if p["method"] == "stacked"}
+            few = [lab for lab, c in counts_by.items() if c < 30]
+            low = [lab for lab in labels if f1_st.get(lab, 1.0) < 0.5]
+            md += ["", f"Types with fewer than 30 pages: {', '.join(few) or 'none'}; types "
+                   f"with F1 < 0.5 under `stacked`: {', '.join(low) or 'none'}."]
             md += ["", f"Calibration of `stacked` (pooled out-of-fold probabilities): log-loss "
                    f"{cal['log_loss']:.3f}, Brier {cal['brier']:.3f}, ECE {cal['ece']:.3f}; "
                    f"temperatures per fold {', '.join(f'{x:.2f}' for x in temps)}; stacker "
@@ -283,6 +332,7 @@ def main(argv: list[str] | None = None) -> int:
                     "pages_parsed_not_rendered": [r.id for r in trecs if r.id in parsed],
                     "folds": {f: {"train": len(tr), "test": len(te)} for f, tr, te in folds},
                     "calibration": cal, "temperatures": temps, "stackers": stackers,
+                    "inner": inner_info, "extra_views": extra,
                     "seconds": round(time.perf_counter() - t_start, 1)}
             (out / "run.json").write_text(json.dumps(meta, indent=1) + "\n")
             print("\n".join(md), flush=True)
