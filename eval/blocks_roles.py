@@ -54,10 +54,10 @@ from webseg.page import Page
 L3S = Path("../shared/data/boilerplate/l3s-gn1")
 KREUZER = Path("../shared/data/segmentation/kreuzer-random")
 TABLE = Path(".cache/webseg/blocks/roles")
-HGB: dict[str, Any] = {"max_iter": 120, "learning_rate": 0.1, "max_leaf_nodes": 31,
+HGB: dict[str, Any] = {"max_iter": 60, "learning_rate": 0.15, "max_leaf_nodes": 15,
                        "min_samples_leaf": 20, "l2_regularization": 1.0,
                        "early_stopping": False, "random_state": 0}
-ROWS = {"content": 150, "layout": 600}
+ROWS = {"content": 60, "layout": 300}
 FOLDS = {"content": 5, "layout": 4}
 
 
