@@ -30,7 +30,10 @@ Relevance model (RM3, as Anserini's ``Rm3Reranker``)
     Content blocks (issue 16): every stored block carries ``weight`` = P(main content) from the
     content model (:mod:`ir.content`; 1.0 when unknown). ``min_block_weight`` keeps only blocks
     at or above it (0.5: content blocks only) and ``weight_power`` multiplies each block's score
-    by ``weight ** weight_power`` (block relevance x role).
+    by ``weight ** weight_power`` (block relevance x role). ``score_power`` raises the block
+    scores to a power before that (> 1 sharpens the weights towards the best blocks, as query
+    likelihood does; 1 = the BM25 score as is), and ``idf_power`` multiplies each candidate
+    term's feedback weight by ``idf ** idf_power`` before the ``fb_terms`` best are kept.
 """
 
 from __future__ import annotations
@@ -80,6 +83,8 @@ class BlockParams:
     page_weight: float = 0.0
     min_block_weight: float = 0.0
     weight_power: float = 0.0
+    idf_power: float = 0.0
+    score_power: float = 1.0
 
     def __post_init__(self) -> None:
         _check(self.fb_terms, self.orig_weight, self.max_df_ratio)
@@ -87,16 +92,20 @@ class BlockParams:
             raise ValueError("fb_pages and fb_blocks must be >= 1")
         if not 0.0 <= self.min_block_weight <= 1.0:
             raise ValueError("min_block_weight must be in [0, 1]")
-        if self.weight_power < 0:
-            raise ValueError("weight_power must be >= 0")
+        for name in ("weight_power", "idf_power", "score_power"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0")
 
 
 #: Block-PRF parameters of ``webseg search --prf blocks``: the best configuration measured on
-#: the dev collection (eval/results/prf/content/chosen.json; the dataclass defaults above stay
-#: the paper's, which the issue-7 tables use).
-BEST_BLOCKS: dict[str, Any] = {"source": "vips", "fb_pages": 80, "fb_blocks": 10,
-                               "fb_terms": 20, "orig_weight": 0.7, "min_block_weight": 0.5,
-                               "weight_power": 1.0}
+#: the dev collections (cranfield k=1 and k=3; eval/results/prf/content/chosen.json; the
+#: dataclass defaults above stay the paper's, which the issue-7 tables use): VIPS content
+#: blocks of the top 20 pages, the 10 best with their BM25 score squared x P(main), tf-idf unit
+#: models, 20 terms, original query weight 0.8.
+BEST_BLOCKS: dict[str, Any] = {"source": "vips", "fb_pages": 20, "fb_blocks": 10,
+                               "fb_terms": 20, "orig_weight": 0.8, "min_block_weight": 0.5,
+                               "weight_power": 1.0, "idf_power": 1.0, "score_power": 2.0,
+                               "page_weight": 0.0}
 
 
 def _check(fb_terms: int, orig_weight: float, max_df_ratio: float) -> None:
@@ -139,9 +148,18 @@ def _prune(vec: Mapping[str, float], k: int) -> dict[str, float]:
 
 
 def relevance_model(units: Sequence[tuple[Mapping[str, int], float]], fb_terms: int,
-                    df: Callable[[str], int], n_docs: int, max_df_ratio: float
+                    df: Callable[[str], int], n_docs: int, max_df_ratio: float,
+                    idf: Callable[[str], float] | None = None, idf_power: float = 0.0
                     ) -> dict[str, float]:
-    """RM1 estimate over weighted feedback units (see module docstring), L1-normalised."""
+    """RM1 estimate over weighted feedback units (see module docstring), L1-normalised.
+
+    With ``idf_power`` > 0 (and ``idf``) each unit's term counts are multiplied by
+    ``idf(t) ** idf_power`` before its ``fb_terms`` best are kept and normalised (a tf-idf
+    unit model: term selection that prefers discriminative terms over terms frequent
+    everywhere; 0 = plain RM1).
+    """
+    if idf_power and idf is None:
+        raise ValueError("idf_power needs idf")
     acc: dict[str, float] = {}
     for terms, score in units:
         vec: dict[str, float] = {}
@@ -150,7 +168,7 @@ def relevance_model(units: Sequence[tuple[Mapping[str, int], float]], fb_terms: 
                 continue
             if n_docs and df(t) / n_docs > max_df_ratio:
                 continue
-            vec[t] = float(c)
+            vec[t] = float(c) * (max(idf(t), 0.0) ** idf_power if idf_power else 1.0)
         vec = _prune(vec, fb_terms)
         z = sum(vec.values())
         if z <= 0.001:
@@ -178,13 +196,16 @@ def block_units(query_terms: Sequence[str], pages: Sequence[tuple[int, float]],
                 k1: float, b: float, p: BlockParams) -> list[tuple[Block, float, int]]:
     """The ``fb_blocks`` best blocks of ``pages`` for the query: (block, score, page index)."""
     pool: list[tuple[Block, int, float]] = []
+    lengths: list[int] = []
     for page_idx, page_score in pages[: p.fb_pages]:
         for blk in blocks_of(page_idx):
-            if blk.length >= p.min_block_terms and blk.weight >= p.min_block_weight:
+            # weight first: it is an attribute, length a sum over the block's terms
+            if blk.weight >= p.min_block_weight and (n := blk.length) >= p.min_block_terms:
                 pool.append((blk, page_idx, page_score))
+                lengths.append(n)
     if not pool:
         return []
-    dl = np.asarray([blk.length for blk, _, _ in pool], dtype=np.float64)
+    dl = np.asarray(lengths, dtype=np.float64)
     avgdl = float(dl.mean())
     score = np.zeros(len(pool))
     matched = np.zeros(len(pool), dtype=bool)
@@ -193,6 +214,8 @@ def block_units(query_terms: Sequence[str], pages: Sequence[tuple[int, float]],
         if tf.any():
             score += query_terms.count(t) * bm25_term_scores(tf, dl, avgdl, idf(t), k1, b)
             matched |= tf > 0
+    if p.score_power != 1.0:
+        score = score ** p.score_power
     if p.weight_power:
         score *= np.asarray([blk.weight for blk, _, _ in pool]) ** p.weight_power
     if p.page_weight:
@@ -205,7 +228,8 @@ def block_units(query_terms: Sequence[str], pages: Sequence[tuple[int, float]],
 
 def expand(query_terms: Sequence[str], units: Sequence[tuple[Mapping[str, int], float]],
            fb_terms: int, orig_weight: float, df: Callable[[str], int], n_docs: int,
-           max_df_ratio: float) -> dict[str, float]:
+           max_df_ratio: float, idf: Callable[[str], float] | None = None,
+           idf_power: float = 0.0) -> dict[str, float]:
     """The expanded, weighted query from feedback units (RM3 interpolation)."""
-    rm = relevance_model(units, fb_terms, df, n_docs, max_df_ratio)
+    rm = relevance_model(units, fb_terms, df, n_docs, max_df_ratio, idf, idf_power)
     return interpolate(query_vector(query_terms), rm, orig_weight)

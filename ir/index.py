@@ -36,16 +36,18 @@ __all__ = ["BACKENDS", "DEFAULT_B", "DEFAULT_FIELDS", "DEFAULT_K1", "DEFAULT_PAS
 
 BACKENDS = ("bm25", "lucene")
 
-#: Field weights of the content-aware default (``webseg index``), chosen on the dev collection
-#: (the cranfield web versions; eval/results/prf/README.md "Content-aware indexing").
+#: Field weights of the content-aware default (``webseg index``), chosen on the dev collections
+#: (cranfield k=1 and k=3 web versions; eval/results/prf/content/README.md, ``chosen.json``).
 DEFAULT_FIELDS: dict[str, float] = {"title": 0.0, "main": 1.0, "rest": 0.25}
 #: BM25 parameters of ``webseg index`` (chosen on the same dev collections).
 DEFAULT_K1, DEFAULT_B = 1.5, 0.4
 #: Passage evidence of ``webseg index``: a page's score is its field-weighted BM25 plus
 #: ``weight`` x the best BM25 score of its content blocks of ``source`` (blocks with P(main) >=
-#: ``min_block_weight`` and >= ``min_terms`` terms, scored as documents of their own).
+#: ``min_block_weight`` and >= ``min_terms`` terms, scored as documents of their own); with
+#: ``min_blocks`` > 1 only pages with at least that many content blocks get passage evidence
+#: (a page with a single content region is already scored by it).
 DEFAULT_PASSAGES: dict[str, Any] = {"source": "vips", "weight": 2.0, "min_block_weight": 0.5,
-                                    "min_terms": 3}
+                                    "min_terms": 3, "min_blocks": 1}
 
 
 class EmptyQueryError(ValueError):
@@ -241,12 +243,15 @@ class Index:
         p = self.passages
         src = p["source"]
         mw, mt = float(p.get("min_block_weight", 0.5)), int(p.get("min_terms", 3))
+        mb = int(p.get("min_blocks", 1))
         terms: list[dict[str, int]] = []
         for row, bl in pages:
             got = bl.get(src)
             if got is None:
                 got = bl.get("windows", [])
             sel = [b.terms for b in got if b.weight >= mw and b.length >= mt]
+            if len(sel) < mb:  # one content region: the page score already is its score
+                sel = []
             start = self._pas.rows + len(terms)
             terms.extend(sel)
             self._pas_owner.extend([row] * len(sel))
@@ -407,7 +412,8 @@ class Index:
                  "role": blk.role, "weight": blk.weight, "text": blk.text[:120]}
                 for blk, s, i in blocks]
         return fb.expand(terms, [(blk.terms, s) for blk, s, _ in blocks], p.fb_terms,
-                         p.orig_weight, df, n, p.max_df_ratio), info
+                         p.orig_weight, df, n, p.max_df_ratio, self.engine.idf,
+                         p.idf_power), info
 
     def _snippet(self, h: Hit, idx: int, terms: list[str], source: str | None) -> None:
         src = source or (self.sources[0] if self.sources else "windows")

@@ -18,6 +18,7 @@ from typing import Any
 
 from ir.analysis import Analyzer
 from ir.blocks import page_blocks, page_text, page_words, window_blocks
+from ir.content import DEFAULT_MODEL
 from ir.store import StoredDoc
 
 __all__ = ["IndexReport", "doc_from_page", "doc_from_text", "html_text", "index_paths"]
@@ -40,7 +41,7 @@ def doc_from_text(doc_id: str, text: str, an: Analyzer, title: str = "", url: st
 def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
                   url: str | None = None, content: bool = True,
                   segmentations: Mapping[str, Any] | None = None,
-                  content_model: str = "pagelevel") -> StoredDoc:
+                  content_model: str = DEFAULT_MODEL) -> StoredDoc:
     """A document from a rendered page: whole-page terms, the blocks of every source in
     ``sources`` (plus ``windows``), and with ``content`` (default) the content-aware part:
     fields ``title``/``main``/``rest`` and a weight and role per block (:mod:`ir.content`).
@@ -48,9 +49,9 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
     The one function that turns a Page into what the index stores (``webseg index``, the
     pipeline, the evaluation harness all call it). ``segmentations`` (source -> Segmentation
     already computed for this page with that source's segmenter) are reused, not recomputed.
-    ``content_model``: ``pagelevel`` (the default, ``ir.content.DEFAULT_MODEL``: the better
-    one on the issue-16 dev collection) or ``blocks`` (the block-function model;
-    :func:`ir.content.leaf_main_prob`).
+    ``content_model``: one of ``ir.content.MODELS`` (:func:`ir.content.leaf_main_prob`); the
+    default, ``ir.content.DEFAULT_MODEL``, is the best measured on the issue-16 dev
+    collections.
     A segmenter or the content model failing on the page is recorded in ``reason``; the page
     keeps its text and its windows, so it is still found and can still give feedback.
     """

@@ -120,6 +120,17 @@ def test_context_features_properties():
     assert context_features(np.zeros(0), np.zeros(0), np.zeros((0, 8, 2), int)).shape[0] == 0
 
 
+def test_decide_threshold_and_fallback():
+    from webseg.blocks.model import decide
+
+    s = np.array([0.1, 0.3, 0.35, 0.05])
+    assert not decide(s, 0.5).any()
+    np.testing.assert_array_equal(decide(s, 0.5, fallback=True), [False, True, True, False])
+    np.testing.assert_array_equal(decide(s, 0.3, fallback=True), s >= 0.3)
+    assert not decide(np.array([0.1, 0.05]), 0.5, fallback=True).any()  # too weak to fall back
+    assert decide(np.zeros(0), 0.5, fallback=True).shape == (0,)
+
+
 def test_alignment_labels(page):
     al = align_gold(page, "Council approves budget\n" + ARTICLE)
     toks, owner = page_words(page)
@@ -186,3 +197,21 @@ def test_bad_input():
         block_functions(parse("<p>x</p>"), decoder="nope")
     empty = block_functions(parse(""))
     assert empty.main_text() == "" and not empty.keep.any()
+
+
+def test_choose_decision_picks_best_threshold_nearest_half():
+    from webseg.blocks.train import PageTable, choose_decision
+
+    # one page, four one-word leaves; the gold is the first two words
+    m = 4
+    t = PageTable(X=np.zeros((m, 1)), y=np.array([1, 1, 0, 0], np.int8), words=np.ones(m),
+                  chars=np.ones(m), ranges=np.zeros((m, 8, 2), np.int32),
+                  off=np.array([0, m]), meta=[{"id": "a", "site": "a"}],
+                  tok_ids=[np.arange(m, dtype=np.int32)], tok_off=[np.arange(m + 1)],
+                  gold_counts=[np.array([1, 1, 0, 0], np.int32)],
+                  gold_unmatched=np.zeros(1, np.int64))
+    thr, fb, f1 = choose_decision(t, np.array([0]), np.array([0.9, 0.32, 0.2, 0.1]))
+    assert (thr, fb, f1) == (0.3, False, 1.0)  # 0.25 and 0.3 both keep the two; 0.3 is nearer
+    # nothing reaches any threshold: only the fallback keeps something
+    thr, fb, f1 = choose_decision(t, np.array([0]), np.array([0.2, 0.2, 0.05, 0.05]))
+    assert fb and f1 == 1.0

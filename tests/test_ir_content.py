@@ -210,3 +210,92 @@ def test_default_main_content_model_is_the_measured_best():
     assert DEFAULT_MODEL in MODELS
     sig = inspect.signature(doc_from_page)
     assert sig.parameters["content_model"].default == DEFAULT_MODEL
+
+
+@pytest.mark.parametrize("model", ["max", "mean"])
+def test_combined_content_models_combine_both_per_leaf(model):
+    from ir.content import leaf_main_prob
+
+    page = news_page(para1=PARA1, para2=PARA2)
+    p_pl, _ = leaf_main_prob(page, "pagelevel")
+    p_bl, _ = leaf_main_prob(page, "blocks")
+    got, seg = leaf_main_prob(page, model)
+    want = np.maximum(p_pl, p_bl) if model == "max" else (p_pl + p_bl) / 2
+    np.testing.assert_allclose(got, want)
+    assert seg is not None  # the PageLevel segmentation is reused as the pagelevel source
+    d = doc_from_page("n1", page, AN, ["pagelevel"], content_model=model)
+    assert d.reason is None and set(d.fields) == {"title", "main", "rest"}
+
+
+def test_passage_evidence_can_skip_pages_with_one_content_region(tmp_path):
+    """``min_blocks`` 2: a page whose only content block is the page itself gets no bonus
+    (its page score already is that block's score); pages with several do."""
+
+    def blk(text):
+        return Block(text, {t: 1 for t in text.split()}, weight=0.9, role="main")
+
+    single = StoredDoc("single", {"steel": 1, "cabl": 1}, blocks={"vips": [blk("steel cabl")]})
+    multi = StoredDoc("multi", {"steel": 1, "cabl": 1, "x": 1, "y": 1},
+                      blocks={"vips": [blk("steel cabl"), blk("x y")]})
+    fill = [StoredDoc(f"f{i}", {f"w{i}": 2}, blocks={"vips": [blk(f"w{i}"), blk(f"v{i}")]})
+            for i in range(8)]
+    ix = Index.create(tmp_path / "i", sources=["vips"])
+    ix.add([single, multi, *fill])
+    base = {"source": "vips", "weight": 1.0, "min_block_weight": 0.5, "min_terms": 1}
+
+    def scores(**kw):
+        res = Index.open(tmp_path / "i", passages={**base, **kw}).search("steel cables", k=2)
+        return dict(zip(res.ids, res.scores.tolist(), strict=True))
+
+    plain = Index.open(tmp_path / "i", passages={}).search("steel cables", k=2)
+    flat = dict(zip(plain.ids, plain.scores.tolist(), strict=True))
+    one, two = scores(), scores(min_blocks=2)
+    assert one["single"] > flat["single"] and one["multi"] > flat["multi"]
+    assert two["single"] == pytest.approx(flat["single"]) and two["multi"] > flat["multi"]
+
+
+def test_idf_term_selection_prefers_discriminative_feedback_terms():
+    from ir.feedback import relevance_model
+
+    units = [({"common": 5, "rare": 3}, 1.0)]
+    idf = {"common": 0.1, "rare": 3.0}.get
+    plain = relevance_model(units, 1, lambda t: 1, 100, 0.5)
+    assert list(plain) == ["common"]
+    assert list(relevance_model(units, 1, lambda t: 1, 100, 0.5, idf, 1.0)) == ["rare"]
+    both = relevance_model(units, 2, lambda t: 1, 100, 0.5, idf, 1.0)
+    assert sum(both.values()) == pytest.approx(1.0) and both["rare"] > both["common"]
+
+
+def test_block_score_power_sharpens_block_weights():
+    a = Block("alpha beta", {"alpha": 2, "beta": 1}, seg=1)
+    b = Block("alpha gamma", {"alpha": 1, "gamma": 1}, seg=2)
+    blocks = {0: [a, b]}
+
+    def weights(**kw):
+        p = BlockParams(source="x", min_block_terms=1, **kw)
+        got = block_units(["alpha"], [(0, 1.0)], blocks.get, lambda t: 1.0, 1.2, 0.75, p)
+        return {blk.seg: s for blk, s, _ in got}
+
+    w1, w2 = weights(), weights(score_power=2.0)
+    assert w1[1] > w1[2] > 0
+    assert w2[1] / w2[2] == pytest.approx((w1[1] / w1[2]) ** 2)
+    with pytest.raises(ValueError, match="idf_power"):
+        BlockParams(idf_power=-1.0)
+
+
+def test_library_defaults_are_the_configuration_chosen_on_dev():
+    """``webseg index`` / ``webseg search --prf blocks`` defaults = ``chosen.json`` (the best
+    measured on the dev collections, eval/results/prf/content/README.md)."""
+    import json
+    from pathlib import Path
+
+    from ir.content import DEFAULT_MODEL
+    from ir.feedback import BEST_BLOCKS
+    from ir.index import DEFAULT_B, DEFAULT_FIELDS, DEFAULT_K1, DEFAULT_PASSAGES
+
+    f = Path(__file__).resolve().parents[1] / "eval/results/prf/content/chosen.json"
+    chosen = json.loads(f.read_text())
+    assert (chosen["k1"], chosen["b"]) == (DEFAULT_K1, DEFAULT_B)
+    assert chosen["fields"] == DEFAULT_FIELDS and chosen["passages"] == DEFAULT_PASSAGES
+    assert chosen["model"] == DEFAULT_MODEL
+    assert chosen["blocks"] == BEST_BLOCKS

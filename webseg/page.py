@@ -52,8 +52,12 @@ class NoLayoutError(ValueError):
 
 
 def normalize_text(text: str) -> str:
-    """Collapse runs of whitespace to one space and strip, as a browser displays text."""
-    return _WS.sub(" ", text).strip()
+    """Collapse runs of whitespace to one space and strip, as a browser displays text.
+
+    ``str.split()`` splits on exactly the characters ``\\s`` matches (``str.isspace``), so this
+    equals ``_WS.sub(" ", text).strip()``, several times faster (it runs on every text leaf).
+    """
+    return " ".join(text.split())
 
 
 def _codes(values: Sequence[str]) -> tuple[np.ndarray, list[str]]:

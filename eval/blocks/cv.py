@@ -29,10 +29,12 @@ from typing import Any
 import numpy as np
 
 from webseg.blocks.context import context_features
+from webseg.blocks.model import decide
 from webseg.blocks.train import (
     STAGE2_COLS,
     TABLE_ROOT,
     PageTable,
+    Stages,
     fit_stages,
     fold_of,
     load_tables,
@@ -51,17 +53,17 @@ def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
         w.writerows(rows)
 
 
-def decodings(s1: np.ndarray, s2: np.ndarray, threshold: float
+def decodings(s1: np.ndarray, s2: np.ndarray, threshold: float, st: Stages
               ) -> list[tuple[str, np.ndarray]]:
-    """The decoders compared: stage 1 thresholded, stage 2 thresholded (the default), and two
-    diagnostics of stage 2 (a lower threshold; a fallback that keeps the relatively best
-    leaves when nothing reaches the threshold)."""
-    keep = s2 >= threshold
-    fb = keep
-    if not keep.any() and len(s2) and s2.max() >= 0.15:
-        fb = s2 >= s2.max() / 2
-    return [("threshold", s1 >= threshold), ("stack", keep),
-            ("stack-t0.4", s2 >= 0.4), ("stack-fallback", fb)]
+    """The decoders compared: stage 1 thresholded, stage 2 thresholded at ``threshold``, stage
+    2 with the decision chosen on the training folds (``stack-nested``: threshold and fallback
+    from :func:`webseg.blocks.train.choose_decision`, mean over sets; what the shipped model
+    does; ``stack-nested-by-page``: the same chosen by the mean over pages), and two
+    fixed diagnostics of stage 2 (threshold 0.4; the fallback at ``threshold``)."""
+    return [("threshold", s1 >= threshold), ("stack", s2 >= threshold),
+            ("stack-nested", decide(s2, st.threshold, st.fallback)),
+            ("stack-nested-by-page", decide(s2, st.threshold_by_page, st.fallback_by_page)),
+            ("stack-t0.4", s2 >= 0.4), ("stack-fallback", decide(s2, threshold, True))]
 
 
 def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5, max_rows: int = 30,
@@ -87,12 +89,13 @@ def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5, max_rows: 
         s2_all[r_te] = st.stage2.predict_proba(X2[:, STAGE2_COLS])[:, 1]
         for p in te:
             a, b = t.off[p], t.off[p + 1]
-            for dec, keep in decodings(s1_all[a:b], s2_all[a:b], threshold):
+            for dec, keep in decodings(s1_all[a:b], s2_all[a:b], threshold, st):
                 pr, rc, f1 = page_f1(t, p, keep)
                 rows.append({**{k_: t.meta[p][k_] for k_ in ("dataset", "id", "variant",
                                                               "page_type", "split", "site")},
                              "fold": k, "method": f"blocks-{dec}", "p": pr, "r": rc, "f1": f1})
-        log(f"  fold {k}: {len(tr)} train pages, {len(te)} test pages, "
+        log(f"  fold {k}: {len(tr)} train pages, {len(te)} test pages, decision "
+            f"{st.threshold}/{'fallback' if st.fallback else 'no fallback'}, "
             f"{time.perf_counter() - t0:.0f} s")
         if out_csv is not None and rows:
             write_rows(out_csv, rows)

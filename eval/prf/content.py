@@ -7,10 +7,12 @@ second index of trafilatura's main text of each page (the peer). Every system be
 of these two indexes (field weights and BM25 parameters are overridden at open time), so
 nothing is rendered or segmented twice.
 
-``python -m eval.prf.content tune --web <dev web versions>`` chooses BM25 k1/b, field weights
-and feedback parameters on the dev collections (grid search, MAP) and writes them to
+``python -m eval.prf.content tune --web <dev web versions>`` chooses the main-content model,
+BM25 k1/b, field weights, passage evidence and feedback parameters on the dev collections
+(grid search and coordinate ascent, mean MAP; resumable trace) and writes them to
 ``eval/results/prf/content/chosen.json``; ``python -m eval.prf.content report --web ...``
-scores every system with those parameters on the given web versions and writes the tables.
+scores every system with those parameters on the given web versions and writes the tables;
+``lucene`` adds the Lucene-backend rows of a web version; ``summarize`` the targets tables.
 """
 
 from __future__ import annotations
@@ -47,6 +49,12 @@ CONTENT_MODEL = "pagelevel"
 
 def _suffix(model: str) -> str:
     return "" if model == "pagelevel" else f"-{model}"
+
+
+def chosen_model() -> str:
+    """The main-content model chosen on dev (``chosen.json``), else :data:`CONTENT_MODEL`."""
+    f = RESULTS / "chosen.json"
+    return json.loads(f.read_text()).get("model", CONTENT_MODEL) if f.exists() else CONTENT_MODEL
 
 
 def content_index_path(web: Path, model: str = CONTENT_MODEL) -> Path:
@@ -129,17 +137,6 @@ def _map(ix: Any, coll: Collection, prf: str = "none", **params: Any) -> float:
     return sum(ap.values()) / len(ap)
 
 
-#: Parameters before tuning: rank-bm25/our defaults, fields as DEFAULT_FIELDS.
-BASE: dict[str, Any] = {"k1": 1.5, "b": 0.75,
-                        "fields": {"title": 1.0, "main": 1.0, "rest": 0.1},
-                        "passages": {"source": "vips", "weight": 1.0, "min_block_weight": 0.5,
-                                     "min_terms": 3},
-                        "rm3": {"fb_docs": 10, "fb_terms": 10, "orig_weight": 0.5},
-                        "blocks": {"source": "windows", "fb_pages": 80, "fb_blocks": 20,
-                                   "fb_terms": 10, "orig_weight": 0.5,
-                                   "min_block_weight": 0.5, "weight_power": 1.0}}
-
-
 def _mean_map(ixs: list[Any], prf: str = "none", *, colls: list[Collection],
               **params: Any) -> float:
     """Mean MAP over the tuning collections (one index per collection)."""
@@ -147,109 +144,157 @@ def _mean_map(ixs: list[Any], prf: str = "none", *, colls: list[Collection],
     return v / len(colls)
 
 
-def _record(stage: str, m: float, *, trace: list[dict[str, Any]], log: Callable[[str], None],
-            **kw: Any) -> None:
-    """Append one tuning step to the trace and rewrite ``tuning_trace.json`` (resumable)."""
-    trace.append({"stage": stage, **kw, "map": round(m, 4)})
-    log(f"  {stage} {kw}: {m:.4f}")
-    (RESULTS / "tuning_trace.json").write_text(json.dumps(trace, indent=1))
+#: Grids of :func:`tune` (kept small: the dev collections are evaluated at every point).
+BM25F_GRID = {"k1": (1.2, 1.5), "b": (0.4, 0.75), "rest": (0.1, 0.25, 0.5)}
+PASSAGE_GRID = [{"source": "vips", "weight": w, "min_blocks": mb}
+                for w in (1.0, 2.0, 3.0) for mb in (1, 2)] + [
+                   {"source": "windows", "weight": 1.0, "min_blocks": 1}]
+RM3_GRID = {"fb_docs": (5, 10), "fb_terms": (10, 20), "orig_weight": (0.5, 0.7)}
+#: Block PRF: one pass of coordinate ascent from the previous choice, one parameter at a
+#: time (a block-PRF run of the dev topics is the slowest step).
+BLOCK_START: dict[str, Any] = {"source": "vips", "fb_pages": 80, "fb_blocks": 10,
+                               "fb_terms": 20, "orig_weight": 0.7, "min_block_weight": 0.5,
+                               "weight_power": 1.0, "idf_power": 0.0, "score_power": 1.0,
+                               "page_weight": 0.0}
+BLOCK_STEPS: list[tuple[str, tuple[Any, ...]]] = [
+    ("idf_power", (0.5, 1.0)), ("fb_pages", (20,)), ("fb_blocks", (20,)),
+    ("orig_weight", (0.6, 0.8)), ("score_power", (2.0,)), ("fb_terms", (30,))]
 
 
-def tune(webs: list[Path], log: Callable[[str], None] = _log) -> dict[str, Any]:
-    """Grid search on the dev web versions (mean MAP over them), stage by stage: BM25 k1/b
-    with field weights, then passage evidence, then RM3, then block PRF."""
-    from ir import Index
+class _Tuner:
+    """Evaluates parameter points on the dev collections, with a resumable trace.
 
-    colls = [load_collection(w, docs_file="pages.jsonl") for w in webs]
-    paths = [w.parent / f"{w.name}-content-index" for w in webs]
-    best = json.loads(json.dumps(BASE))
-    trace: list[dict[str, Any]] = []
+    Every point is recorded in ``tuning_trace.json`` (stage, model, parameters, mean MAP);
+    a point already in the trace is not evaluated again, so an interrupted run resumes.
+    Indexes of one store share their loaded block store (same rows), so that trying passage
+    sources does not re-read it.
+    """
 
-    def opened(**kw: Any) -> list[Any]:
-        return [Index.open(p, **kw) for p in paths]
+    def __init__(self, webs: list[Path], log: Callable[[str], None]) -> None:
+        self.webs, self.log = webs, log
+        self.colls = [load_collection(w, docs_file="pages.jsonl") for w in webs]
+        self.file = RESULTS / "tuning_trace.json"
+        old = json.loads(self.file.read_text()) if self.file.exists() else []
+        self.trace: list[dict[str, Any]] = [t for t in old if "model" in t]
+        self.done = {self._key(t["stage"], t["model"], t["params"]): t["map"]
+                     for t in self.trace}
+        self._blocks: dict[Path, Any] = {}
 
-    mean_map = partial(_mean_map, colls=colls)
-    record = partial(_record, trace=trace, log=log)
+    @staticmethod
+    def _key(stage: str, model: str, params: dict[str, Any]) -> str:
+        return json.dumps([stage, model, params], sort_keys=True)
+
+    def opened(self, model: str, **kw: Any) -> list[Any]:
+        from ir import Index
+
+        out = []
+        for w in self.webs:
+            path = content_index_path(w, model)
+            ix = Index.open(path, **kw)
+            if path in self._blocks:
+                ix._blocks = self._blocks[path]
+            elif kw.get("passages"):
+                ix.blocks(0)
+                self._blocks[path] = ix._blocks
+            out.append(ix)
+        return out
+
+    def point(self, stage: str, model: str, params: dict[str, Any],
+              ixs: Callable[[], list[Any]], prf: str = "none",
+              prf_params: dict[str, Any] | None = None) -> float:
+        key = self._key(stage, model, params)
+        if key not in self.done:
+            m = _mean_map(ixs(), prf, colls=self.colls, **(prf_params or {}))
+            self.done[key] = round(m, 4)
+            self.trace.append({"stage": stage, "model": model, "params": params,
+                               "map": round(m, 4)})
+            self.file.write_text(json.dumps(self.trace, indent=1))
+            self.log(f"  {stage} {model} {params}: {m:.4f}")
+        return self.done[key]
+
+
+def tune(webs: list[Path], models: list[str] | None = None,
+         log: Callable[[str], None] = _log) -> dict[str, Any]:
+    """Choose the main-content model, BM25 k1/b, field weights, passage evidence, RM3 and
+    block PRF on the dev web versions (mean MAP over them), stage by stage.
+
+    Per model (``models``, default every one with a content index on every dev version):
+    k1 x b x rest-field weight (title 0: the templates keep their own ``<title>``), then
+    passage source x weight x ``min_blocks``; the model of the best default index is chosen,
+    then RM3 and block PRF (coordinate ascent, :data:`BLOCK_STEPS`) on it. ``chosen.json``
+    is rewritten after every improvement, so an interrupted run leaves a valid choice.
+    """
+    from ir.content import MODELS
 
     RESULTS.mkdir(parents=True, exist_ok=True)
+    tu = _Tuner(webs, log)
+    models = models or [m for m in MODELS
+                        if all(content_index_path(w, m).exists() for w in webs)]
+    per_model: dict[str, dict[str, Any]] = {}
+    kb = None
+    for model in models:
+        tu._blocks.clear()  # one model's block stores in memory at a time
+        res = []
+        # k1 and b are searched with the first model only (then kept): they are properties
+        # of BM25 on these collections more than of the main-text mask
+        grid = (product(*BM25F_GRID.values()) if kb is None
+                else ((*kb, rest) for rest in BM25F_GRID["rest"]))
+        for k1, b, rest in grid:
+            f = {"title": 0.0, "main": 1.0, "rest": rest}
+            prm = {"k1": k1, "b": b, "fields": f}
+            m = tu.point("bm25f", model, prm,
+                         partial(tu.opened, model, k1=k1, b=b, fields=f, passages={}))
+            res.append((m, prm))
+        m_f, base = max(res, key=lambda r: r[0])
+        kb = kb or (base["k1"], base["b"])
+        res = []
+        for g in PASSAGE_GRID:
+            pas = {"source": g["source"], "weight": g["weight"], "min_block_weight": 0.5,
+                   "min_terms": 3, "min_blocks": g["min_blocks"]}
+            m = tu.point("passages", model, {**base, "passages": pas},
+                         partial(tu.opened, model, **base, passages=pas))
+            res.append((m, pas))
+        m_p, pas = max(res, key=lambda r: r[0])
+        per_model[model] = {**base, "passages": pas, "fields_map": m_f, "default_map": m_p}
+    model = max(per_model, key=lambda k: per_model[k]["default_map"])
+    best: dict[str, Any] = {"model": model,
+                            **{k: v for k, v in per_model[model].items()
+                               if k in ("k1", "b", "fields", "passages")},
+                            "dev": [w.name for w in webs], "per_model": per_model}
+    settings = {k: best[k] for k in ("k1", "b", "fields", "passages")}
+    ixs = tu.opened(model, **settings)
     res = []
-    for k1, b, rest, title in product((0.9, 1.2, 1.5), (0.4, 0.75), (0.0, 0.1, 0.25),
-                                      (0.0, 1.0)):
-        f = {"title": title, "main": 1.0, "rest": rest}
-        m = mean_map(opened(k1=k1, b=b, fields=f, passages={}))
-        res.append((m, k1, b, f))
-        record("bm25f", m, k1=k1, b=b, fields=f)
-    _, best["k1"], best["b"], best["fields"] = max(res, key=lambda r: r[0])
-    res = []
-    for src, w in product(("vips", "windows", "pagelevel", "dom"), (0.5, 1.0, 2.0)):
-        pas = {"source": src, "weight": w, "min_block_weight": 0.5, "min_terms": 3}
-        m = mean_map(opened(k1=best["k1"], b=best["b"], fields=best["fields"], passages=pas))
-        res.append((m, pas))
-        record("passages", m, **pas)
-    best["passages"] = max(res, key=lambda r: r[0])[1]
-    ixs = opened(k1=best["k1"], b=best["b"], fields=best["fields"], passages=best["passages"])
-    res = []
-    for fb_docs, fb_terms, ow in product((5, 10, 20), (10, 20), (0.5, 0.7)):
+    for fb_docs, fb_terms, ow in product(*RM3_GRID.values()):
         prm = {"fb_docs": fb_docs, "fb_terms": fb_terms, "orig_weight": ow}
-        m = mean_map(ixs, "rm3", **prm)
-        res.append((m, prm))
-        record("rm3", m, **prm)
-    best["rm3"] = max(res, key=lambda r: r[0])[1]
-    best["blocks"] = _tune_blocks(ixs, mean_map, record)
-    best["dev"] = [w.name for w in webs]
-    (RESULTS / "chosen.json").write_text(json.dumps(best, indent=1), encoding="utf-8")
+        res.append((tu.point("rm3", model, {**settings, "rm3": prm}, lambda: ixs, "rm3", prm),
+                    prm))
+    best["rm3_map"], best["rm3"] = max(res, key=lambda r: r[0])
+    cur = dict(BLOCK_START)
+    cur_map = tu.point("blocks", model, {**settings, "blocks": cur}, lambda: ixs, "blocks",
+                       cur)
+    best["blocks"], best["blocks_map"] = dict(cur), cur_map
+    _write_chosen(best)
+    for name, values in BLOCK_STEPS:
+        for v in values:
+            prm = {**cur, name: v}
+            m = tu.point("blocks", model, {**settings, "blocks": prm}, lambda: ixs,
+                         "blocks", prm)
+            if m > cur_map:
+                cur, cur_map = prm, m
+        best["blocks"], best["blocks_map"] = dict(cur), cur_map
+        _write_chosen(best)
     return best
 
 
-def _tune_blocks(ixs: list[Any], mean_map: Callable[..., float],
-                 record: Callable[..., None]) -> dict[str, Any]:
-    """Block PRF grid (kept small: a block-PRF run of the dev topics is the slowest step):
-    source x original-query weight x expansion terms from content blocks, then whether
-    dropping the content filter helps the best of them."""
-    res = []
-    for src, ow, fb_terms in product(("vips", "windows"), (0.5, 0.7), (10, 20)):
-        prm = {"source": src, "fb_pages": 80, "fb_blocks": 10, "fb_terms": fb_terms,
-               "orig_weight": ow, "min_block_weight": 0.5, "weight_power": 1.0}
-        m = mean_map(ixs, "blocks", **prm)
-        res.append((m, prm))
-        record("blocks", m, **prm)
-    top = dict(max(res, key=lambda r: r[0])[1])
-    for variant in ({"min_block_weight": 0.0}, {"fb_blocks": 20}):
-        prm = {**top, **variant}
-        m = mean_map(ixs, "blocks", **prm)
-        res.append((m, prm))
-        record("blocks", m, **prm)
-    return max(res, key=lambda r: r[0])[1]
-
-
-def finish_tune(webs: list[Path], log: Callable[[str], None] = _log) -> dict[str, Any]:
-    """Resume :func:`tune` from its trace: the best of each finished stage, then blocks."""
-    from ir import Index
-
-    trace = json.loads((RESULTS / "tuning_trace.json").read_text())
-    colls = [load_collection(w, docs_file="pages.jsonl") for w in webs]
-    paths = [w.parent / f"{w.name}-content-index" for w in webs]
-    best = json.loads(json.dumps(BASE))
-
-    def top(stage: str) -> dict[str, Any]:
-        rows = [t for t in trace if t["stage"] == stage]
-        return {k: v for k, v in max(rows, key=lambda t: t["map"]).items()
-                if k not in ("stage", "map")}
-
-    f = top("bm25f")
-    best["k1"], best["b"], best["fields"] = f["k1"], f["b"], f["fields"]
-    best["passages"] = top("passages")
-    best["rm3"] = top("rm3")
-    ixs = [Index.open(p, k1=best["k1"], b=best["b"], fields=best["fields"],
-                      passages=best["passages"]) for p in paths]
-
-    mean_map = partial(_mean_map, colls=colls)
-    record = partial(_record, trace=trace, log=log)
-
-    best["blocks"] = _tune_blocks(ixs, mean_map, record)
-    best["dev"] = [w.name for w in webs]
+def _write_chosen(best: dict[str, Any]) -> None:
     (RESULTS / "chosen.json").write_text(json.dumps(best, indent=1), encoding="utf-8")
-    return best
+
+
+#: Block-PRF parameters of the first issue-16 tables (chosen on cranfield k=3 alone), kept
+#: as a row to show what the re-tuning on both dev collections changed.
+FIRST_BLOCKS: dict[str, Any] = {"source": "vips", "fb_pages": 80, "fb_blocks": 10,
+                                "fb_terms": 20, "orig_weight": 0.7, "min_block_weight": 0.5,
+                                "weight_power": 1.0}
 
 
 def systems_for(web: Path, chosen: dict[str, Any], model: str = CONTENT_MODEL,
@@ -273,8 +318,8 @@ def systems_for(web: Path, chosen: dict[str, Any], model: str = CONTENT_MODEL,
         return [System("bm25-page", page), System("bm25-main (webseg)", main),
                 System("bm25f (fields)", bm25f),
                 System(f"bm25f+passages({pas['source']}) = default", best),
-                System("blocks(vips) content, default index", best, "blocks",
-                       {**bp, "source": "vips"})]
+                System(f"blocks({bp['source']}) content, default index", best, "blocks",
+                       bp)]
     rows = [System("bm25-page", page), System("bm25-page (k1 1.5, b 0.75)", page_d),
             System("bm25-main (webseg)", main), System("bm25-trafilatura", tra),
             System("bm25f (fields)", bm25f),
@@ -284,6 +329,8 @@ def systems_for(web: Path, chosen: dict[str, Any], model: str = CONTENT_MODEL,
     for src in ("vips", "windows", "pagelevel"):
         rows.append(System(f"blocks({src}) content, default index", best, "blocks",
                            {**bp, "source": src}))
+    rows.append(System("blocks(vips) content, default index, first parameters", best,
+                       "blocks", FIRST_BLOCKS))
     rows.append(System(f"blocks({bp['source']}) all blocks, default index", best, "blocks",
                        {**bp, "min_block_weight": 0.0, "weight_power": 0.0}))
     rows.append(System("blocks(vips) page index, issue-7 defaults", page_d, "blocks",
@@ -353,11 +400,70 @@ def report(webs: list[Path], data: Path, log: Callable[[str], None] = _log,
                 f"(k1 {chosen['k1']}, b {chosen['b']}) MAP **{ceiling:.4f}** (the ceiling; "
                 f"0.95 x = {0.95 * ceiling:.4f}).")
         res["clean_bm25_map"] = ceiling
+        res["chosen"] = chosen
         out = RESULTS / f"{web.name}{_suffix(model)}"
         md = write_tables(res, out, f"{web.name}{_suffix(model)}", note)
         log(md)
         mds.append(md)
     return "\n".join(mds)
+
+
+def _lucene_copy(src: Path, dst: Path, k1: float, b: float,
+                 fields: dict[str, float] | None) -> Any:
+    """A Lucene-backend index holding the stored documents (with blocks) of ``src``."""
+    from ir import Index
+
+    try:
+        ix = Index.open(dst)
+        if len(ix) == len(Index.open(src)):
+            return Index.open(dst, k1=k1, b=b)
+    except Exception:  # noqa: BLE001 - missing or partial copy: rebuild it
+        pass
+    store = Index.open(src).store
+    blocks = dict(store.iter_blocks())
+    ix = Index.create(dst, backend="lucene", k1=k1, b=b, sources=store.settings["sources"],
+                      fields=fields, overwrite=True)
+    docs = []
+    for d in store.iter_docs():
+        d.blocks = blocks.get(d.id, {})
+        docs.append(d)
+    ix.add(docs)
+    return Index.open(dst, k1=k1, b=b)
+
+
+def lucene_report(web: Path, model: str, log: Callable[[str], None] = _log) -> dict[str, Any]:
+    """Lucene-backend rows of a web version (``<web>-lucene/``): BM25 on whole pages and on the
+    chosen field weights (the weighted counts rounded to integer term frequencies; Lucene has
+    no passage evidence), Anserini's own RM3 and our RM3 / block PRF on top of Lucene's
+    ranking, beside the embedded backend's rows with the same parameters."""
+    from ir import Index
+
+    chosen = json.loads((RESULTS / "chosen.json").read_text())
+    cpath = content_index_path(web, model)
+    k1, b, f = chosen["k1"], chosen["b"], chosen["fields"]
+    lpage = _lucene_copy(cpath, web.parent / f"{web.name}-lucene-page{_suffix(model)}", k1, b,
+                         None)
+    lfields = _lucene_copy(cpath, web.parent / f"{web.name}-lucene-fields{_suffix(model)}",
+                           k1, b, f)
+    page = Index.open(cpath, k1=k1, b=b, fields={}, passages={})
+    bm25f = Index.open(cpath, k1=k1, b=b, fields=f, passages={})
+    bp = dict(chosen["blocks"])
+    systems = [System("bm25-page (embedded)", page), System("bm25-page (lucene)", lpage),
+               System("bm25f (fields, embedded)", bm25f),
+               System("bm25f (fields, lucene)", lfields),
+               System("rm3-page (embedded)", page, "rm3", chosen["rm3"]),
+               System("rm3-page (lucene, our RM3)", lpage, "rm3", chosen["rm3"]),
+               System("anserini-rm3 page (lucene)", lpage, "anserini-rm3", chosen["rm3"]),
+               System(f"blocks({bp['source']}) content, lucene fields index", lfields,
+                      "blocks", bp)]
+    coll = load_collection(web, docs_file="pages.jsonl")
+    res = score_systems(systems, coll, baseline="bm25-page (embedded)", log=log)
+    res["chosen"] = chosen
+    note = (f"**Semi-synthetic** web version `{web.name}`, main-content model `{model}`: the "
+            "Lucene backend (pyserini, pre-tokenised analysed terms, k1 "
+            f"{k1}, b {b}) beside the embedded one.")
+    write_tables(res, RESULTS / f"{web.name}-lucene", f"{web.name}, Lucene backend", note)
+    return res
 
 
 def _target_row(name: str, chosen: dict[str, Any], suffix: str) -> str | None:
@@ -371,11 +477,16 @@ def _target_row(name: str, chosen: dict[str, Any], suffix: str) -> str | None:
         return f"{m[key]:.4f}" if key in m else "-"
 
     dflt = next(v for k, v in m.items() if k.endswith("= default"))
-    blk = m["blocks(vips) content, default index"]
+    src = chosen["blocks"]["source"]
+    blk = m.get(f"blocks({src}) content, default index",
+                m.get("blocks(vips) content, default index", float("nan")))
+    same = all(r.get("chosen", {}).get(k) == chosen.get(k)
+               for k in ("k1", "b", "fields", "passages", "blocks"))
     role = "dev" if name in chosen["dev"] else "test"
+    label = f"{name}{suffix}" + ("" if same else " (earlier parameters)")
     c = r["clean_bm25_map"]
     ratio = f"{blk / (1.15 * m['rm3-page']):.3f}" if "rm3-page" in m else "-"
-    return (f"| {name}{suffix} | {role} | {c:.4f} | {0.95 * c:.4f} | **{dflt:.4f}** | "
+    return (f"| {label} | {role} | {c:.4f} | {0.95 * c:.4f} | **{dflt:.4f}** | "
             f"{v('bm25f (fields)')} | {v('bm25-main (webseg)')} | {v('bm25-trafilatura')} | "
             f"{v('bm25-page')} | **{blk:.4f}** | {v('rm3 (default index)')} | "
             f"{v('rm3-page')} | {ratio} |")
@@ -384,13 +495,15 @@ def _target_row(name: str, chosen: dict[str, Any], suffix: str) -> str | None:
 def summarize(names: list[str]) -> str:
     """The targets tables over the reported web versions (``targets.md``): one per
     main-content model whose results exist (PageLevel ``<web>/``, blocks ``<web>-blocks/``)."""
+    from ir.content import MODELS
+
     chosen = json.loads((RESULTS / "chosen.json").read_text())
     head = ["| web version | role | clean BM25 | 0.95 x clean | default | fields only | "
-            "main only | trafilatura | page BM25 | block PRF (vips, content) | "
+            "main only | trafilatura | page BM25 | block PRF (content) | "
             "rm3 default index | rm3 page | blocks / (rm3 page x 1.15) |",
             "|---|---|" + "---:|" * 11]
     parts = []
-    for model in ("pagelevel", "blocks"):
+    for model in MODELS:
         rows = [r for n in names if (r := _target_row(n, chosen, _suffix(model)))]
         if rows:
             parts.append(f"Main-content model `{model}` (MAP@1000):\n\n"
@@ -402,28 +515,34 @@ def summarize(names: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.prf.content", description=__doc__)
-    ap.add_argument("command", choices=["index", "tune", "finish-tune", "report", "summarize"])
+    ap.add_argument("command", choices=["index", "tune", "report", "summarize", "lucene"])
     ap.add_argument("--web", required=True, help="web version folder(s), comma-separated")
     ap.add_argument("--data", default="../shared/data/ir")
     ap.add_argument("--parts", default="content,peer", help="index: content, peer or both")
-    ap.add_argument("--content-model", default=CONTENT_MODEL, choices=["pagelevel", "blocks"],
+    ap.add_argument("--content-model", default=None,
+                    choices=["pagelevel", "blocks", "max", "mean"],
                     help="main-content model of the content index (separate index and "
-                         "result folders per model)")
+                         "result folders per model; default: the one in chosen.json)")
+    ap.add_argument("--models", default="",
+                    help="tune: content models to compare (default: every one indexed)")
     ap.add_argument("--rows", default="all", choices=["all", "core"],
                     help="report: every row, or only those that depend on the content model")
     a = ap.parse_args(argv)
     webs = [Path(w) for w in a.web.split(",") if w]
+    model = a.content_model or chosen_model()
     if a.command == "index":
         for w in webs:
-            build_indexes(w, parts=tuple(a.parts.split(",")), model=a.content_model)
+            build_indexes(w, parts=tuple(a.parts.split(",")), model=model)
     elif a.command == "tune":
-        print(json.dumps(tune(webs), indent=1))
-    elif a.command == "finish-tune":
-        print(json.dumps(finish_tune(webs), indent=1))
+        print(json.dumps(tune(webs, [m for m in a.models.split(",") if m] or None),
+                         indent=1))
     elif a.command == "summarize":
-        print(summarize([w.name for w in webs]))  # both models' tables
+        print(summarize([w.name for w in webs]))  # every model's table
+    elif a.command == "lucene":
+        for w in webs:
+            lucene_report(w, model)
     else:
-        report(webs, Path(a.data), model=a.content_model, rows_set=a.rows)
+        report(webs, Path(a.data), model=model, rows_set=a.rows)
     return 0
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from webseg.blocks.features import LeafFeatures
-from webseg.blocks.model import DEFAULT_MODEL, BlockModel, load_model
+from webseg.blocks.model import DEFAULT_MODEL, BlockModel, decide, load_model
 from webseg.blocks.roles import HEADS, RoleModel, load_role_model
 from webseg.page import Page, normalize_text
 
@@ -50,8 +50,9 @@ class BlockFunctions:
 
     ``proba`` ``(page.n, len(roles))`` float32; ``main`` P(main) per node: the leaf's stage-2
     score for text leaves, the character-weighted mean of its leaves' scores for elements, 0
-    where there is no visible text; ``keep``: leaves at or above the model's threshold, and
-    elements whose visible text is all kept; ``leaf_scores``: per ``page.text_leaves`` entry.
+    where there is no visible text; ``keep``: leaves the model's decision keeps
+    (:func:`webseg.blocks.model.decide`), and elements whose visible text is all kept;
+    ``leaf_scores``: per ``page.text_leaves`` entry.
     """
 
     page: Page
@@ -173,7 +174,7 @@ def block_functions(page: Page, site_pages: Sequence[Page] = (),
     lf, s = m.predict_page(page, decoder or "stack")
     n = page.n
     leaves = lf.leaves
-    keep_leaf = s >= m.threshold
+    keep_leaf = decide(s, m.threshold, m.fallback and (decoder or "stack") == "stack")
     # element nodes: character-weighted mean of their leaves' scores; kept when all is kept
     w = lf.chars + 1e-9
     cw = np.concatenate([[0.0], np.cumsum(w)])

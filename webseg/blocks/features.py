@@ -37,7 +37,7 @@ import numpy as np
 from webseg.blocks.vocab import BLOCK_TAGS, CATEGORY_NAMES, SEMANTIC_TAGS, attr_mask
 from webseg.page import Page, normalize_text
 from webseg.templates.features import FEATURE_NAMES as PL_NAMES
-from webseg.templates.features import node_features
+from webseg.templates.features import _node_features
 
 __all__ = ["FEATURE_NAMES", "GEOMETRY", "LEVELS", "CONTEXT_LEVELS", "LeafFeatures",
            "leaf_features"]
@@ -138,12 +138,12 @@ def leaf_features(page: Page) -> LeafFeatures:
     # ---------------------------------------------------------------- leaf text statistics
     texts = [normalize_text(page.text[j]) for j in leaves.tolist()]
     tokens = [_WORD.findall(t.lower()) for t in texts]
-    chars = np.fromiter((len(t) for t in texts), dtype=np.float64, count=m)
-    words = np.fromiter((len(t) for t in tokens), dtype=np.float64, count=m)
-    punct = np.fromiter((len(_PUNCT.findall(t)) for t in texts), dtype=np.float64, count=m)
-    sents = np.fromiter((len(_SENT.findall(t)) for t in texts), dtype=np.float64, count=m)
-    digits = np.fromiter((len(_DIGIT.findall(t)) for t in texts), dtype=np.float64, count=m)
-    upper = np.fromiter((t[:1].isupper() for t in texts), dtype=np.float64, count=m)
+    # one pass over the leaves for the per-leaf counts
+    punct_n, sent_n, digit_n = _PUNCT.findall, _SENT.findall, _DIGIT.findall
+    counts = np.array([(len(t), len(toks), len(punct_n(t)), len(sent_n(t)), len(digit_n(t)),
+                        t[:1].isupper()) for t, toks in zip(texts, tokens, strict=True)],
+                      dtype=np.float64).reshape(m, 6)
+    chars, words, punct, sents, digits, upper = (counts[:, k].copy() for k in range(6))
     short = Counter(w for toks in tokens for w in toks if len(w) <= 4)
     stopset = {w for w, _ in short.most_common(30)}
     stops = np.fromiter((sum(w in stopset for w in toks) for toks in tokens),
@@ -159,8 +159,12 @@ def leaf_features(page: Page) -> LeafFeatures:
         tcover = np.zeros(m)
 
     # ---------------------------------------------------------------- node flags
+    # one pass over the attributes: links, class/id/role categories, class codes (for the
+    # sibling signatures below; 0 = no class)
     is_link = np.zeros(n, dtype=bool)
     masks = np.zeros(n, dtype=np.int64)
+    cls_code = np.zeros(n, dtype=np.int64)
+    classes: dict[str, int] = {"": 0}
     for i, (t, a) in enumerate(zip(tags, page.attrs, strict=True)):
         if a:
             if t == "a" and "href" in a:
@@ -168,6 +172,9 @@ def leaf_features(page: Page) -> LeafFeatures:
             mk = attr_mask(a)
             if mk:
                 masks[i] = mk
+            c = a.get("class")
+            if c:
+                cls_code[i] = classes.setdefault(c, len(classes))
     cat_self = (masks[:, None] >> np.arange(len(CATEGORY_NAMES))[None, :]) & 1
     tag_codes, tag_inv = np.unique(np.asarray(tags, dtype=object), return_inverse=True)
     tag_table = np.array([[t in ts for ts in SEMANTIC_TAGS.values()] + [t in BLOCK_TAGS]
@@ -195,14 +202,14 @@ def leaf_features(page: Page) -> LeafFeatures:
     el = np.flatnonzero(page.is_element)
     el_nonroot = el[el > 0]
     n_children = np.bincount(par[el_nonroot], minlength=n).astype(np.float64)
-    sigs: dict[tuple[str, str], int] = {}
-    sig = np.fromiter((sigs.setdefault((tags[i], (page.attrs[i] or {}).get("class", "")),
-                                       len(sigs)) for i in el_nonroot.tolist()),
-                      dtype=np.int64, count=len(el_nonroot))
+    # signature (tag, class) of every element: a code per distinct pair, the same groups
+    # as keying on the strings
+    sig = tag_inv[el_nonroot].astype(np.int64) * len(classes) + cls_code[el_nonroot]
+    n_sigs = len(tag_codes) * len(classes)
     same = np.zeros(n)
     max_same = np.zeros(n)
     if len(el_nonroot):
-        key = par[el_nonroot] * (len(sigs) + 1) + sig
+        key = par[el_nonroot] * (n_sigs + 1) + sig
         _, inv, cnt = np.unique(key, return_inverse=True, return_counts=True)
         c = cnt[inv].astype(np.float64)
         same[el_nonroot] = c / np.maximum(n_children[par[el_nonroot]], 1.0)
@@ -340,7 +347,7 @@ def leaf_features(page: Page) -> LeafFeatures:
         X[:, col["g_b1_h"]] = np.log1p(bb1[:, 3])
         X[:, col["g_y_px_log"]] = np.log1p(np.maximum(lb[:, 1], 0))
         X[:, col["g_fold"]] = lb[:, 1] < 900
-    pl = node_features(page)
+    pl = _node_features(page, texts, tokens, is_link)
     for lv in _PL_LEVELS:
         k0 = col[f"pl_{lv}_{PL_NAMES[0]}"]
         X[:, k0:k0 + len(PL_NAMES)] = pl[lv_nodes[lv]]

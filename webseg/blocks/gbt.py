@@ -5,8 +5,9 @@ log-loss) and shipped as JSON, never pickle: :func:`export_hgb` writes every tre
 arrays (split feature, threshold, children, NaN direction, leaf value) plus the baseline score.
 :class:`TreeEnsemble` evaluates all trees at once: the state is a ``(n_trees, n_samples)``
 array of current node ids (flattened), advanced one level per step with fancy indexing; pairs
-that reached a leaf drop out. A page costs ``max_depth`` numpy steps instead of a Python loop
-over trees or samples.
+that reached a leaf drop out in batches. A page costs ``max_depth`` numpy steps instead of a
+Python loop over trees or samples. Without NaN in ``X`` (rendered pages) one comparison per
+step decides; the NaN rule is applied only when there are NaN.
 
 Split semantics are sklearn's (``x <= threshold`` goes left; NaN goes to the side learned
 during training), so :meth:`TreeEnsemble.predict_proba` equals sklearn's ``predict_proba`` on
@@ -117,23 +118,33 @@ class TreeEnsemble:
             return np.broadcast_to(self.baseline, (n, K)).copy() if K > 1 \
                 else np.full(n, float(self.baseline))
         Xf = np.ascontiguousarray(X).ravel()
-        # one (tree, row) pair per entry; pairs that reach a leaf leave the active arrays,
-        # so late levels of deep, unbalanced (leaf-wise grown) trees cost little
+        # rendered pages have no NaN: then ``x > threshold`` alone decides (NaN never occurs)
+        has_nan = bool(np.isnan(Xf).any())
+        # one (tree, row) pair per entry; leaves point to themselves, so finished pairs stay
+        # put. Pairs at a leaf leave the active arrays once they are a tenth of them (late
+        # levels of deep, unbalanced leaf-wise trees then cost little, and early levels do
+        # not pay for a compaction that removes a handful of pairs)
         cur = np.repeat(self.roots, n)
         pos = np.arange(T * n)
         base = np.tile(np.arange(n, dtype=np.int64) * self.n_features, T)
         final = np.empty(T * n, dtype=np.int64)
+        leaf, feature, threshold, child = self.leaf, self.feature, self.threshold, self.child
         for _ in range(256):
-            at_leaf = self.leaf[cur]
-            if at_leaf.any():
+            at_leaf = leaf[cur]
+            done = int(np.count_nonzero(at_leaf))
+            if done == len(cur):
+                final[pos] = cur
+                break
+            if done and 10 * done >= len(cur):
                 final[pos[at_leaf]] = cur[at_leaf]
                 inner = ~at_leaf
                 cur, pos, base = cur[inner], pos[inner], base[inner]
-                if not len(cur):
-                    break
-            x = Xf[base + self.feature[cur]]
-            go_right = ~((x <= self.threshold[cur]) | (np.isnan(x) & self.missing_left[cur]))
-            cur = self.child[2 * cur + go_right]
+            x = Xf[base + feature[cur]]
+            if has_nan:
+                go_right = ~((x <= threshold[cur]) | (np.isnan(x) & self.missing_left[cur]))
+            else:
+                go_right = x > threshold[cur]
+            cur = child[2 * cur + go_right]
         else:
             raise ValueError("tree deeper than 256 levels")
         vals = self.value[final].reshape(T, n)

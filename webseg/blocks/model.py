@@ -3,7 +3,7 @@
 A model file (``webseg/models/blocks.json.gz``) is JSON::
 
     {"format": "webseg.blocks", "version": 1, "roles": ["main", "other"],
-     "feature_names": [...], "context_names": [...], "threshold": 0.5,
+     "feature_names": [...], "context_names": [...], "threshold": 0.3, "fallback": true,
      "stage1": <ensemble>, "stage2": <ensemble>}
 
 ``stage1`` scores each text leaf from its features (:mod:`webseg.blocks.features`);
@@ -11,7 +11,10 @@ A model file (``webseg/models/blocks.json.gz``) is JSON::
 (:mod:`webseg.blocks.context`). Ensembles are :func:`webseg.blocks.gbt.export_hgb` dicts.
 
 Decoders (``decoder=``): ``"stack"`` (default) thresholds the stage-2 score;
-``"threshold"`` thresholds the stage-1 score (no context; kept for comparison).
+``"threshold"`` thresholds the stage-1 score (no context; kept for comparison). The threshold
+and the optional ``"fallback"`` (when no leaf reaches the threshold, keep the leaves scoring at
+least half the page's best, :func:`decide`) are chosen at training time on out-of-fold
+stage-2 scores of the training pages (:func:`webseg.blocks.train.fit_stages`).
 """
 
 from __future__ import annotations
@@ -28,11 +31,23 @@ from webseg.blocks.context import CONTEXT_NAMES, context_features
 from webseg.blocks.features import FEATURE_NAMES, LeafFeatures, leaf_features
 from webseg.blocks.gbt import TreeEnsemble
 
-__all__ = ["DECODERS", "DEFAULT_MODEL", "BlockModel", "load_model"]
+__all__ = ["DECODERS", "DEFAULT_MODEL", "BlockModel", "decide", "load_model"]
 
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "blocks.json.gz"
 DECODERS = ("stack", "threshold")
 FORMAT = "webseg.blocks"
+#: the fallback only fires when the page's best leaf scores at least this much
+FALLBACK_MIN = 0.15
+
+
+def decide(s: np.ndarray, threshold: float, fallback: bool = False) -> np.ndarray:
+    """Keep mask of one page's leaves: ``s >= threshold``; with ``fallback``, a page where no
+    leaf reaches it (but the best reaches :data:`FALLBACK_MIN`) keeps the leaves scoring at
+    least half its best score instead of nothing."""
+    keep = s >= threshold
+    if fallback and len(s) and not keep.any() and s.max() >= FALLBACK_MIN:
+        keep = s >= s.max() / 2
+    return keep
 
 
 class BlockModel:
@@ -48,6 +63,7 @@ class BlockModel:
             raise ValueError("model was trained on other context features; retrain it")
         self.roles: tuple[str, ...] = tuple(d["roles"])
         self.threshold = float(d.get("threshold", 0.5))
+        self.fallback = bool(d.get("fallback", False))
         self.stage1 = TreeEnsemble(d["stage1"])
         self.stage2 = TreeEnsemble(d["stage2"])
         self.meta = {k: v for k, v in d.items() if k not in ("stage1", "stage2")}

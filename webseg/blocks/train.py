@@ -15,7 +15,10 @@ model learns to work on ``--no-render`` pages. Existing files are skipped (resum
 
 ``fit`` trains stage 1 as a bag of two models, each on half of the sites, so that every page
 has an out-of-fold stage-1 score; stage 2 learns from those scores in context plus a few
-features; new pages get the mean raw stage-1 score of the bag. It writes the JSON model. The
+features; new pages get the mean raw stage-1 score of the bag. The decision threshold (and
+whether to fall back to the page's relatively best leaves when none reaches it) is chosen on
+out-of-fold stage-2 scores of the training pages (stage 2 refitted on two site-grouped halves),
+so nothing is tuned on pages the model is evaluated on. It writes the JSON model. The
 evaluation (site-grouped CV) is ``python -m eval.blocks``.
 
 Training rows are drawn per page, a fixed number per page, each leaf with probability
@@ -46,8 +49,8 @@ from webseg.blocks.gbt import export_hgb
 from webseg.datasets import DEFAULT_CACHE, KNOWN_ENCODINGS, cache_path, load_records
 from webseg.page import Page
 
-__all__ = ["PageTable", "Stages", "build_table", "export_stages", "fit_model", "fit_stages",
-           "load_tables", "page_f1", "table_dir"]
+__all__ = ["PageTable", "Stages", "build_table", "choose_decision", "export_stages", "fit_model",
+           "fit_stages", "load_tables", "page_f1", "table_dir"]
 
 TABLE_ROOT = Path(".cache/webseg/blocks/table")
 PARSED_SHARE = 0.35
@@ -300,12 +303,22 @@ STAGE2_COLS = np.concatenate([[FEATURE_NAMES.index(n) for n in _STAGE2_FEATURES]
                               len(FEATURE_NAMES) + np.arange(len(CONTEXT_NAMES))])
 
 
+#: thresholds tried by the nested selection (:func:`choose_decision`)
+THRESHOLDS = tuple(np.round(np.arange(0.25, 0.651, 0.05), 2).tolist())
+
+
 @dataclass
 class Stages:
-    """Fitted models: stage 1 is a bag of models (mean raw score), stage 2 one model."""
+    """Fitted models: stage 1 is a bag of models (mean raw score), stage 2 one model, and the
+    decision (threshold, fallback) chosen on the training pages' out-of-fold stage-2 scores."""
 
     stage1: list[Any]
     stage2: Any
+    threshold: float = 0.5
+    fallback: bool = False
+    #: the decision chosen by the mean over pages instead (diagnostic, ``choose_decision``)
+    threshold_by_page: float = 0.5
+    fallback_by_page: bool = False
 
     def s1(self, X: np.ndarray) -> np.ndarray:
         if not len(X):
@@ -322,7 +335,8 @@ class Stages:
 
 
 def fit_stages(t: PageTable, pages: np.ndarray, inner_folds: int = 2, log=print,
-               max_rows: int = 30, stage2_share: float = 0.5, **hgb: Any) -> Stages:
+               max_rows: int = 30, stage2_share: float = 0.5, choose: bool = True,
+               **hgb: Any) -> Stages:
     """Stage 1: one model per inner fold (grouped by site), each scoring the pages it did not
     see - those out-of-fold scores train stage 2; new pages get the mean of the models.
     Stage 2 trains on a ``stage2_share`` of the pages (by hash of the id; scoring every leaf
@@ -356,7 +370,66 @@ def fit_stages(t: PageTable, pages: np.ndarray, inner_folds: int = 2, log=print,
     t0 = time.perf_counter()
     m2 = _hgb(**hgb).fit(X2m, t.y[rows2])
     log(f"    stage 2: {len(rows2)} rows, {time.perf_counter() - t0:.0f} s")
-    return Stages(models, m2)
+    if not choose:
+        return Stages(models, m2)
+    # nested choice of the decision: stage 2 refitted on two site-grouped halves of its pages,
+    # each scoring the other half's pages (every leaf), then the (threshold, fallback) with
+    # the best mean page F1 over those out-of-fold scores
+    t0 = time.perf_counter()
+    half = np.array([fold_of(t.meta[p]["site"], 2, "stage2-half") for p in pages2])
+    row_page = np.searchsorted(t.off, rows2, side="right") - 1
+    row_half = half[np.searchsorted(pages2, row_page)]
+    s2 = np.zeros(len(t.y))
+    for k in range(2):
+        mk = _hgb(**hgb).fit(X2m[row_half != k], t.y[rows2[row_half != k]])
+        for p in pages2[half == k]:
+            a, b = t.off[p], t.off[p + 1]
+            s2[a:b] = _stage2_scores(mk, t.X[a:b], s1[a:b], t.chars[a:b], t.ranges[a:b])
+    thr, fb, f1 = choose_decision(t, pages2, s2, "dataset")
+    thr_p, fb_p, f1_p = choose_decision(t, pages2, s2, "page")
+    log(f"    decision: threshold {thr}, fallback {fb} (out-of-fold mean of the sets' mean F1 "
+        f"{f1:.4f} on {len(pages2)} training pages; by page: {thr_p}, {fb_p}, {f1_p:.4f}), "
+        f"{time.perf_counter() - t0:.0f} s")
+    return Stages(models, m2, thr, fb, thr_p, fb_p)
+
+
+def _stage2_scores(m2: Any, X: np.ndarray, s1: np.ndarray, chars: np.ndarray,
+                   ranges: np.ndarray) -> np.ndarray:
+    if not len(X):
+        return np.zeros(0)
+    X2 = np.hstack([X, context_features(s1, chars, ranges)])
+    return m2.predict_proba(X2[:, STAGE2_COLS])[:, 1]
+
+
+def choose_decision(t: PageTable, pages: np.ndarray, s2: np.ndarray, by: str = "dataset"
+                    ) -> tuple[float, bool, float]:
+    """The (threshold, fallback) of :data:`THRESHOLDS` x (off, on) with the best F1 on
+    ``pages`` under leaf scores ``s2`` (ties: the threshold nearest 0.5, no fallback).
+
+    ``by="dataset"`` (the default) maximises the mean over datasets of the mean page F1, so
+    that every kind of page counts the same (each set has its own target; the largest set,
+    WCXB, alone would pull the threshold to what suits its listings and costs news pages);
+    ``by="page"`` maximises the plain mean over pages."""
+    from webseg.blocks.model import decide
+
+    if by not in ("dataset", "page"):
+        raise ValueError(f"by must be 'dataset' or 'page', not {by!r}")
+    pages = np.asarray(pages)
+    groups = [np.ones(len(pages), dtype=bool)]
+    if by == "dataset":
+        ds = np.array([t.meta[p].get("dataset", "") for p in pages])
+        groups = [ds == d for d in np.unique(ds)]
+    best: tuple[tuple[float, float, bool], float, bool] | None = None
+    for thr in THRESHOLDS:
+        for fb in (False, True):
+            f1 = np.array([page_f1(t, p, decide(s2[t.off[p]:t.off[p + 1]], thr, fb))[2]
+                           for p in pages])
+            f = float(np.mean([f1[g].mean() for g in groups]))
+            key = (round(f, 6), -abs(thr - 0.5), not fb)
+            if best is None or key > best[0]:
+                best = (key, thr, fb)
+    assert best is not None
+    return best[1], best[2], best[0][0]
 
 
 def _remap(ens: dict[str, Any], cols: np.ndarray, n_features: int,
@@ -392,8 +465,8 @@ def fit_model(t: PageTable, log=print, max_rows: int = 30, **hgb: Any) -> dict[s
     datasets = sorted({m["dataset"] for m in t.meta})
     return {"format": "webseg.blocks", "version": 1, "roles": list(ROLES),
             "feature_names": list(FEATURE_NAMES), "context_names": list(CONTEXT_NAMES),
-            "threshold": 0.5, "trained_on": {"datasets": datasets, "pages": t.n_pages,
-                                             "rows": int(len(t.y))},
+            "threshold": st.threshold, "fallback": st.fallback,
+            "trained_on": {"datasets": datasets, "pages": t.n_pages, "rows": int(len(t.y))},
             "hgb_params": {**HGB_PARAMS, **hgb}, "max_rows": max_rows,
             "stage1": e1, "stage2": e2}
 

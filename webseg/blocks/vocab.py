@@ -163,20 +163,51 @@ def tokens(value: str) -> list[str]:
 _CAT_BIT = {c: 1 << k for k, c in enumerate(CATEGORY_NAMES)}
 
 
+def _word_and_stem_masks() -> tuple[dict[str, int], dict[str, int], tuple[int, ...]]:
+    """Category bits per exact token and per stem, and the stem lengths (longest first).
+
+    ``_token_mask`` then costs a few dict look-ups (one per stem length) instead of a
+    ``startswith`` per category; the result is the same bit mask.
+    """
+    words: dict[str, int] = {}
+    stems: dict[str, int] = {}
+    for c, (ws, ss) in CATEGORIES.items():
+        for w in ws:
+            words[w] = words.get(w, 0) | _CAT_BIT[c]
+        for st in ss:
+            stems[st] = stems.get(st, 0) | _CAT_BIT[c]
+    return words, stems, tuple(sorted({len(st) for st in stems}, reverse=True))
+
+
+_WORD_BITS, _STEM_BITS, _STEM_LENS = _word_and_stem_masks()
+
+
 @functools.lru_cache(maxsize=65536)
 def _token_mask(t: str) -> int:
+    m = _WORD_BITS.get(t, 0)
+    if len(t) >= 4:
+        for k in _STEM_LENS:
+            if k <= len(t):
+                m |= _STEM_BITS.get(t[:k], 0)
+    return m
+
+
+@functools.lru_cache(maxsize=65536)
+def _part_mask(part: str) -> int:
     m = 0
-    for c, (words, stems) in CATEGORIES.items():
-        if t in words or (len(t) >= 4 and t.startswith(stems)):
-            m |= _CAT_BIT[c]
+    for t in tokens(part):
+        m |= _token_mask(t)
     return m
 
 
 @functools.lru_cache(maxsize=65536)
 def _value_mask(value: str) -> int:
+    # per whitespace-separated part: the tokens of a value are those of its parts (camelCase
+    # and punctuation splits never cross whitespace), and parts such as "container" or
+    # "col-md-6" recur across pages and sites where whole class values do not
     m = 0
-    for t in tokens(value):
-        m |= _token_mask(t)
+    for part in value.split():
+        m |= _part_mask(part)
     return m
 
 

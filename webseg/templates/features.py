@@ -107,6 +107,19 @@ def node_features(page: Page) -> np.ndarray:
     >>> dict(zip(FEATURE_NAMES, f[0].round(3).tolist()))["links_per_word"]
     0.5
     """
+    return _node_features(page)
+
+
+def _node_features(page: Page, leaf_text: list[str] | None = None,
+                   tokens: list[list[str]] | None = None,
+                   is_link: np.ndarray | None = None) -> np.ndarray:
+    """:func:`node_features`, reusing what a caller already computed over the same page.
+
+    ``leaf_text``: ``normalize_text`` of every :attr:`Page.text_leaves` entry; ``tokens``: their
+    lower-case ``\\w+`` tokens; ``is_link``: ``a`` elements with ``href``. The block model
+    (:func:`webseg.blocks.features.leaf_features`) has all three, and the passes over the
+    page's text are most of this function's cost. The result is the same either way.
+    """
     n = page.n
     feats = np.zeros((n, len(FEATURE_NAMES)))
     if n == 0:
@@ -135,16 +148,19 @@ def node_features(page: Page) -> np.ndarray:
 
     # ------------------------------------------------------------ text and links
     leaves = page.text_leaves
-    leaf_text = [normalize_text(page.text[j]) for j in leaves]
+    if leaf_text is None:
+        leaf_text = [normalize_text(page.text[j]) for j in leaves.tolist()]
     chars = np.zeros(n)
     words = np.zeros(n)
     chars[leaves] = [len(t) for t in leaf_text]
-    tokens = [_WORD.findall(t.lower()) for t in leaf_text]
+    if tokens is None:
+        tokens = [_WORD.findall(t.lower()) for t in leaf_text]
     words[leaves] = [len(t) for t in tokens]
 
-    is_link = np.fromiter((t == "a" and "href" in a for t, a in zip(page.tag, page.attrs,
-                                                                     strict=True)),
-                          dtype=bool, count=n)
+    if is_link is None:
+        is_link = np.fromiter((t == "a" and "href" in a for t, a in zip(page.tag, page.attrs,
+                                                                         strict=True)),
+                              dtype=bool, count=n)
     link_ids = np.flatnonzero(is_link)
     diff = np.zeros(n + 1, dtype=np.int64)
     np.add.at(diff, link_ids, 1)
@@ -165,8 +181,12 @@ def node_features(page: Page) -> np.ndarray:
     feats[:, col["anchor_size"]] = _ratio(sub_anchor_chars, sub_links)
     feats[:, col["intra_links_frac"]] = _ratio(sub_intra, sub_links)
 
-    all_chars = np.fromiter((len(normalize_text(t)) if t else 0 for t in page.text),
-                            dtype=np.float64, count=n)
+    # characters of every node's own text, visible or not; the leaves' are known already
+    all_chars = chars.copy()
+    is_leaf = page.text_leaf_mask.tolist()
+    for i, t in enumerate(page.text):
+        if t and not is_leaf[i]:
+            all_chars[i] = len(normalize_text(t))
     html_size = _subtree_sum(all_chars + 1.0, end)
     feats[:, col["visible_frac"]] = _ratio(sub_chars, html_size)
 
