@@ -10,6 +10,12 @@ model was trained with such pages).
 >>> from webseg.blocks import block_functions          # doctest: +SKIP
 >>> bf = block_functions(page)                         # doctest: +SKIP
 >>> print(bf.main_text())                              # doctest: +SKIP
+>>> bf.role_of(node)                                   # doctest: +SKIP
+{'content': 'body', 'layout': 'content'}
+
+Finer roles (:mod:`webseg.blocks.roles`) come from a second, small model
+(``webseg/models/block_roles.json.gz``), computed on first use: :meth:`BlockFunctions.fine_proba`
+and :meth:`BlockFunctions.role_of`.
 """
 
 from __future__ import annotations
@@ -20,16 +26,22 @@ from pathlib import Path
 
 import numpy as np
 
+from webseg.blocks.features import LeafFeatures
 from webseg.blocks.model import DEFAULT_MODEL, BlockModel, decide, load_model
+from webseg.blocks.roles import HEADS, RoleModel, load_role_model
 from webseg.page import Page, normalize_text
 
-__all__ = ["DEFAULT_MODEL", "ROLES", "BlockFunctions", "BlockModel", "block_functions"]
+__all__ = ["DEFAULT_MODEL", "FINE_ROLES", "ROLES", "BlockFunctions", "BlockModel",
+           "block_functions"]
 
-#: Roles the model distinguishes; ``ROLES[0]`` is always ``"main"``. Use ``ROLES.index(name)``.
-#: The current model is binary (main content or not): finer roles (title, comments, related,
-#: navigation, header/footer) need per-leaf role labels in the training table (L3S-GN1 block
-#: labels, Kreuzer block types), which are not there yet.
+#: Roles the main model distinguishes; ``ROLES[0]`` is always ``"main"``. Use
+#: ``ROLES.index(name)``. The main model is binary (main content or not); the finer roles are
+#: :data:`FINE_ROLES`, per head, from the role model (:mod:`webseg.blocks.roles`).
 ROLES: tuple[str, ...] = ("main", "other")
+#: Finer roles per head: ``content`` (title, body, supplemental, related, comments,
+#: boilerplate; learned from L3S-GN1) and ``layout`` (header, navigation, footer, sidebar,
+#: content, other; learned from kreuzer-random).
+FINE_ROLES: dict[str, tuple[str, ...]] = HEADS
 
 
 @dataclass
@@ -49,6 +61,62 @@ class BlockFunctions:
     keep: np.ndarray
     leaf_scores: np.ndarray = field(repr=False)
     roles: tuple[str, ...] = ROLES
+    leaf_features: LeafFeatures | None = field(default=None, repr=False)
+    role_model: str | Path | RoleModel | None = field(default=None, repr=False)
+    _fine: dict[str, np.ndarray] | None = field(default=None, repr=False)
+
+    @property
+    def fine_roles(self) -> dict[str, tuple[str, ...]]:
+        """The finer roles of each head of the role model (:data:`FINE_ROLES` for the shipped
+        one)."""
+        return {h: r for h, (r, _) in load_role_model(self.role_model).heads.items()}
+
+    def _fine_nodes(self) -> dict[str, np.ndarray]:
+        """Per head ``(page.n, n_roles)`` float32: role probabilities of the text leaves, the
+        character-weighted mean of its leaves' for elements, 0 where there is no visible text.
+        Computed once, on first use (the role model costs a tree ensemble per head)."""
+        if self._fine is None:
+            rm = load_role_model(self.role_model)
+            lf = self.leaf_features
+            if lf is None:
+                from webseg.blocks.features import leaf_features
+
+                lf = self.leaf_features = leaf_features(self.page)
+            leaf_p = rm.predict(lf, self.leaf_scores)
+            page = self.page
+            w = lf.chars.astype(np.float64) + 1e-9
+            lo = np.searchsorted(lf.leaves, np.arange(page.n))
+            hi = np.searchsorted(lf.leaves, page.subtree_end)
+            has = hi > lo
+            out = {}
+            for head, p in leaf_p.items():
+                cs = np.vstack([np.zeros((1, p.shape[1])), np.cumsum(p * w[:, None], axis=0)])
+                cw = np.concatenate([[0.0], np.cumsum(w)])
+                node = np.zeros((page.n, p.shape[1]), dtype=np.float32)
+                node[has] = (cs[hi] - cs[lo])[has] / (cw[hi] - cw[lo])[has, None]
+                node[lf.leaves] = p
+                out[head] = node
+            self._fine = out
+        return self._fine
+
+    def fine_proba(self, head: str = "content") -> np.ndarray:
+        """``(page.n, len(fine_roles[head]))`` role probabilities of every node for ``head``
+        (``"content"`` or ``"layout"``); rows sum to 1 for nodes with visible text, else 0."""
+        fine = self._fine_nodes()
+        if head not in fine:
+            raise ValueError(f"unknown role head {head!r}; known: {', '.join(fine)}")
+        return fine[head]
+
+    def role_of(self, node: int) -> dict[str, str | None]:
+        """The most probable finer role of ``node`` per head (None without visible text)."""
+        if not 0 <= int(node) < self.page.n:
+            raise IndexError(f"node {node} outside the page (n={self.page.n})")
+        roles = self.fine_roles
+        out: dict[str, str | None] = {}
+        for head, p in self._fine_nodes().items():
+            row = p[int(node)]
+            out[head] = roles[head][int(row.argmax())] if row.sum() > 0 else None
+        return out
 
     def kept_leaves(self) -> np.ndarray:
         """Ids of the kept visible text leaves, in document order."""
@@ -90,12 +158,15 @@ class BlockFunctions:
 
 def block_functions(page: Page, site_pages: Sequence[Page] = (),
                     model: str | Path | BlockModel | None = None,
-                    decoder: str | None = None) -> BlockFunctions:
+                    decoder: str | None = None,
+                    role_model: str | Path | RoleModel | None = None) -> BlockFunctions:
     """Role probabilities and the main-content decision for every node of ``page``.
 
     ``page`` may be rendered or parsed (:func:`webseg.parse.parse`). ``site_pages`` (other
     pages of the same site) is accepted for the API but not used by the current model.
     ``decoder``: ``"stack"`` (default) or ``"threshold"`` (see :mod:`webseg.blocks.model`).
+    ``role_model``: the finer-role model (path or loaded; default the shipped one), used only
+    when finer roles are asked for.
     """
     if not isinstance(page, Page):
         raise TypeError(f"block_functions needs a webseg.page.Page, got {type(page).__name__}")
@@ -122,4 +193,5 @@ def block_functions(page: Page, site_pages: Sequence[Page] = (),
     proba[has, 0] = main[has]
     if len(m.roles) > 1:
         proba[has, m.roles.index("other")] = 1.0 - main[has]
-    return BlockFunctions(page, proba, main, keep, s, m.roles)
+    return BlockFunctions(page, proba, main, keep, s, m.roles, leaf_features=lf,
+                          role_model=role_model)

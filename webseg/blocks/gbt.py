@@ -24,35 +24,59 @@ __all__ = ["TreeEnsemble", "export_hgb"]
 
 
 def export_hgb(model: Any) -> dict[str, Any]:
-    """JSON-able dict of a fitted binary ``HistGradientBoostingClassifier``."""
-    if getattr(model, "n_trees_per_iteration_", 1) != 1:
-        raise ValueError("only binary classifiers are supported")
+    """JSON-able dict of a fitted ``HistGradientBoostingClassifier``.
+
+    Binary models give ``kind="binary-logistic"`` (one tree per iteration, a scalar baseline);
+    multi-class models ``kind="multiclass-softmax"``: ``n_classes`` trees per iteration,
+    stored iteration-major (tree ``t`` adds to class ``t % n_classes``), a baseline per class
+    and the ``classes`` labels in the column order of ``predict_proba``.
+    """
+    k = int(getattr(model, "n_trees_per_iteration_", 1))
     if getattr(model, "is_categorical_", None) is not None and np.any(model.is_categorical_):
         raise ValueError("categorical splits are not supported")
     trees = []
-    for (pred,) in model._predictors:
-        nd = pred.nodes
-        trees.append({
-            "feature": nd["feature_idx"].astype(int).tolist(),
-            "threshold": [float(t) for t in nd["num_threshold"]],
-            "left": nd["left"].astype(int).tolist(),
-            "right": nd["right"].astype(int).tolist(),
-            "missing_left": nd["missing_go_to_left"].astype(int).tolist(),
-            "leaf": nd["is_leaf"].astype(int).tolist(),
-            "value": [float(v) for v in nd["value"]],
-        })
-    baseline = float(np.asarray(model._baseline_prediction).ravel()[0])
-    return {"kind": "binary-logistic", "baseline": baseline,
+    for it in model._predictors:
+        for pred in it:
+            trees.append(_tree(pred.nodes))
+    base = np.asarray(model._baseline_prediction, dtype=np.float64).ravel()
+    if k == 1:
+        return {"kind": "binary-logistic", "baseline": float(base[0]),
+                "n_features": int(model.n_features_in_), "trees": trees}
+    return {"kind": "multiclass-softmax", "baseline": [float(b) for b in base],
+            "n_classes": k, "classes": [c.item() if hasattr(c, "item") else c
+                                        for c in model.classes_],
             "n_features": int(model.n_features_in_), "trees": trees}
+
+
+def _tree(nd: Any) -> dict[str, Any]:
+    return {
+        "feature": nd["feature_idx"].astype(int).tolist(),
+        "threshold": [float(t) for t in nd["num_threshold"]],
+        "left": nd["left"].astype(int).tolist(),
+        "right": nd["right"].astype(int).tolist(),
+        "missing_left": nd["missing_go_to_left"].astype(int).tolist(),
+        "leaf": nd["is_leaf"].astype(int).tolist(),
+        "value": [float(v) for v in nd["value"]],
+    }
 
 
 class TreeEnsemble:
     """All trees of an exported ensemble packed into flat arrays."""
 
     def __init__(self, d: dict[str, Any]) -> None:
-        if d.get("kind") != "binary-logistic":
-            raise ValueError(f"unsupported ensemble kind {d.get('kind')!r}")
-        self.baseline = float(d["baseline"])
+        self.kind = d.get("kind")
+        if self.kind not in ("binary-logistic", "multiclass-softmax"):
+            raise ValueError(f"unsupported ensemble kind {self.kind!r}")
+        if self.kind == "binary-logistic":
+            self.n_classes = 1
+            self.baseline = np.asarray(float(d["baseline"]))
+        else:
+            self.n_classes = int(d["n_classes"])
+            self.baseline = np.asarray(d["baseline"], dtype=np.float64)
+            if self.baseline.shape != (self.n_classes,) or len(d["trees"]) % self.n_classes:
+                raise ValueError("multi-class ensemble: baseline or tree count does not match "
+                                 "n_classes")
+        self.classes = list(d.get("classes", [0, 1]))
         self.n_features = int(d["n_features"])
         trees = d["trees"]
         sizes = np.array([len(t["feature"]) for t in trees], dtype=np.int64)
@@ -82,14 +106,17 @@ class TreeEnsemble:
         self.child = np.stack([self.left, self.right], axis=1).ravel()
 
     def raw(self, X: np.ndarray) -> np.ndarray:
-        """Raw (log-odds) scores of the rows of ``X``."""
+        """Raw scores of the rows of ``X``: log-odds ``(n,)`` for a binary ensemble, per-class
+        scores ``(n, n_classes)`` (before the softmax) for a multi-class one."""
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] != self.n_features:
             raise ValueError(f"X must have shape (n, {self.n_features}), got {X.shape}")
         n = X.shape[0]
         T = len(self.roots)
+        K = self.n_classes
         if n == 0 or T == 0:
-            return np.full(n, self.baseline)
+            return np.broadcast_to(self.baseline, (n, K)).copy() if K > 1 \
+                else np.full(n, float(self.baseline))
         Xf = np.ascontiguousarray(X).ravel()
         # rendered pages have no NaN: then ``x > threshold`` alone decides (NaN never occurs)
         has_nan = bool(np.isnan(Xf).any())
@@ -120,8 +147,17 @@ class TreeEnsemble:
             cur = child[2 * cur + go_right]
         else:
             raise ValueError("tree deeper than 256 levels")
-        return self.baseline + self.value[final].reshape(T, n).sum(axis=0)
+        vals = self.value[final].reshape(T, n)
+        if K == 1:
+            return float(self.baseline) + vals.sum(axis=0)
+        return self.baseline + vals.reshape(T // K, K, n).sum(axis=0).T
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        """P(class 1) of every row."""
-        return 1.0 / (1.0 + np.exp(-self.raw(X)))
+        """P(class 1) of every row (binary), or the ``(n, n_classes)`` class probabilities
+        (multi-class; columns in the order of ``classes``, as sklearn's ``predict_proba``)."""
+        r = self.raw(X)
+        if self.n_classes == 1:
+            return 1.0 / (1.0 + np.exp(-r))
+        r = r - r.max(axis=1, keepdims=True)
+        e = np.exp(r)
+        return e / e.sum(axis=1, keepdims=True)

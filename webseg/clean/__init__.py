@@ -47,7 +47,8 @@ class CleanResult:
     """The main content of one page, as a mask over its nodes, with its formats.
 
     ``leaf_keep`` is a bool per ``page.text_leaves`` entry; ``groups`` (PageLevel only) the
-    segment of every leaf, which also breaks text lines.
+    segment of every leaf, which also breaks text lines; ``blocks`` (method ``blocks`` only)
+    the :class:`webseg.blocks.BlockFunctions` behind the mask, which gives :attr:`roles`.
     """
 
     page: Page
@@ -55,6 +56,19 @@ class CleanResult:
     method: str
     page_type: str | None = None
     groups: np.ndarray | None = field(default=None, repr=False)
+    blocks: Any = field(default=None, repr=False)
+
+    @cached_property
+    def roles(self) -> list[dict[str, str | None]] | None:
+        """The finer roles of every :attr:`xpaths` entry (``{"content": "body", "layout":
+        "content"}``), or None when the method gives none (PageLevel) or no role model is
+        installed. Computed on first use."""
+        if self.blocks is None:
+            return None
+        try:
+            return [self.blocks.role_of(i) for i in self.roots.tolist()]
+        except FileNotFoundError:
+            return None
 
     @property
     def url(self) -> str | None:
@@ -148,7 +162,18 @@ def extract(page: Page, method: str = DEFAULT_METHOD, *, page_type: str | None =
     ``threshold`` and ``params`` go to the PageLevel segmenters, ``site_pages`` and ``model``
     to the block model. Raises ``NoLayoutError`` for PageLevel on a parsed page.
     """
-    keep, groups = leaf_mask(page, method, threshold=threshold, site_pages=site_pages,
-                             model=model, **params)
+    bf = None
+    if method == "blocks":
+        from webseg.blocks import block_functions
+
+        bf = block_functions(page, site_pages=site_pages,
+                             **({"model": model} if model is not None else {}), **params)
+        keep = np.asarray(bf.keep, dtype=bool)
+        if keep.shape != (page.n,):
+            raise ValueError(f"block model returned {keep.shape} mask for {page.n} nodes")
+        keep, groups = keep[page.text_leaves], None
+    else:
+        keep, groups = leaf_mask(page, method, threshold=threshold, site_pages=site_pages,
+                                 model=model, **params)
     return CleanResult(page=page, leaf_keep=keep, method=method, page_type=page_type,
-                       groups=groups)
+                       groups=groups, blocks=bf)

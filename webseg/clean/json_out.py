@@ -3,7 +3,9 @@
 ``url``, ``title``, ``text`` (the txt format), ``page_type`` (null unless given or
 classified), ``method`` and ``xpaths``: the XPaths of the kept subtrees' roots, in document
 order, in the Page's form (``/html[1]/body[1]/div[2]``, text nodes ending in ``text()[k]``),
-which address the same nodes in the rendered and the parsed page.
+which address the same nodes in the rendered and the parsed page. With the ``blocks`` method,
+``roles`` gives the finer roles of each XPath (``{"content": "body", "layout": "content"}``,
+:mod:`webseg.blocks.roles`), in the same order.
 """
 
 from __future__ import annotations
@@ -16,8 +18,12 @@ __all__ = ["to_json", "to_dict"]
 
 def to_dict(result: Any) -> dict[str, Any]:
     """The JSON object of a :class:`~webseg.clean.CleanResult`."""
-    return {"url": result.url, "title": result.title, "text": result.text,
-            "page_type": result.page_type, "method": result.method, "xpaths": result.xpaths}
+    d = {"url": result.url, "title": result.title, "text": result.text,
+         "page_type": result.page_type, "method": result.method, "xpaths": result.xpaths}
+    roles = getattr(result, "roles", None)
+    if roles is not None:
+        d["roles"] = roles
+    return d
 
 
 def to_json(result: Any, indent: int | None = None) -> str:
