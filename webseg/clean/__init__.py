@@ -130,21 +130,27 @@ class CleanResult:
         raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
 
 
+def _blocks_mask(page: Page, site_pages: Sequence[Page], model: Any, params: dict[str, Any]
+                 ) -> tuple[np.ndarray, Any]:
+    """(bool per visible text leaf, the BlockFunctions behind it) for the ``blocks`` method."""
+    from webseg.blocks import block_functions
+
+    kwargs: dict[str, Any] = {"site_pages": site_pages}
+    if model is not None:
+        kwargs["model"] = model
+    bf = block_functions(page, **kwargs, **params)
+    keep = np.asarray(bf.keep, dtype=bool)
+    if keep.shape != (page.n,):
+        raise ValueError(f"block model returned {keep.shape} mask for {page.n} nodes")
+    return keep[page.text_leaves], bf
+
+
 def leaf_mask(page: Page, method: str = DEFAULT_METHOD, *, threshold: float = 0.5,
               site_pages: Sequence[Page] = (), model: Any = None, **params: Any
               ) -> tuple[np.ndarray, np.ndarray | None]:
     """(bool per visible text leaf: main content, segment label per leaf or None)."""
     if method == "blocks":
-        from webseg.blocks import block_functions
-
-        kwargs: dict[str, Any] = {"site_pages": site_pages}
-        if model is not None:
-            kwargs["model"] = model
-        bf = block_functions(page, **kwargs, **params)
-        keep = np.asarray(bf.keep, dtype=bool)
-        if keep.shape != (page.n,):
-            raise ValueError(f"block model returned {keep.shape} mask for {page.n} nodes")
-        return keep[page.text_leaves], None
+        return _blocks_mask(page, site_pages, model, params)[0], None
     if method in METHODS:
         from webseg.templates.clean import kept_segments
 
@@ -163,15 +169,9 @@ def extract(page: Page, method: str = DEFAULT_METHOD, *, page_type: str | None =
     to the block model. Raises ``NoLayoutError`` for PageLevel on a parsed page.
     """
     bf = None
-    if method == "blocks":
-        from webseg.blocks import block_functions
-
-        bf = block_functions(page, site_pages=site_pages,
-                             **({"model": model} if model is not None else {}), **params)
-        keep = np.asarray(bf.keep, dtype=bool)
-        if keep.shape != (page.n,):
-            raise ValueError(f"block model returned {keep.shape} mask for {page.n} nodes")
-        keep, groups = keep[page.text_leaves], None
+    if method == "blocks":  # keep the BlockFunctions: the result's roles come from it
+        keep, bf = _blocks_mask(page, site_pages, model, params)
+        groups = None
     else:
         keep, groups = leaf_mask(page, method, threshold=threshold, site_pages=site_pages,
                                  model=model, **params)
