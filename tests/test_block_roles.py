@@ -12,7 +12,6 @@ from webseg.blocks import FINE_ROLES, ROLES, block_functions
 from webseg.blocks.gbt import TreeEnsemble, export_hgb
 from webseg.blocks.roles import (
     CONTENT_ROLES,
-    DEFAULT_ROLE_MODEL,
     LAYOUT_ROLES,
     align_blocks,
     kreuzer_leaf_roles,
@@ -20,8 +19,6 @@ from webseg.blocks.roles import (
     load_role_model,
 )
 from webseg.parse import parse
-
-needs_model = pytest.mark.skipif(not DEFAULT_ROLE_MODEL.is_file(), reason="no role model")
 
 
 @pytest.mark.parametrize("k", [3, 6])
@@ -96,7 +93,6 @@ def test_kreuzer_leaf_roles_innermost_and_missing() -> None:
     assert got["Council approves budget"] == "content" and got["Imprint"] == "footer"
 
 
-@needs_model
 def test_block_functions_fine_roles() -> None:
     page = parse(PAGE, url="https://daily.example/a")
     bf = block_functions(page)
@@ -122,14 +118,12 @@ def test_block_functions_fine_roles() -> None:
         bf.role_of(page.n)
 
 
-@needs_model
 def test_role_model_meta_names_licence() -> None:
     m = load_role_model()
     assert "research use only" in m.meta["licence"]
     assert set(m.heads) == set(FINE_ROLES)
 
 
-@needs_model
 def test_clean_json_has_roles_for_blocks_method() -> None:
     from webseg.clean import extract
 

@@ -16,11 +16,22 @@ numerical features (the tests check this).
 
 from __future__ import annotations
 
+import gzip
+import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["TreeEnsemble", "export_hgb"]
+__all__ = ["TreeEnsemble", "export_hgb", "read_model_json"]
+
+
+def read_model_json(path: str | Path) -> dict[str, Any]:
+    """A shipped model file's JSON (gzip-compressed when the name ends in ``.gz``)."""
+    p = Path(path)
+    opener = gzip.open if p.suffix == ".gz" else open
+    with opener(p, "rt", encoding="utf-8") as f:
+        return json.load(f)
 
 
 def export_hgb(model: Any) -> dict[str, Any]:

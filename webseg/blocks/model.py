@@ -20,8 +20,6 @@ stage-2 scores of the training pages (:func:`webseg.blocks.train.fit_stages`).
 from __future__ import annotations
 
 import functools
-import gzip
-import json
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +27,7 @@ import numpy as np
 
 from webseg.blocks.context import CONTEXT_NAMES, context_features
 from webseg.blocks.features import FEATURE_NAMES, LeafFeatures, leaf_features
-from webseg.blocks.gbt import TreeEnsemble
+from webseg.blocks.gbt import TreeEnsemble, read_model_json
 
 __all__ = ["DECODERS", "DEFAULT_MODEL", "BlockModel", "decide", "load_model"]
 
@@ -70,10 +68,7 @@ class BlockModel:
 
     @classmethod
     def from_file(cls, path: str | Path) -> BlockModel:
-        p = Path(path)
-        opener = gzip.open if p.suffix == ".gz" else open
-        with opener(p, "rt", encoding="utf-8") as f:
-            return cls(json.load(f))
+        return cls(read_model_json(path))
 
     def scores(self, lf: LeafFeatures, decoder: str = "stack") -> np.ndarray:
         """P(main) per leaf of ``lf`` after ``decoder``'s stage."""

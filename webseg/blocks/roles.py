@@ -29,8 +29,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import gzip
-import json
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +36,7 @@ import numpy as np
 
 from webseg.blocks.align import page_words, words
 from webseg.blocks.features import FEATURE_NAMES, LeafFeatures
-from webseg.blocks.gbt import TreeEnsemble
+from webseg.blocks.gbt import TreeEnsemble, read_model_json
 from webseg.page import Page
 
 __all__ = ["CONTENT_ROLES", "DEFAULT_ROLE_MODEL", "HEADS", "LAYOUT_ROLES", "L3S_ROLE",
@@ -177,10 +175,7 @@ class RoleModel:
 
     @classmethod
     def from_file(cls, path: str | Path) -> RoleModel:
-        p = Path(path)
-        opener = gzip.open if p.suffix == ".gz" else open
-        with opener(p, "rt", encoding="utf-8") as f:
-            return cls(json.load(f))
+        return cls(read_model_json(path))
 
     def predict(self, lf: LeafFeatures, main_score: np.ndarray) -> dict[str, np.ndarray]:
         """Per head, the ``(n_leaves, n_roles)`` role probabilities of the leaves of ``lf``."""
