@@ -285,6 +285,7 @@ def run_collection_bench(n: int, tmp: Path, index_build: bool = True) -> dict:
                                 str(tmp / f"index-{n}")], stdout=subprocess.DEVNULL,
                                stderr=err)
         _, status, usage = os.wait4(idx.pid, 0)  # this child's own peak RSS
+        # reaped here, so tell Popen (else it would count the child as still running)
         idx.returncode = os.waitstatus_to_exitcode(status)
         index_s = time.perf_counter() - t1
         if idx.returncode != 0:

@@ -262,6 +262,18 @@ def head_tokens(html: str | None) -> list[str]:
     return toks
 
 
+def _mark_groups(node: int, depth: int, parent: Any, sig: list[str],
+                 into: set[tuple[int, str]]) -> None:
+    """Add the sibling group (parent, signature) of ``node`` and of up to ``depth - 1`` of its
+    ancestors to ``into``: an image or link inside any of them marks the group."""
+    for _ in range(depth):
+        if node < 0:
+            break
+        if sig[node]:
+            into.add((parent[node], sig[node]))
+        node = parent[node]
+
+
 def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
     """Markup tokens, tag/input/stem counts and sibling-repetition statistics."""
     toks: list[str] = []
@@ -316,21 +328,9 @@ def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
             groups[g] = groups.get(g, 0) + 1
             # first image / link inside a sibling marks the group as image or link cards
             if t == "img" or t == "picture":
-                anc = p
-                for _ in range(4):
-                    if anc < 0:
-                        break
-                    if sig[anc]:
-                        has_img.add((parent[anc], sig[anc]))
-                    anc = parent[anc]
+                _mark_groups(p, 4, parent, sig, has_img)
             elif t == "a":
-                anc = p
-                for _ in range(3):
-                    if anc < 0:
-                        break
-                    if sig[anc]:
-                        has_link.add((parent[anc], sig[anc]))
-                    anc = parent[anc]
+                _mark_groups(p, 3, parent, sig, has_link)
     for t, c in tag_counts.items():
         counts[f"tag_{t}"] += c
     for stem, c in stem_counts(values).items():

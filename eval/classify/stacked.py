@@ -55,6 +55,7 @@ from classify.stacked import (
     wps_doc,
 )
 from eval.classify.harness import confusion_png, macro, sample_records, tasks_for
+from eval.segmentation import write_csv
 from webseg.datasets import load_records
 
 PLAIN_VIEWS = ("text", "url", "dom")
@@ -273,14 +274,8 @@ def main(argv: list[str] | None = None) -> int:
                     per_class.append({"method": m, "type": lab, "precision": round(pr[k], 4),
                                       "recall": round(rc[k], 4), "f1": round(f1[k], 4),
                                       "support": int(sup[k])})
-            with (out / "summary.csv").open("w", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=list(rows[0]))
-                w.writeheader()
-                w.writerows(rows)
-            with (out / "per_class.csv").open("w", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=list(per_class[0]))
-                w.writeheader()
-                w.writerows(per_class)
+            write_csv(out / "summary.csv", rows, list(rows[0]))
+            write_csv(out / "per_class.csv", per_class, list(per_class[0]))
             with (out / "confusion.csv").open("w", newline="") as f:
                 w = csv.writer(f)
                 for m in ("stacked", "only-text", "tfidf-plain", "paper"):
