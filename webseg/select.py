@@ -1,0 +1,162 @@
+"""Per-page level-1 selector: run several segmenters, predict which one the page's gold prefers.
+
+Why: at Kreuzer gold level 1 every page is all or nothing (a page the gold keeps whole scores 0
+for any split; splitting a two-block page one level too deep drops it to ~0.1), and VIPS and the
+tree cut fail on *different* pages (issue 17: the per-page best of the two is 0.776 against 0.698
+for VIPS alone). The decision that loses is page-level - how many top-level blocks - so it is
+made here at page level, from features that need no gold:
+
+* per candidate: its number of segments, the leaf share of its largest segment, the entropy of
+  its segment sizes, its unassigned share;
+* agreement: the ARI of the candidate with every other candidate (mean, and with ``vips`` /
+  ``dom`` level 1 and 2 and ``blockfusion``), since a segmentation that several independent
+  algorithms roughly agree on is more often the gold's;
+* page: number of text leaves, content-tree size and depth, the tree-cut model's predicted
+  same-block fraction at the root (how "whole" the page looks to it);
+* which candidate it is (one-hot).
+
+A linear model (ridge) predicts each candidate's level-1 ARI from these; the page gets the
+candidate with the highest prediction. Candidates are ``vips`` and ``dom`` level 1, the whole
+page as one segment, and the tree cut at several pair weights ``w`` (coarse to fine
+granularity), so the selector also chooses the tree cut's granularity per page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["SPLIT_WS", "SPLIT_STEPS", "split_cuts", "candidate_labels", "candidate_names", "page_features", "ari"]
+
+#: Pair weights scanned for the tree cut's first split (geometric, coarse to fine).
+SPLIT_WS = tuple(float(x) for x in np.exp(np.linspace(np.log(0.05), np.log(32.0), 29)))
+#: Tree-cut candidates: the first cut with >= 2 segments, and ``d`` grid steps finer.
+SPLIT_STEPS = (0, 2, 4)
+#: Agreement references (keys of :func:`webseg.treecut.base_labels`).
+REFS = ("vips1", "vips2", "dom1", "dom2", "blockfusion1")
+
+
+def candidate_names(steps: Sequence[int] = SPLIT_STEPS) -> list[str]:
+    return ["vips1", "dom1", *(f"split+{d}" for d in steps)]
+
+
+def _codes(labels: np.ndarray) -> np.ndarray:
+    return np.unique(np.asarray(labels, dtype=np.int64), return_inverse=True)[1].reshape(-1)
+
+
+def ari(a: np.ndarray, b: np.ndarray) -> float:
+    """Adjusted Rand index of two leaf labellings (-1 is one more cluster, as the scores do)."""
+    a, b = _codes(a), _codes(b)
+    n = a.size
+    if n < 2:
+        return 1.0
+    ka, kb = int(a.max()) + 1, int(b.max()) + 1
+    cont = np.zeros((ka, kb), dtype=np.float64)
+    np.add.at(cont, (a, b), 1.0)
+
+    def c2(x: np.ndarray) -> float:
+        return float((x * (x - 1) / 2).sum())
+
+    s_ab, s_a, s_b = c2(cont), c2(cont.sum(1)), c2(cont.sum(0))
+    tot = n * (n - 1) / 2
+    exp = s_a * s_b / tot
+    mx = (s_a + s_b) / 2
+    if mx == exp:
+        return 1.0
+    return (s_ab - exp) / (mx - exp)
+
+
+def split_cuts(tree: Any, pairs: np.ndarray, q1: np.ndarray, steps: Sequence[int] = SPLIT_STEPS
+               ) -> tuple[dict[int, np.ndarray], float]:
+    """Level-1 tree cuts ``d`` grid steps after the first ``w`` of :data:`SPLIT_WS` whose cut
+    has >= 2 segments (the coarsest non-trivial cut), and that ``w`` (inf: never splits).
+
+    Why: a fixed ``w`` leaves a third of the pages whole or over-split (issue 17); the page's
+    own first split is the granularity the level-1 gold most often has.
+    """
+    from webseg.treecut import best_cut
+
+    out: dict[int, np.ndarray] = {}
+    first = None
+    for i, w in enumerate(SPLIT_WS):
+        if first is not None and i - first not in steps:
+            if i - first > max(steps):
+                break
+            continue
+        cut = best_cut(tree, pairs * (q1 * (1 + w) - w))
+        if first is None and len(cut) >= 2:
+            first = i
+        if first is not None and i - first in steps:
+            out[i - first] = cut
+    for d in steps:  # past the end of the grid: the finest cut reached
+        if first is not None and d not in out:
+            out[d] = out[max(k for k in out if k < d)]
+    return out, (SPLIT_WS[first] if first is not None else float("inf"))
+
+
+def candidate_labels(tree: Any, pairs: np.ndarray, q1: np.ndarray,
+                     bases: dict[str, np.ndarray], steps: Sequence[int] = SPLIT_STEPS
+                     ) -> tuple[dict[str, np.ndarray], float]:
+    """Level-1 leaf labels of every candidate (``q1``: the level-1 tree-cut model's q) and
+    the first-split ``w``. A page the tree cut never splits gets VIPS for its split
+    candidates."""
+    from webseg.treecut import cut_labels
+
+    cuts, w_split = split_cuts(tree, pairs, q1, steps)
+    out = {"vips1": np.asarray(bases["vips1"]), "dom1": np.asarray(bases["dom1"])}
+    for d in steps:
+        out[f"split+{d}"] = (cut_labels(tree, cuts[d]) if d in cuts
+                             else np.asarray(bases["vips1"]))
+    return out, w_split
+
+
+def _own(lab: np.ndarray) -> list[float]:
+    lab = np.asarray(lab)
+    n = max(lab.size, 1)
+    un = float((lab < 0).mean()) if lab.size else 0.0
+    assigned = lab[lab >= 0]
+    if assigned.size:
+        _, cnt = np.unique(assigned, return_counts=True)
+        sh = cnt / n
+        k = len(cnt)
+        ent = float(-(sh / sh.sum() * np.log(sh / sh.sum())).sum())
+        big = float(sh.max())
+    else:
+        k, ent, big = 0, 0.0, 0.0
+    return [np.log1p(k), float(k <= 1), float(k == 2), big, ent, un]
+
+
+OWN_FEATURES = ["log_segments", "one_segment", "two_segments", "largest_share", "entropy",
+                "unassigned"]
+PAGE_FEATURES = ["log_leaves", "log_nodes", "max_depth", "q_root", "vips1_segments",
+                 "dom1_segments", "log_w_split"]
+
+
+def feature_names(names: Sequence[str]) -> list[str]:
+    return [*OWN_FEATURES, "agree_mean", "agree_max", *(f"agree_{r}" for r in REFS),
+            *PAGE_FEATURES, *(f"is_{c}" for c in names)]
+
+
+def page_features(cands: dict[str, np.ndarray], bases: dict[str, np.ndarray], tree: Any,
+                  q1: np.ndarray, w_split: float) -> np.ndarray:
+    """One row per candidate (in ``cands`` order): see :func:`feature_names`."""
+    names = list(cands)
+    n_leaves = len(tree.leaves)
+    nseg = {r: len(set(np.asarray(bases[r]).tolist()) - {-1}) for r in ("vips1", "dom1")}
+    page = [np.log1p(n_leaves) / 5, np.log1p(tree.n) / 5, float(tree.depth.max(initial=0)) / 10,
+            float(q1[0]), np.log1p(nseg["vips1"]), np.log1p(nseg["dom1"]),
+            float(np.log(min(w_split, 64.0)))]
+    M = np.eye(len(names))
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            M[i, j] = M[j, i] = ari(cands[names[i]], cands[names[j]])
+    rows = []
+    for i, c in enumerate(names):
+        others = [M[i, j] for j in range(len(names)) if j != i]
+        agree = [ari(cands[c], bases[r]) for r in REFS]
+        onehot = [float(c == d) for d in names]
+        rows.append([*_own(cands[c]), float(np.mean(others)), float(np.max(others)), *agree,
+                     *page, *onehot])
+    return np.asarray(rows, dtype=np.float64)
