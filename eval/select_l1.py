@@ -36,10 +36,19 @@ from typing import Any
 
 import numpy as np
 
-from webseg.select import candidate_labels, candidate_names, feature_names, page_features
+from webseg.select import (
+    SelectModel,
+    candidate_labels,
+    candidate_names,
+    feature_names,
+    interact,
+    page_features,
+)
 
 C_TREECUT = 0.1
 W2 = 1.0
+#: Level 2 of a non-tree-cut candidate (a page the tree cut never splits falls back to VIPS).
+LEVEL2 = {"vips1": "vips2", "dom1": "dom2"}
 
 
 def log(msg: str) -> None:
@@ -56,13 +65,6 @@ def _std(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return m, s
 
 
-def interact(X: np.ndarray, n_cands: int, n_page: int, page_lo: int) -> np.ndarray:
-    """X plus every page feature times every candidate one-hot (per-candidate page effects)."""
-    P = X[:, page_lo:page_lo + n_page]
-    H = X[:, -n_cands:]
-    return np.concatenate([X, (P[:, :, None] * H[:, None, :]).reshape(len(X), -1)], 1)
-
-
 def fit_ridge(Xs: list[np.ndarray], ys: list[np.ndarray], alpha: float, inter: bool,
               meta: dict[str, int]) -> Selector:
     from sklearn.linear_model import Ridge
@@ -72,7 +74,14 @@ def fit_ridge(Xs: list[np.ndarray], ys: list[np.ndarray], alpha: float, inter: b
     X = tf(np.concatenate(Xs))
     m, s = _std(X)
     r = Ridge(alpha=alpha).fit((X - m) / s, np.concatenate(ys))
-    return lambda Z: r.predict((tf(Z) - m) / s)
+
+    def sel(Z: np.ndarray) -> np.ndarray:
+        return r.predict((tf(Z) - m) / s)
+
+    sel.params = {"mean": m.tolist(), "scale": s.tolist(),  # type: ignore[attr-defined]
+                  "coef": r.coef_.tolist(), "intercept": float(r.intercept_),
+                  "interact": inter, "alpha": alpha}
+    return sel
 
 
 def fit_gbr(Xs: list[np.ndarray], ys: list[np.ndarray], depth: int, n: int) -> Selector:
@@ -86,7 +95,12 @@ def fit_gbr(Xs: list[np.ndarray], ys: list[np.ndarray], depth: int, n: int) -> S
 
 def fit_fixed(Xs: list[np.ndarray], ys: list[np.ndarray]) -> Selector:
     best = int(np.argmax(np.mean(ys, 0)))
-    return lambda Z: -np.abs(np.arange(len(Z)) - best).astype(float)
+
+    def sel(Z: np.ndarray) -> np.ndarray:
+        return -np.abs(np.arange(len(Z)) - best).astype(float)
+
+    sel.best = best  # type: ignore[attr-defined]
+    return sel
 
 
 def make_variants(names: list[str]) -> dict[str, Callable[..., Selector]]:
@@ -106,15 +120,18 @@ def make_variants(names: list[str]) -> dict[str, Callable[..., Selector]]:
 
 
 # ---------------------------------------------------------------------- data
-def build(items: Sequence[Any], preps: dict[str, Any], bases: dict[str, Any]
-          ) -> tuple[dict[tuple[int, int], dict[str, Any]], dict[int, Any]]:
-    """Rows (features, ARI, NMI, labels) per (context, page); level-2 q per outer fold.
+def build(items: Sequence[Any], preps: dict[str, Any], bases: dict[str, Any], nested: bool
+          ) -> dict[tuple[tuple[int, int], str], dict[str, Any]]:
+    """Rows (features, level-1 ARI per candidate, labels) per (context, page).
 
-    Context ``(k, k)``: fold-*k* pages with the model fitted on the other folds (test rows);
-    ``(k, j)``: fold-*j* pages with the model fitted on folds other than *k* and *j*.
+    Context ``(k, k)``: fold-*k* pages with the tree-cut models fitted on the other folds (the
+    test rows, and with ``nested=False`` also the training rows of the other folds);
+    ``(k, j)`` (``nested``): fold-*j* pages with the model fitted on folds other than *k*, *j*.
+    Test rows also carry the level-2 labels of every candidate (``cands2``): the tree cut's
+    level-2 cut inside the candidate's level-1 cut, or VIPS / DOM level 2.
     """
     from eval.cv import score
-    from webseg.treecut import fit_q, pair_stats
+    from webseg.treecut import best_cut, cut_labels, fit_q, pair_stats
 
     folds = sorted({it.fold for it in items})
     same = {lv: {it.id: pair_stats(preps[it.id].tree, it.gold[lv])[1].astype(float)
@@ -125,61 +142,74 @@ def build(items: Sequence[Any], preps: dict[str, Any], bases: dict[str, Any]
         return fit_q([preps[it.id].X for it in tr], [preps[it.id].pairs for it in tr],
                      [same[lv][it.id] for it in tr], C_TREECUT)
 
-    rows: dict[tuple[int, int], dict[str, Any]] = {}
-    q2: dict[int, Any] = {}
+    rows: dict[tuple[tuple[int, int], str], dict[str, Any]] = {}
     for k in folds:
-        q2[k] = fit_on(set(folds) - {k}, 2)
-        for j in folds:
+        q2 = fit_on(set(folds) - {k}, 2)
+        for j in (folds if nested else [k]):
             model = fit_on(set(folds) - {k, j}, 1)
             for it in items:
                 if it.fold != j:
                     continue
-                p = preps[it.id]
+                p, b = preps[it.id], bases[it.id]
                 q1 = model.predict(p.X)
-                cands, w_split = candidate_labels(p.tree, p.pairs, q1, bases[it.id])
-                X = page_features(cands, bases[it.id], p.tree, q1, w_split)
+                cands, cuts, w_split = candidate_labels(p.tree, p.pairs, q1, b)
+                X = page_features(cands, b, p.tree, q1, w_split)
                 sc = [score(it.gold[1], lab) for lab in cands.values()]
-                rows[(k, j), it.id] = {"X": X, "ari": np.array([s["ari"] for s in sc]),
-                                       "nmi": np.array([s["nmi"] for s in sc]),
-                                       "seg": np.array([s["segments"] for s in sc]),
-                                       "cands": cands}
+                r = {"X": X, "ari": np.array([s["ari"] for s in sc]), "cands": cands}
+                if j == k:
+                    g2 = p.pairs * (q2.predict(p.X) * (1 + W2) - W2)
+                    r["cands2"] = {c: (cut_labels(p.tree, best_cut(p.tree, g2, cuts[c].tolist()))
+                                       if c in cuts else b[LEVEL2.get(c, "vips2")])
+                                   for c in cands}
+                rows[(k, j), it.id] = r
         log(f"fold {k}: candidates done")
-    return rows, q2
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
     from scipy.stats import wilcoxon
 
-    from eval.cv import intersect, load_items, score
+    from eval.cv import load_items, score
     from eval.segmentation import write_csv
     from webseg.datasets import DEFAULT_PAGE_CACHE
-    from webseg.treecut import base_labels, best_cut, cut_labels, prepare
+    from webseg.treecut import base_labels, prepare
 
     ap = argparse.ArgumentParser(prog="python -m eval.select_l1", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", required=True, type=Path)
     ap.add_argument("--out", type=Path)
     ap.add_argument("--cache", type=Path, default=DEFAULT_PAGE_CACHE)
+    ap.add_argument("--rows", choices=["nested", "oof"], default="nested",
+                    help="selector training rows: nested tree-cut models (default) or the "
+                         "ordinary out-of-fold ones")
+    ap.add_argument("--ship", type=Path, help="also fit --ship-variant on every page's "
+                    "out-of-fold rows and write it as a selector model (JSON)")
+    ap.add_argument("--ship-variant", default="fixed",
+                    help="fixed, or ridgeA / ridgeA+int (A: the ridge alpha)")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
+    nested = args.rows == "nested"
     items = load_items(args.data, args.cache)
     bases = {it.id: base_labels(it.page) for it in items}
     preps = {it.id: prepare(it.page, bases[it.id]) for it in items}
     items = [it for it in items if preps[it.id] is not None]
     log(f"{len(items)} pages prepared, {time.perf_counter() - t0:.0f} s")
-    rows, q2 = build(items, preps, bases)
+    rows = build(items, preps, bases, nested)
     names = candidate_names()
     variants = make_variants(names)
     folds = sorted({it.fold for it in items})
     by_fold = {k: [it for it in items if it.fold == k] for k in folds}
 
-    def run_variant(fit: Callable[..., Selector], ctx_k: int, train: Sequence[int],
+    def ctx(k: int, j: int) -> tuple[int, int]:
+        """Rows of fold-``j`` pages when fold ``k`` is the held-out one."""
+        return (k, j) if nested else (j, j)
+
+    def run_variant(fit: Callable[..., Selector], k: int, train: Sequence[int],
                     test: int) -> list[int]:
-        """Fit on fold rows ``(ctx_k, j)`` for j in train; argmax per page of fold ``test``."""
-        tr = [rows[(ctx_k, j), it.id] for j in train for it in by_fold[j]]
+        """Fit on the rows of folds ``train`` (outer fold ``k``); argmax per page of ``test``."""
+        tr = [rows[ctx(k, j), it.id] for j in train for it in by_fold[j]]
         sel = fit([r["X"] for r in tr], [r["ari"] for r in tr])
-        ctx = (test, test) if test == ctx_k else (ctx_k, test)
-        return [int(np.argmax(sel(rows[ctx, it.id]["X"]))) for it in by_fold[test]]
+        return [int(np.argmax(sel(rows[ctx(k, test), it.id]["X"]))) for it in by_fold[test]]
 
     chosen_variant: dict[int, str] = {}
     inner_means: dict[int, dict[str, float]] = {}
@@ -191,9 +221,9 @@ def main(argv: list[str] | None = None) -> int:
             a = []
             for j in tr_folds:
                 pk = run_variant(fit, k, [f for f in tr_folds if f != j], j)
-                a += [rows[(k, j), it.id]["ari"][c] for it, c in zip(by_fold[j], pk,
-                                                                      strict=True)]
-            inner[vn] = float(np.mean(a))
+                a += [rows[ctx(k, j), it.id]["ari"][c] for it, c in zip(by_fold[j], pk,
+                                                                         strict=True)]
+            inner[vn] = round(float(np.mean(a)), 4)
             for it, c in zip(by_fold[k], run_variant(fit, k, tr_folds, k), strict=True):
                 picks[vn][it.id] = c
         inner_means[k] = inner
@@ -204,61 +234,77 @@ def main(argv: list[str] | None = None) -> int:
 
     # ---- scores
     recs: list[dict[str, Any]] = []
-    per: dict[tuple[str, int], dict[str, float]] = {}
     for it in items:
         r = rows[(it.fold, it.fold), it.id]
-        p = preps[it.id]
-        q2v = q2[it.fold].predict(p.X)
-        c2 = best_cut(p.tree, p.pairs * (q2v * (1 + W2) - W2))
-        tc2 = cut_labels(p.tree, c2)
-        meths: dict[str, tuple[np.ndarray, str]] = {c: (r["cands"][c], "") for c in names}
-        meths["oracle"] = (r["cands"][names[int(np.argmax(r["ari"]))]], "")
+        meths: dict[str, str] = {c: c for c in names}
+        meths["oracle"] = names[int(np.argmax(r["ari"]))]
         for vn in picks:
-            meths[f"select:{vn}"] = (r["cands"][names[picks[vn][it.id]]], names[picks[vn][it.id]])
-        for m, (lab1, note) in meths.items():
-            s1 = score(it.gold[1], lab1)
-            recs.append({"page": it.id, "fold": it.fold, "method": m, "level": 1,
-                         "ari": round(s1["ari"], 4), "nmi": round(s1["nmi"], 4),
-                         "segments": s1["segments"], "choice": note})
-            per[m, 1] = per.get((m, 1), {}) | {it.id: s1["ari"]}
-            if m in ("vips1", "select:selected"):
-                lab2 = intersect(tc2, lab1)
-                s2 = score(it.gold[2], lab2)
-                if m == "vips1":
-                    s2 = score(it.gold[2], bases[it.id]["vips2"])
-                recs.append({"page": it.id, "fold": it.fold, "method": m, "level": 2,
-                             "ari": round(s2["ari"], 4), "nmi": round(s2["nmi"], 4),
-                             "segments": s2["segments"], "choice": note})
-    summ = []
-    for (m, lv) in sorted({(r["method"], r["level"]) for r in recs}, key=lambda t: (t[1], t[0])):
-        rs = [r for r in recs if r["method"] == m and r["level"] == lv]
-        fm = [np.mean([r["ari"] for r in rs if r["fold"] == k]) for k in folds]
-        d = {"method": m, "level": lv, "ari": round(float(np.mean([r["ari"] for r in rs])), 4),
-             "ari_fold_std": round(float(np.std(fm)), 4),
-             "nmi": round(float(np.mean([r["nmi"] for r in rs])), 4),
-             "segments": round(float(np.mean([r["segments"] for r in rs])), 2)}
-        if lv == 1 and m != "vips1":
-            a = np.array([r["ari"] for r in rs])
-            v = np.array([next(x["ari"] for x in recs if x["page"] == r["page"]
-                               and x["method"] == "vips1" and x["level"] == 1) for r in rs])
-            diff = a - v
-            d["diff_vs_vips"] = round(float(diff.mean()), 4)
-            d["better_worse"] = f"{int((diff > 0.01).sum())}/{int((diff < -0.01).sum())}"
-            d["wilcoxon_p"] = (round(float(wilcoxon(a, v).pvalue), 4)
-                               if np.any(np.abs(diff) > 0) else 1.0)
-        summ.append(d)
+            meths[f"select:{vn}"] = names[picks[vn][it.id]]
+        for m, c in meths.items():
+            for lv, lab in ((1, r["cands"][c]), (2, r["cands2"][c])):
+                sc = score(it.gold[lv], lab)
+                recs.append({"page": it.id, "fold": it.fold, "method": m, "level": lv,
+                             "ari": round(sc["ari"], 4), "nmi": round(sc["nmi"], 4),
+                             "segments": sc["segments"], "choice": c})
+    summ = summarise(recs, folds, wilcoxon)
     for d in summ:
         print(json.dumps(d))
     print("chosen per fold:", chosen_variant)
+    if args.ship:
+        ship(args, rows, items, names, variants, chosen_variant)
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         write_csv(args.out / "per_page.csv", recs, list(recs[0]))
         write_csv(args.out / "summary.csv", summ, list(dict.fromkeys(k for d in summ for k in d)))
         (args.out / "choices.json").write_text(json.dumps(
-            {"variant_per_fold": chosen_variant, "inner_cv_ari": inner_means,
+            {"rows": args.rows, "variant_per_fold": chosen_variant, "inner_cv_ari": inner_means,
              "candidates": names, "seconds": round(time.perf_counter() - t0, 1)}, indent=1)
             + "\n", encoding="utf-8")
     return 0
+
+
+def ship(args: argparse.Namespace, rows: dict[Any, dict[str, Any]], items: Sequence[Any],
+         names: list[str], variants: dict[str, Callable[..., Selector]],
+         chosen: dict[int, str]) -> None:
+    """Fit the shipped selector on every page's out-of-fold rows (tree cut trained without the
+    page's fold, as the shipped tree-cut model never saw a page it cuts)."""
+    tr = [rows[(it.fold, it.fold), it.id] for it in items]
+    sel = variants[args.ship_variant]([r["X"] for r in tr], [r["ari"] for r in tr])
+    info = {"command": "python -m eval.select_l1 " + " ".join(sys.argv[1:]),
+            "pages": len(items), "dataset": args.data.name, "variant": args.ship_variant,
+            "cv_variant_per_fold": {str(k): v for k, v in chosen.items()}}
+    if args.ship_variant == "fixed":
+        model = SelectModel("fixed", names, names[sel.best], info=info)  # type: ignore[attr-defined]
+    else:
+        model = SelectModel("ridge", names, ridge=sel.params, info=info)  # type: ignore[attr-defined]
+    args.ship.parent.mkdir(parents=True, exist_ok=True)
+    model.save(args.ship)
+    log(f"selector model ({args.ship_variant}, choice {model.choice}) -> {args.ship}")
+
+
+def summarise(recs: list[dict[str, Any]], folds: Sequence[int], wilcoxon: Any
+              ) -> list[dict[str, Any]]:
+    """Mean ARI / NMI / segments per method and level, fold std., paired test vs vips."""
+    ref = {(r["page"], r["level"]): r["ari"] for r in recs if r["method"] == "vips1"}
+    out = []
+    for m, lv in sorted({(r["method"], r["level"]) for r in recs}, key=lambda t: (t[1], t[0])):
+        rs = [r for r in recs if r["method"] == m and r["level"] == lv]
+        fm = [np.mean([r["ari"] for r in rs if r["fold"] == k]) for k in folds]
+        d: dict[str, Any] = {"method": m, "level": lv,
+                             "ari": round(float(np.mean([r["ari"] for r in rs])), 4),
+                             "ari_fold_std": round(float(np.std(fm)), 4),
+                             "nmi": round(float(np.mean([r["nmi"] for r in rs])), 4),
+                             "segments": round(float(np.mean([r["segments"] for r in rs])), 2)}
+        if m != "vips1":
+            a = np.array([r["ari"] for r in rs])
+            v = np.array([ref[r["page"], lv] for r in rs])
+            diff = a - v
+            d["diff_vs_vips"] = round(float(diff.mean()), 4)
+            d["better_worse"] = f"{int((diff > 0.01).sum())}/{int((diff < -0.01).sum())}"
+            d["wilcoxon_p"] = (round(float(wilcoxon(a, v).pvalue), 4)
+                               if np.any(np.abs(diff) > 0) else 1.0)
+        out.append(d)
+    return out
 
 
 if __name__ == "__main__":

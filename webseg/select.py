@@ -23,12 +23,20 @@ granularity), so the selector also chooses the tree cut's granularity per page.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["SPLIT_WS", "SPLIT_STEPS", "split_cuts", "candidate_labels", "candidate_names", "page_features", "ari"]
+from webseg.page import Page
+
+__all__ = ["SPLIT_STEPS", "SPLIT_WS", "SelectModel", "ari", "candidate_labels",
+           "candidate_names", "page_features", "segment", "split_cuts"]
+
+MODELS_DIR = Path(__file__).resolve().parent / "models"
 
 #: Pair weights scanned for the tree cut's first split (geometric, coarse to fine).
 SPLIT_WS = tuple(float(x) for x in np.exp(np.linspace(np.log(0.05), np.log(32.0), 29)))
@@ -98,18 +106,22 @@ def split_cuts(tree: Any, pairs: np.ndarray, q1: np.ndarray, steps: Sequence[int
 
 def candidate_labels(tree: Any, pairs: np.ndarray, q1: np.ndarray,
                      bases: dict[str, np.ndarray], steps: Sequence[int] = SPLIT_STEPS
-                     ) -> tuple[dict[str, np.ndarray], float]:
-    """Level-1 leaf labels of every candidate (``q1``: the level-1 tree-cut model's q) and
-    the first-split ``w``. A page the tree cut never splits gets VIPS for its split
-    candidates."""
+                     ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], float]:
+    """Level-1 leaf labels of every candidate (``q1``: the level-1 tree-cut model's q), the
+    content-tree cut of each tree-cut candidate, and the first-split ``w``. A page the tree
+    cut never splits gets VIPS for its split candidates (and no cut)."""
     from webseg.treecut import cut_labels
 
     cuts, w_split = split_cuts(tree, pairs, q1, steps)
     out = {"vips1": np.asarray(bases["vips1"]), "dom1": np.asarray(bases["dom1"])}
+    tcuts: dict[str, np.ndarray] = {}
     for d in steps:
-        out[f"split+{d}"] = (cut_labels(tree, cuts[d]) if d in cuts
-                             else np.asarray(bases["vips1"]))
-    return out, w_split
+        if d in cuts:
+            tcuts[f"split+{d}"] = cuts[d]
+            out[f"split+{d}"] = cut_labels(tree, cuts[d])
+        else:
+            out[f"split+{d}"] = np.asarray(bases["vips1"])
+    return out, tcuts, w_split
 
 
 def _own(lab: np.ndarray) -> list[float]:
@@ -160,3 +172,108 @@ def page_features(cands: dict[str, np.ndarray], bases: dict[str, np.ndarray], tr
         rows.append([*_own(cands[c]), float(np.mean(others)), float(np.max(others)), *agree,
                      *page, *onehot])
     return np.asarray(rows, dtype=np.float64)
+
+
+# ---------------------------------------------------------------------- shipped model
+MODEL_SCHEMA = "webseg.select.model"
+MODEL_VERSION = 1
+
+
+@dataclass
+class SelectModel:
+    """Which candidate a page gets: ``fixed`` (always ``choice``) or ``ridge`` (the candidate
+    with the highest predicted level-1 ARI, a ridge model over :func:`page_features`)."""
+
+    kind: str
+    candidates: list[str]
+    choice: str | None = None
+    ridge: dict[str, Any] | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("fixed", "ridge"):
+            raise ValueError(f"unknown selector kind {self.kind!r} (fixed or ridge)")
+        if self.kind == "fixed" and self.choice not in self.candidates:
+            raise ValueError(f"fixed choice {self.choice!r} is not a candidate")
+        if self.kind == "ridge" and self.ridge is None:
+            raise ValueError("a ridge selector needs its coefficients")
+
+    def pick(self, cands: dict[str, np.ndarray], bases: dict[str, np.ndarray], tree: Any,
+             q1: np.ndarray, w_split: float) -> str:
+        if self.kind == "fixed":
+            assert self.choice is not None
+            return self.choice
+        assert self.ridge is not None
+        r = self.ridge
+        X = page_features(cands, bases, tree, q1, w_split)
+        if r.get("interact"):
+            lo = feature_names(self.candidates).index(PAGE_FEATURES[0])
+            X = interact(X, len(self.candidates), len(PAGE_FEATURES), lo)
+        z = ((X - np.asarray(r["mean"])) / np.asarray(r["scale"])) @ np.asarray(r["coef"])
+        return list(cands)[int(np.argmax(z + float(r["intercept"])))]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"schema": MODEL_SCHEMA, "version": MODEL_VERSION, "kind": self.kind,
+                "candidates": self.candidates, "features": feature_names(self.candidates),
+                "split_ws": list(SPLIT_WS), "split_steps": list(SPLIT_STEPS),
+                "choice": self.choice, "ridge": self.ridge, "info": self.info}
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> SelectModel:
+        path = Path(path) if path else MODELS_DIR / "select.json"
+        if not path.is_file():
+            raise FileNotFoundError(f"selector model {path} not found; train it with python -m "
+                                    "eval.select_l1 --data DIR --rows oof --ship FILE")
+        d = json.loads(path.read_text(encoding="utf-8"))
+        if d.get("schema") != MODEL_SCHEMA or d.get("version") != MODEL_VERSION:
+            raise ValueError(f"{path} is not a selector model of version {MODEL_VERSION}")
+        if (d.get("candidates") != candidate_names() or d.get("split_ws") != list(SPLIT_WS)
+                or d.get("features") != feature_names(d["candidates"])):
+            raise ValueError(f"{path}: its candidates or features differ from this webseg's; "
+                             "retrain it")
+        return cls(d["kind"], d["candidates"], d.get("choice"), d.get("ridge"),
+                   d.get("info", {}))
+
+
+def interact(X: np.ndarray, n_cands: int, n_page: int, page_lo: int) -> np.ndarray:
+    """X plus every page feature times every candidate one-hot (per-candidate page effects)."""
+    P = X[:, page_lo:page_lo + n_page]
+    H = X[:, -n_cands:]
+    return np.concatenate([X, (P[:, :, None] * H[:, None, :]).reshape(len(X), -1)], 1)
+
+
+def segment(page: Page, model: SelectModel, treecut: Any, name: str = "select") -> Any:
+    """Two-level segmentation of ``page`` by the selected candidate.
+
+    A tree-cut candidate gets the tree cut's level-2 cut inside its level-1 segments (as
+    ``treecut`` does); ``vips`` / ``dom`` keep their own two levels.
+    """
+    from webseg.segmentation import Segmentation
+    from webseg.segmenters import get_segmenter
+    from webseg.treecut import BASES, best_cut, cut_segmentation, prepare
+
+    segs: dict[str, Any] = {}
+    bases: dict[str, np.ndarray] = {}
+    for b in dict.fromkeys(b for b, _ in BASES):
+        segs[b] = get_segmenter(b).segment(page)
+        for bb, lv in BASES:
+            if bb == b:
+                bases[f"{b}{lv}"] = segs[b].leaf_labels(lv)
+    prep = prepare(page, bases)
+    if prep is None:
+        return Segmentation(page, [], name, {})
+    q1 = treecut.q[1].predict(prep.X)
+    cands, cuts, w_split = candidate_labels(prep.tree, prep.pairs, q1, bases)
+    choice = model.pick(cands, bases, prep.tree, q1, w_split)
+    params = {"choice": choice, "w_split": w_split if np.isfinite(w_split) else None}
+    if choice in cuts:
+        c1 = cuts[choice]
+        c2 = best_cut(prep.tree, treecut.gains(prep.X, prep.pairs, 2), roots=c1.tolist())
+        return cut_segmentation(page, prep.tree, c1, c2, name, params)
+    src = segs["dom" if choice == "dom1" else "vips"]
+    if choice.startswith("split"):
+        params["choice"] = "vips1"  # the tree cut never splits this page
+    return Segmentation(page, list(src.segments), name, params)

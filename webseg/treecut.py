@@ -38,7 +38,7 @@ from webseg.graphseg.learn import Logistic
 from webseg.page import Page
 
 __all__ = ["BASES", "FEATURES", "TreeCutModel", "base_labels", "best_cut", "cut_labels",
-           "fit", "node_table", "oracle_gain", "pair_stats"]
+           "cut_segmentation", "fit", "node_table", "oracle_gain", "pair_stats"]
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 MODEL_SCHEMA = "webseg.treecut.model"
@@ -262,13 +262,22 @@ def fit(preps: Sequence[Prepared], golds: dict[int, Sequence[np.ndarray]],
 def segment(page: Page, model: TreeCutModel, name: str = "treecut",
             prep: Prepared | None = None) -> Any:
     """Two-level segmentation of ``page``: level-1 cut, level-2 cut inside each level-1 node."""
-    from webseg.segmentation import Segment, Segmentation, node_union_box, nodes_text
+    from webseg.segmentation import Segmentation
 
     prep = prep or prepare(page)
     if prep is None:
         return Segmentation(page, [], name, {})
     c1, c2 = model.cuts(prep.tree, prep.X, prep.pairs)
-    tree = prep.tree
+    return cut_segmentation(page, prep.tree, c1, c2, name,
+                            {"w": {str(k): v for k, v in model.w.items()}})
+
+
+def cut_segmentation(page: Page, tree: ContentTree, c1: np.ndarray, c2: np.ndarray, name: str,
+                     params: dict[str, Any]) -> Any:
+    """Two-level segmentation from a level-1 cut and a level-2 cut nested in it (a level-1
+    segment with a single level-2 node inside gets no children)."""
+    from webseg.segmentation import Segment, Segmentation, node_union_box, nodes_text
+
     segs: list[Segment] = []
 
     def add(v: int, parent: int | None) -> int:
@@ -277,14 +286,14 @@ def segment(page: Page, model: TreeCutModel, name: str = "treecut",
                             nodes_text(page, [node])))
         return len(segs) - 1
 
-    c2s = c2.tolist()
-    for v in c1.tolist():
+    c2s = np.asarray(c2).tolist()
+    for v in np.asarray(c1).tolist():
         sid = add(v, None)
         inside = [u for u in c2s if v <= u < tree.end[v]]  # pre-order: the subtree of v
         if len(inside) > 1:
             for u in inside:
                 add(u, sid)
-    return Segmentation(page, segs, name, {"w": {str(k): v for k, v in model.w.items()}})
+    return Segmentation(page, segs, name, params)
 
 
 def main(argv: list[str] | None = None) -> int:
