@@ -5,20 +5,23 @@
 
 Protocol (folds :func:`eval.wps.make_folds`, as :mod:`eval.cv`):
 
-* **Candidates** of a page are ``vips`` / ``dom`` level 1 (no training), the whole page, and the
-  tree cut's level-1 cut at every ``w`` of :data:`webseg.select.CAND_WS`, its ``q`` model
-  (:func:`webseg.treecut.fit_q`, C = 0.1 as shipped) fitted without the page's fold.
+* **Candidates** of a page (:func:`webseg.select.candidate_labels`) are ``vips`` / ``dom``
+  level 1 (no training) and the tree cut's level-1 cut at its first split and 2 / 4 grid steps
+  finer (:func:`webseg.select.split_cuts`), its ``q`` model (:func:`webseg.treecut.fit_q`,
+  C = 0.1 as shipped) fitted without the page's fold.
 * **Test rows** of fold *k*: its pages with the tree-cut model fitted on the other three folds.
 * **Training rows** for fold *k*: the pages of every other fold *j* with a tree-cut model fitted
-  on the two folds that are neither *k* nor *j* (nested: the test fold's gold never touches the
-  selector, not even through the candidates it is trained on).
+  on the two folds that are neither *k* nor *j* (``--rows nested``, default: the test fold's
+  gold never touches the selector, not even through the candidates it is trained on), or their
+  ordinary out-of-fold rows (``--rows oof``: tree cut fitted on the three folds other than *j*).
 * **Selector variant** (ridge / boosted trees / fixed best candidate / unsupervised medoid, see
   :data:`VARIANTS`) of fold *k* chosen by leave-one-fold-out over its three training folds; then
   refitted on all three and applied to fold *k*. Nothing is chosen on the reported fold.
 
-Level 2 of the selection: the tree cut's level-2 cut (its level-2 ``q`` fitted on the other
-folds, ``w`` = 1 as chosen by the CV in every fold) intersected with the selected level 1, so it
-nests in level 1.
+Level 2 of the selection, as the shipped ``select`` segmenter does it: the tree cut's level-2
+cut (its level-2 ``q`` fitted on the other folds, ``w`` = 1 as chosen by the CV in every fold)
+inside a tree-cut level-1 choice, VIPS / DOM level 2 for theirs. ``--ship FILE`` also fits
+``--ship-variant`` on every page's out-of-fold rows and writes the selector model.
 
 Outputs in ``--out``: ``per_page.csv`` (page, fold, method, level, ari, nmi, segments, choice),
 ``summary.csv``, ``summary.md`` (means, fold std., paired Wilcoxon vs vips), ``choices.json``.

@@ -15,10 +15,12 @@ made here at page level, from features that need no gold:
   same-block fraction at the root (how "whole" the page looks to it);
 * which candidate it is (one-hot).
 
-A linear model (ridge) predicts each candidate's level-1 ARI from these; the page gets the
-candidate with the highest prediction. Candidates are ``vips`` and ``dom`` level 1, the whole
-page as one segment, and the tree cut at several pair weights ``w`` (coarse to fine
-granularity), so the selector also chooses the tree cut's granularity per page.
+Candidates are ``vips`` and ``dom`` level 1 and the tree cut read at its *first split* (the
+coarsest cut with >= 2 segments over a grid of pair weights ``w``) and a few grid steps finer,
+so the tree cut's granularity is chosen per page. A :class:`SelectModel` picks one: ``fixed``
+(one candidate for every page, chosen on the training pages) or ``ridge`` (the candidate with the
+highest predicted level-1 ARI from the features above). The shipped model is ``fixed`` /
+``split+0``: in 4-fold CV no learned per-page choice beat it (``eval/results/cv`` section 5).
 """
 
 from __future__ import annotations
