@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from webseg.select import (
+    PAGE_FEATURES,
     SelectModel,
     candidate_labels,
     candidate_names,
@@ -108,7 +109,8 @@ def fit_fixed(Xs: list[np.ndarray], ys: list[np.ndarray]) -> Selector:
 
 def make_variants(names: list[str]) -> dict[str, Callable[..., Selector]]:
     feats = feature_names(names)
-    meta = {"n_cands": len(names), "n_page": 7, "page_lo": feats.index("log_leaves")}
+    meta = {"n_cands": len(names), "n_page": len(PAGE_FEATURES),
+            "page_lo": feats.index(PAGE_FEATURES[0])}
     agree = feats.index("agree_mean")
     v: dict[str, Callable[..., Selector]] = {
         "fixed": fit_fixed,

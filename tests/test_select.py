@@ -16,6 +16,7 @@ from webseg.graphseg.segments import refine
 from webseg.metrics import adjusted_rand_index
 from webseg.segmenters import get_segmenter
 from webseg.select import (
+    PAGE_FEATURES,
     SPLIT_WS,
     SelectModel,
     ari,
@@ -127,3 +128,30 @@ def test_shipped_selector_loads_and_is_registered():
     assert m.candidates == candidate_names() and m.kind in ("fixed", "ridge")
     out = seg.segment(two_column_page())
     assert (out.leaf_labels(1) >= 0).all() and out.algorithm == "select"
+
+
+@pytest.mark.parametrize("inter", [False, True])
+def test_shipped_ridge_picks_as_the_evaluated_one(inter):
+    """The JSON ridge selector (webseg.select) chooses what eval.select_l1's fitted one does."""
+    from eval.select_l1 import fit_ridge
+
+    page = two_column_page()
+    tc = _treecut_model(page)
+    names = candidate_names()
+    feats = feature_names(names)
+    bases = base_labels(page)
+    prep = prepare(page, bases)
+    q1 = tc.q[1].predict(prep.X)
+    cands, _, w = candidate_labels(prep.tree, prep.pairs, q1, bases)
+    X = page_features(cands, bases, prep.tree, q1, w)
+    rng = np.random.default_rng(0)
+    Xs = [X + rng.normal(scale=0.1, size=X.shape) for _ in range(6)]
+    ys = [rng.uniform(size=len(names)) for _ in range(6)]
+    meta = {"n_cands": len(names), "n_page": len(PAGE_FEATURES),
+            "page_lo": feats.index(PAGE_FEATURES[0])}
+    sel = fit_ridge(Xs, ys, 1.0, inter, meta)
+    model = SelectModel("ridge", names, ridge=sel.params)
+    for Z in Xs:
+        assert np.allclose(model.scores(Z), sel(Z))
+    assert model.pick(cands, bases, prep.tree, q1, w) == names[int(np.argmax(sel(X)))]
+

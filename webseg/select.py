@@ -205,14 +205,19 @@ class SelectModel:
         if self.kind == "fixed":
             assert self.choice is not None
             return self.choice
-        assert self.ridge is not None
-        r = self.ridge
         X = page_features(cands, bases, tree, q1, w_split)
+        return list(cands)[int(np.argmax(self.scores(X)))]
+
+    def scores(self, X: np.ndarray) -> np.ndarray:
+        """Predicted level-1 ARI of every candidate row of :func:`page_features` (ridge)."""
+        if self.ridge is None:
+            raise ValueError("only a ridge selector scores candidates")
+        r = self.ridge
         if r.get("interact"):
             lo = feature_names(self.candidates).index(PAGE_FEATURES[0])
             X = interact(X, len(self.candidates), len(PAGE_FEATURES), lo)
         z = ((X - np.asarray(r["mean"])) / np.asarray(r["scale"])) @ np.asarray(r["coef"])
-        return list(cands)[int(np.argmax(z + float(r["intercept"])))]
+        return z + float(r["intercept"])
 
     def to_dict(self) -> dict[str, Any]:
         return {"schema": MODEL_SCHEMA, "version": MODEL_VERSION, "kind": self.kind,
