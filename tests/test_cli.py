@@ -37,6 +37,10 @@ def test_render_then_segment_cached_page(tmp_path):
     assert r.exit_code == 0, r.output
     d = json.loads(r.output)
     assert d["algorithm"] == "dom" and len(d["segments"]) >= 4
+    r = run("segment", str(page_json))  # the default: the best segmenter measured (select)
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert d["algorithm"] == "select" and {s["level"] for s in d["segments"]} == {1, 2}
 
 
 @pytest.mark.browser

@@ -17,6 +17,11 @@ import click
 
 from webseg import __version__
 
+#: ``webseg segment`` / ``webseg show`` default: the tree cut read at each page's first split,
+#: the best level-1 and level-2 segmenter in the 4-fold CV on kreuzer-random
+#: (eval/results/cv/README.md, section 5); ``--algo dom`` is the fast reference.
+DEFAULT_SEGMENTER = "select"
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
@@ -291,7 +296,8 @@ def _stem(inp: str) -> str:
 
 @main.command()
 @click.argument("inputs", nargs=-1, required=True)
-@click.option("--algo", "-a", default="dom", show_default=True, help="Segmenter (webseg algos).")
+@click.option("--algo", "-a", default=DEFAULT_SEGMENTER, show_default=True,
+              help="Segmenter (webseg algos).")
 @click.option("--param", "-p", multiple=True, metavar="KEY=VALUE",
               help="Segmenter hyper-parameter (repeatable), e.g. -p max_depth=3.")
 @click.option("-o", "--output", help="Output file (one input) or directory (several).")
@@ -375,7 +381,8 @@ def _make_segmenter(algo: str, params: tuple[str, ...]) -> Any:
 
 @main.command()
 @click.argument("input")
-@click.option("--algo", "-a", default="dom", show_default=True, help="Segmenter (webseg algos).")
+@click.option("--algo", "-a", default=DEFAULT_SEGMENTER, show_default=True,
+              help="Segmenter (webseg algos).")
 @click.option("--param", "-p", multiple=True, metavar="KEY=VALUE", help="Hyper-parameter.")
 @click.option("-o", "--output", required=True, help="PNG file to write.")
 @click.option("--max-height", default=6000, show_default=True,
