@@ -53,23 +53,12 @@ C_TREECUT = 0.1
 W2 = 1.0
 QS = ("frac", "sep", "sep-top")
 RULES = ("none", "vips", "wsplit", "margin", "vips|wsplit")
-NEVER = 99.0  # log first-split w of a page the tree cut never splits
+#: The shipped ``select`` before this harness: frac q, first split, never whole (``split+0``).
+SHIPPED = "frac/none"
 
 
 def log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] select_whole: {msg}", file=sys.stderr, flush=True)
-
-
-def split_margin(tree: Any, gain: np.ndarray) -> float:
-    """``(sum of the root's children's best sub-cut gains - root gain)``: > 0 iff the cut at
-    this ``gain`` splits the root."""
-    n = tree.n
-    g = np.where(tree.is_leaf, 0.0, np.asarray(gain, dtype=np.float64))
-    split = np.zeros(n)
-    for v in range(n - 1, 0, -1):
-        b = g[v] if tree.is_leaf[v] else max(g[v], split[v])
-        split[tree.parent[v]] += b
-    return float(split[0] - g[0])
 
 
 def q_targets(tree: Any, pairs: np.ndarray, same: np.ndarray, kind: str
@@ -89,32 +78,27 @@ def q_targets(tree: Any, pairs: np.ndarray, same: np.ndarray, kind: str
 
 
 # ---------------------------------------------------------------------- rules
-def rule_score(rule: str, r: dict[str, Any]) -> tuple[bool, float]:
-    """(always whole under this rule, threshold feature: whole iff feature >= t)."""
-    if rule == "none":
-        return False, -np.inf
-    if rule == "vips":
-        return bool(r["vips_whole"]), -np.inf
-    if rule == "wsplit":
-        return False, r["log_w"]
+def rule_score(rule: str, r: dict[str, Any]) -> float:
+    """The thresholded feature of ``rule`` (whole iff >= t), -inf for parameter-free rules."""
+    if rule in ("wsplit", "vips|wsplit"):
+        return r["log_w"]
     if rule == "margin":
-        return False, -r["margin"]
-    if rule == "vips|wsplit":
-        return bool(r["vips_whole"]), r["log_w"]
-    raise ValueError(rule)
+        return -r["margin"]
+    return -np.inf
 
 
 def decide(rule: str, t: float, r: dict[str, Any]) -> bool:
-    """Whole (True) or the first split."""
-    always, s = rule_score(rule, r)
-    return always or s >= t
+    """Whole (True) or the first split (:func:`webseg.select.keep_whole`, as shipped)."""
+    from webseg.select import keep_whole
+
+    return keep_whole(rule, t, r)
 
 
 def fit_t(rule: str, rows: Sequence[dict[str, Any]]) -> float:
     """Threshold maximising the mean level-1 ARI of ``rows`` (ties: the largest, fewest whole)."""
     if rule in ("none", "vips"):
         return np.inf
-    cands = sorted({rule_score(rule, r)[1] for r in rows}) + [np.inf]
+    cands = sorted({rule_score(rule, r) for r in rows}) + [np.inf]
     best_t, best = np.inf, -np.inf
     for t in reversed(cands):
         m = np.mean([r["ari_whole"] if decide(rule, t, r) else r["ari_split"] for r in rows])
@@ -128,11 +112,17 @@ def apply(rule: str, t: float, rows: Sequence[dict[str, Any]]) -> list[float]:
 
 
 # ---------------------------------------------------------------------- rows
-def build(items: Sequence[Any], preps: dict[str, Any], bases: dict[str, Any], nested: bool
-          ) -> dict[tuple[str, tuple[int, int], str], dict[str, Any]]:
-    """Rows per (q variant, context, page); context ``(k, j)`` as in :mod:`eval.select_l1`."""
+def qname(kind: str, d: int) -> str:
+    """Row key of q variant ``kind`` read ``d`` grid steps after its first split."""
+    return kind if d == 0 else f"{kind}+{d}"
+
+
+def build(items: Sequence[Any], preps: dict[str, Any], bases: dict[str, Any], nested: bool,
+          steps: Sequence[int] = (0,)) -> dict[tuple[str, tuple[int, int], str], dict[str, Any]]:
+    """Rows per (q variant and step, context, page); context ``(k, j)`` as in
+    :mod:`eval.select_l1`."""
     from eval.cv import score
-    from webseg.select import split_cuts
+    from webseg.select import split_cuts, whole_features
     from webseg.treecut import best_cut, cut_labels, fit_q, pair_stats
 
     folds = sorted({it.fold for it in items})
@@ -157,26 +147,27 @@ def build(items: Sequence[Any], preps: dict[str, Any], bases: dict[str, Any], ne
                         continue
                     p, b = preps[it.id], bases[it.id]
                     q1 = model.predict(p.X)
-                    cuts, w = split_cuts(p.tree, p.pairs, q1, (0,))
-                    c1 = cuts.get(0)
-                    lab_split = cut_labels(p.tree, c1) if c1 is not None else np.asarray(b["vips1"])
+                    cuts, w = split_cuts(p.tree, p.pairs, q1, steps)
                     root = np.array([0], dtype=np.int64)
                     lab_whole = cut_labels(p.tree, root)
-                    nv = len(set(np.asarray(b["vips1"]).tolist()) - {-1})
-                    r = {"log_w": float(np.log(w)) if np.isfinite(w) else NEVER,
-                         "margin": split_margin(p.tree, p.pairs * (2 * q1 - 1))
-                         / max(float(p.pairs[0]), 1.0),
-                         "vips_whole": nv <= 1,
-                         "ari_split": score(it.gold[1], lab_split)["ari"],
-                         "ari_whole": score(it.gold[1], lab_whole)["ari"]}
-                    if j == k:
-                        g2 = p.pairs * (q2.predict(p.X) * (1 + W2) - W2)
-                        r["lab1"] = {"split": lab_split, "whole": lab_whole}
-                        r["lab2"] = {
-                            "split": (cut_labels(p.tree, best_cut(p.tree, g2, c1.tolist()))
-                                      if c1 is not None else np.asarray(b["vips2"])),
-                            "whole": cut_labels(p.tree, best_cut(p.tree, g2, [0]))}
-                    rows[kind, (k, j), it.id] = r
+                    feats = whole_features(p.tree, p.pairs, q1, w, b["vips1"])
+                    ari_whole = score(it.gold[1], lab_whole)["ari"]
+                    g2 = p.pairs * (q2.predict(p.X) * (1 + W2) - W2) if j == k else None
+                    for d in steps:
+                        c1 = cuts.get(d)
+                        lab_split = (cut_labels(p.tree, c1) if c1 is not None
+                                     else np.asarray(b["vips1"]))
+                        r: dict[str, Any] = dict(feats, ari_whole=ari_whole,
+                                                 ari_split=score(it.gold[1], lab_split)["ari"])
+                        if g2 is not None:
+                            # level 2 as webseg.select.segment: inside the split cut (the
+                            # root if the tree cut never splits) whether level 1 is whole
+                            in_whole = cut_labels(p.tree, best_cut(
+                                p.tree, g2, c1.tolist() if c1 is not None else [0]))
+                            r["lab1"] = {"split": lab_split, "whole": lab_whole}
+                            r["lab2"] = {"split": in_whole if c1 is not None
+                                         else np.asarray(b["vips2"]), "whole": in_whole}
+                        rows[qname(kind, d), (k, j), it.id] = r
         log(f"fold {k}: rows done")
     return rows
 
@@ -208,6 +199,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--select-run", type=Path,
                     help="per_page.csv of the matching eval.select_l1 run (current select); "
                          "default eval/results/cv/select[-oof]/per_page.csv")
+    ap.add_argument("--ship", type=Path, help="also choose the variant by leave-one-fold-out "
+                    "over all four folds' out-of-fold rows, fit its threshold (and q) on all "
+                    "pages and write the selector model (JSON)")
+    ap.add_argument("--steps", default="0",
+                    help="first-split steps d to choose among (comma-separated; default 0, "
+                         "the shipped reading; 0,2,4 also chooses d on the training folds)")
     ap.add_argument("--diagnose", action="store_true",
                     help="print training-fold diagnostics only (fold 0 held out, never scored)")
     args = ap.parse_args(argv)
@@ -218,10 +215,11 @@ def main(argv: list[str] | None = None) -> int:
     preps = {it.id: prepare(it.page, bases[it.id]) for it in items}
     items = [it for it in items if preps[it.id] is not None]
     log(f"{len(items)} pages prepared, {time.perf_counter() - t0:.0f} s")
-    rows = build(items, preps, bases, nested)
+    steps = [int(x) for x in args.steps.split(",")]
+    rows = build(items, preps, bases, nested, steps)
     folds = sorted({it.fold for it in items})
     by_fold = {k: [it for it in items if it.fold == k] for k in folds}
-    variants = [(q, rule) for q in QS for rule in RULES]
+    variants = [(qname(q, d), rule) for d in steps for q in QS for rule in RULES]
 
     def ctx(k: int, j: int) -> tuple[int, int]:
         return (k, j) if nested else (j, j)
@@ -282,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     for d in summ:
         print(json.dumps(d))
     print("selected per fold:", choices["selected"])
+    if args.ship:
+        choices["shipped"] = ship(args, items, preps, rows, by_fold, variants)
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         write_csv(args.out / "per_page.csv", recs, list(recs[0]))
@@ -291,6 +291,49 @@ def main(argv: list[str] | None = None) -> int:
         (args.out / "choices.json").write_text(json.dumps(choices, indent=1) + "\n",
                                                encoding="utf-8")
     return 0
+
+
+def ship(args: argparse.Namespace, items: Sequence[Any], preps: dict[str, Any],
+         rows: dict[Any, dict[str, Any]], by_fold: dict[int, list[Any]],
+         variants: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """The shipped selector: variant by leave-one-fold-out over the four folds' out-of-fold
+    rows (the rule each outer fold used, on all 81 pages), threshold on all of them, q refitted
+    on every page (``frac``: the shipped tree-cut model's own level-1 q, the same fit)."""
+    from webseg.select import SelectModel, candidate_names
+    from webseg.treecut import fit_q, pair_stats
+
+    folds = sorted(by_fold)
+
+    def oof(q: str, fs: Sequence[int]) -> list[dict[str, Any]]:
+        return [rows[q, (j, j), it.id] for j in fs for it in by_fold[j]]
+
+    lofo = {}
+    for q, rule in variants:
+        a = []
+        for j in folds:
+            t = fit_t(rule, oof(q, [f for f in folds if f != j]))
+            a += apply(rule, t, oof(q, [j]))
+        lofo[f"{q}/{rule}"] = round(float(np.mean(a)), 4)
+    best = max(lofo, key=lambda v: lofo[v])
+    q, rule = best.split("/", 1)
+    t = fit_t(rule, oof(q, folds))
+    kind, _, dd = q.partition("+")
+    q1 = None
+    if kind != "frac":
+        pt = [q_targets(preps[it.id].tree, preps[it.id].pairs,
+                        pair_stats(preps[it.id].tree, it.gold[1])[1].astype(float), kind)
+              for it in items]
+        q1 = fit_q([preps[it.id].X for it in items], [p for p, _ in pt], [s for _, s in pt],
+                   C_TREECUT).to_dict()
+    info = {"command": "python -m eval.select_whole " + " ".join(sys.argv[1:]),
+            "pages": len(items), "dataset": args.data.name, "variant": best,
+            "q": q, "lofo_ari": lofo}
+    model = SelectModel("fixed", candidate_names(), f"split+{dd or 0}", info=info, whole=rule,
+                        whole_t=float(t) if np.isfinite(t) else None, q1=q1)
+    args.ship.parent.mkdir(parents=True, exist_ok=True)
+    model.save(args.ship)
+    log(f"selector model ({best}, t {t}) -> {args.ship}")
+    return {"variant": best, "t": float(t) if np.isfinite(t) else None, "lofo_ari": lofo}
 
 
 def diagnose(rws: Any, folds: Sequence[int], variants: Sequence[tuple[str, str]]) -> None:
@@ -303,7 +346,7 @@ def diagnose(rws: Any, folds: Sequence[int], variants: Sequence[tuple[str, str]]
         a_w = np.array([r["ari_whole"] for r in rs])
         lw = np.array([r["log_w"] for r in rs])
         mg = np.array([r["margin"] for r in rs])
-        vw = np.array([r["vips_whole"] for r in rs])
+        vw = np.array([r["vips_whole"] for r in rs], dtype=bool)
         better = a_w > a_s + 0.01
         print(f"{q}: split {a_s.mean():.3f}, per-page max(split, whole) "
               f"{np.maximum(a_s, a_w).mean():.3f}, whole better on {better.sum()}/{len(rs)}; "
@@ -319,9 +362,12 @@ def diagnose(rws: Any, folds: Sequence[int], variants: Sequence[tuple[str, str]]
 
 def summarise(recs: list[dict[str, Any]], folds: Sequence[int], wilcoxon: Any,
               current: dict[str, float]) -> list[dict[str, Any]]:
-    """Mean ARI / NMI / segments per method and level, fold std., paired tests vs ``vips1``
-    and (level 1) vs the current ``select``."""
+    """Mean ARI / NMI / segments per method and level, fold std., paired tests vs ``vips1``,
+    vs the current ``select`` as evaluated by eval.select_l1 (level 1, ``select:fixed``: its
+    candidate chosen on the training folds) and vs :data:`SHIPPED` (what ``select`` ships:
+    ``split+0``)."""
     ref = {(r["page"], r["level"]): r["ari"] for r in recs if r["method"] == "vips1"}
+    ref0 = {(r["page"], r["level"]): r["ari"] for r in recs if r["method"] == SHIPPED}
 
     def paired(a: np.ndarray, v: np.ndarray, tag: str) -> dict[str, Any]:
         diff = a - v
@@ -347,6 +393,8 @@ def summarise(recs: list[dict[str, Any]], folds: Sequence[int], wilcoxon: Any,
                 d.update(paired(a, np.array([ref[r["page"], lv] for r in rs]), "vips"))
             if lv == 1 and current:
                 d.update(paired(a, np.array([current[r["page"]] for r in rs]), "select"))
+            if m != SHIPPED:
+                d.update(paired(a, np.array([ref0[r["page"], lv] for r in rs]), "split0"))
             out.append(d)
     return out
 

@@ -18,14 +18,18 @@ from webseg.segmenters import get_segmenter
 from webseg.select import (
     PAGE_FEATURES,
     SPLIT_WS,
+    WHOLE_RULES,
     SelectModel,
     ari,
     candidate_labels,
     candidate_names,
     feature_names,
+    keep_whole,
     page_features,
     segment,
     split_cuts,
+    split_margin,
+    whole_features,
 )
 from webseg.treecut import base_labels, best_cut, fit, prepare
 
@@ -81,7 +85,7 @@ def test_model_roundtrip_and_bad_files(tmp_path):
         SelectModel("fixed", names, "nope")
     with pytest.raises(ValueError, match="unknown selector kind"):
         SelectModel("gbr", names, "vips1")
-    with pytest.raises(FileNotFoundError, match="eval.select_l1"):
+    with pytest.raises(FileNotFoundError, match="eval.select_whole"):
         SelectModel.load(tmp_path / "missing.json")
 
 
@@ -155,3 +159,87 @@ def test_shipped_ridge_picks_as_the_evaluated_one(inter):
         assert np.allclose(model.scores(Z), sel(Z))
     assert model.pick(cands, bases, prep.tree, q1, w) == names[int(np.argmax(sel(X)))]
 
+
+
+# ---------------------------------------------------------------------- keep the page whole
+@settings(max_examples=60, deadline=None)
+@given(random_pages(), st.integers(0, 2**31 - 1), st.floats(0.05, 8.0))
+def test_split_margin_is_positive_iff_the_cut_splits_the_root(page, seed, w):
+    tree = content_tree(page)
+    nl = (tree.leaf_hi - tree.leaf_lo).astype(float)
+    pairs = nl * (nl - 1) / 2
+    q = np.random.default_rng(seed).uniform(size=tree.n)
+    gain = pairs * (q * (1 + w) - w)
+    m = split_margin(tree, gain)
+    cut = best_cut(tree, gain)
+    if abs(m) > 1e-9:
+        assert (m > 0) == (len(cut) >= 2 or not np.array_equal(cut, [0]))
+
+
+def test_keep_whole_rules():
+    f = {"log_w": 1.0, "margin": 0.2, "vips_whole": 0.0}
+    assert not any(keep_whole(r, None, f) for r in WHOLE_RULES)
+    assert keep_whole("wsplit", 1.0, f) and not keep_whole("wsplit", 1.5, f)
+    assert keep_whole("margin", -0.2, f) and not keep_whole("margin", -0.1, f)
+    v = dict(f, vips_whole=1.0)
+    assert keep_whole("vips", None, v) and keep_whole("vips|wsplit", 5.0, v)
+    assert not keep_whole("none", -np.inf, v)
+    with pytest.raises(ValueError, match="keep-whole"):
+        keep_whole("bogus", None, f)
+    with pytest.raises(ValueError, match="keep-whole"):
+        SelectModel("fixed", candidate_names(), "split+0", whole="bogus")
+
+
+def test_model_roundtrip_keeps_whole_rule_and_own_q(tmp_path):
+    page = two_column_page()
+    tc = _treecut_model(page)
+    m = SelectModel("fixed", candidate_names(), "split+0", whole="vips|wsplit", whole_t=1.5,
+                    q1=tc.q[2].to_dict())
+    m.save(tmp_path / "s.json")
+    m2 = SelectModel.load(tmp_path / "s.json")
+    assert (m2.whole, m2.whole_t) == ("vips|wsplit", 1.5)
+    X = prepare(page).X
+    assert np.allclose(m2.q_model(tc).predict(X), tc.q[2].predict(X))
+    assert np.allclose(SelectModel("fixed", candidate_names(), "split+0").q_model(tc).predict(X),
+                       tc.q[1].predict(X))
+
+
+def test_whole_page_keeps_level_two_of_the_split():
+    page = two_column_page()
+    tc = _treecut_model(page)
+    names = candidate_names()
+    split = segment(page, SelectModel("fixed", names, "split+0"), tc)
+    whole = segment(page, SelectModel("fixed", names, "split+0", whole="wsplit", whole_t=-1e9),
+                    tc)
+    assert whole.params["whole"] and not split.params["whole"]
+    assert len(np.unique(whole.leaf_labels(1))) == 1
+    assert ari(whole.leaf_labels(2), split.leaf_labels(2)) == pytest.approx(1.0)
+    # a rule that does not fire changes nothing
+    same = segment(page, SelectModel("fixed", names, "split+0", whole="wsplit", whole_t=1e9), tc)
+    assert same.leaf_labels(1).tolist() == split.leaf_labels(1).tolist()
+    bases = base_labels(page)
+    prep = prepare(page, bases)
+    q1 = tc.q[1].predict(prep.X)
+    _, _, w = candidate_labels(prep.tree, prep.pairs, q1, bases)
+    f = whole_features(prep.tree, prep.pairs, q1, w, bases["vips1"])
+    assert set(f) == {"log_w", "margin", "vips_whole"} and np.isfinite(list(f.values())).all()
+
+
+def test_sep_targets_mark_nodes_the_gold_separates():
+    from eval.select_whole import q_targets
+    from webseg.treecut import pair_stats
+
+    page = two_column_page()
+    tree = prepare(page).tree
+    gold = np.array([0, 0, 0, 1, 1, 1])
+    pairs, same, _ = pair_stats(tree, gold)
+    pairs, same = pairs.astype(float), same.astype(float)
+    p, s = q_targets(tree, pairs, same, "sep")
+    assert np.array_equal(p, pairs)
+    assert s[0] == 0 and np.all((s == 0) | (s == p))  # the root mixes both blocks
+    pt, st_ = q_targets(tree, pairs, same, "sep-top")
+    keep = pt > 0
+    assert keep[0] and np.all(st_[keep] == np.where(same >= pairs, pairs, 0)[keep])
+    for v in range(1, tree.n):  # only the root and children of separated nodes train
+        if pairs[v] > 0 and same[tree.parent[v]] >= pairs[tree.parent[v]]:
+            assert not keep[v]

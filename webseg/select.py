@@ -21,6 +21,17 @@ so the tree cut's granularity is chosen per page. A :class:`SelectModel` picks o
 (one candidate for every page, chosen on the training pages) or ``ridge`` (the candidate with the
 highest predicted level-1 ARI from the features above). The shipped model is ``fixed`` /
 ``split+0``: in 4-fold CV no learned per-page choice beat it (``eval/results/cv`` section 5).
+
+Two refinements of that reading (``eval/select_whole.py``, ``eval/results/cv`` section 6):
+
+* **keep the page whole** (:data:`WHOLE_RULES`, :func:`keep_whole`): the first split always
+  cuts, while the gold keeps some pages as one level-1 block (any split scores ~0 there); the
+  shipped rule is ``vips``: level 1 is the whole page when VIPS returns one level-1 segment
+  (level 2 stays the tree cut's, inside the first split);
+* **a level-1 q trained for the first split** (``SelectModel.q1``): a logistic model of "all of
+  the node's leaves are in one gold level-1 block" (the node's children are not separated at
+  level 1) instead of the same-block pair fraction - at small pair weights the cut then keeps
+  exactly the maximal one-block nodes.
 """
 
 from __future__ import annotations
@@ -35,8 +46,9 @@ import numpy as np
 
 from webseg.page import Page
 
-__all__ = ["SPLIT_STEPS", "SPLIT_WS", "SelectModel", "ari", "candidate_labels",
-           "candidate_names", "page_features", "segment", "split_cuts"]
+__all__ = ["SPLIT_STEPS", "SPLIT_WS", "WHOLE_RULES", "SelectModel", "ari", "candidate_labels",
+           "candidate_names", "keep_whole", "page_features", "segment", "split_cuts",
+           "split_margin", "whole_features"]
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 
@@ -126,6 +138,51 @@ def candidate_labels(tree: Any, pairs: np.ndarray, q1: np.ndarray,
     return out, tcuts, w_split
 
 
+# ---------------------------------------------------------------------- keep the page whole
+#: Rules for keeping a page whole instead of taking its first split (``eval/select_whole.py``):
+#: ``none``; ``vips`` (VIPS returns one level-1 segment); ``wsplit`` (the first-split weight,
+#: log w, >= t; a page never split counts as log w = 99); ``margin`` (the root's split advantage
+#: at w = 1 per root pair, :func:`split_margin`, <= -t); ``vips|wsplit``.
+WHOLE_RULES = ("none", "vips", "wsplit", "margin", "vips|wsplit")
+NEVER_SPLIT = 99.0
+
+
+def split_margin(tree: Any, gain: np.ndarray) -> float:
+    """(sum of the root's children's best sub-cut gains) - (root gain): > 0 iff the best cut
+    under ``gain`` splits the root."""
+    g = np.where(tree.is_leaf, 0.0, np.asarray(gain, dtype=np.float64))
+    split = np.zeros(tree.n)
+    for v in range(tree.n - 1, 0, -1):
+        split[tree.parent[v]] += g[v] if tree.is_leaf[v] else max(g[v], split[v])
+    return float(split[0] - g[0])
+
+
+def whole_features(tree: Any, pairs: np.ndarray, q1: np.ndarray, w_split: float,
+                   vips1: np.ndarray, margin: bool = True) -> dict[str, float]:
+    """What the keep-whole rules read: ``log_w`` (first-split weight), ``margin`` (root split
+    advantage at w = 1 per root pair; NaN unless ``margin``: one more pass over the tree),
+    ``vips_whole`` (1.0 iff VIPS gives one segment)."""
+    nv = len(set(np.asarray(vips1).tolist()) - {-1})
+    m = (split_margin(tree, pairs * (2 * q1 - 1)) / max(float(pairs[0]), 1.0) if margin
+         else float("nan"))
+    return {"log_w": float(np.log(w_split)) if np.isfinite(w_split) else NEVER_SPLIT,
+            "margin": m, "vips_whole": float(nv <= 1)}
+
+
+def keep_whole(rule: str, t: float | None, f: dict[str, float]) -> bool:
+    """Whether ``rule`` with threshold ``t`` (None: no threshold) keeps the page whole."""
+    if rule not in WHOLE_RULES:
+        raise ValueError(f"unknown keep-whole rule {rule!r} ({', '.join(WHOLE_RULES)})")
+    tt = np.inf if t is None else t
+    if rule in ("vips", "vips|wsplit") and f["vips_whole"]:
+        return True
+    if rule in ("wsplit", "vips|wsplit"):
+        return f["log_w"] >= tt
+    if rule == "margin":
+        return -f["margin"] >= tt
+    return False
+
+
 def _own(lab: np.ndarray) -> list[float]:
     lab = np.asarray(lab)
     n = max(lab.size, 1)
@@ -184,13 +241,22 @@ MODEL_VERSION = 1
 @dataclass
 class SelectModel:
     """Which candidate a page gets: ``fixed`` (always ``choice``) or ``ridge`` (the candidate
-    with the highest predicted level-1 ARI, a ridge model over :func:`page_features`)."""
+    with the highest predicted level-1 ARI, a ridge model over :func:`page_features`).
+
+    ``whole`` / ``whole_t``: keep-whole rule (:data:`WHOLE_RULES`) and its threshold, applied
+    when a tree-cut candidate is chosen (level 1 = the whole page, level 2 unchanged);
+    ``q1``: the level-1 tree-cut ``q`` used for the split scan (a
+    :class:`webseg.graphseg.learn.Logistic` dict; None = the tree-cut model's own level-1 q).
+    """
 
     kind: str
     candidates: list[str]
     choice: str | None = None
     ridge: dict[str, Any] | None = None
     info: dict[str, Any] = field(default_factory=dict)
+    whole: str = "none"
+    whole_t: float | None = None
+    q1: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in ("fixed", "ridge"):
@@ -199,6 +265,14 @@ class SelectModel:
             raise ValueError(f"fixed choice {self.choice!r} is not a candidate")
         if self.kind == "ridge" and self.ridge is None:
             raise ValueError("a ridge selector needs its coefficients")
+        if self.whole not in WHOLE_RULES:
+            raise ValueError(f"unknown keep-whole rule {self.whole!r}")
+
+    def q_model(self, treecut: Any) -> Any:
+        """The level-1 q of the split scan: this model's own, or the tree-cut model's."""
+        from webseg.graphseg.learn import Logistic
+
+        return Logistic.from_dict(self.q1) if self.q1 is not None else treecut.q[1]
 
     def pick(self, cands: dict[str, np.ndarray], bases: dict[str, np.ndarray], tree: Any,
              q1: np.ndarray, w_split: float) -> str:
@@ -223,7 +297,8 @@ class SelectModel:
         return {"schema": MODEL_SCHEMA, "version": MODEL_VERSION, "kind": self.kind,
                 "candidates": self.candidates, "features": feature_names(self.candidates),
                 "split_ws": list(SPLIT_WS), "split_steps": list(SPLIT_STEPS),
-                "choice": self.choice, "ridge": self.ridge, "info": self.info}
+                "choice": self.choice, "ridge": self.ridge, "whole": self.whole,
+                "whole_t": self.whole_t, "q1": self.q1, "info": self.info}
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
@@ -233,7 +308,7 @@ class SelectModel:
         path = Path(path) if path else MODELS_DIR / "select.json"
         if not path.is_file():
             raise FileNotFoundError(f"selector model {path} not found; train it with python -m "
-                                    "eval.select_l1 --data DIR --rows oof --ship FILE")
+                                    "eval.select_whole --data DIR --rows oof --ship FILE")
         d = json.loads(path.read_text(encoding="utf-8"))
         if d.get("schema") != MODEL_SCHEMA or d.get("version") != MODEL_VERSION:
             raise ValueError(f"{path} is not a selector model of version {MODEL_VERSION}")
@@ -242,7 +317,7 @@ class SelectModel:
             raise ValueError(f"{path}: its candidates or features differ from this webseg's; "
                              "retrain it")
         return cls(d["kind"], d["candidates"], d.get("choice"), d.get("ridge"),
-                   d.get("info", {}))
+                   d.get("info", {}), d.get("whole", "none"), d.get("whole_t"), d.get("q1"))
 
 
 def interact(X: np.ndarray, n_cands: int, n_page: int, page_lo: int) -> np.ndarray:
@@ -272,14 +347,22 @@ def segment(page: Page, model: SelectModel, treecut: Any, name: str = "select") 
     prep = prepare(page, bases)
     if prep is None:
         return Segmentation(page, [], name, {})
-    q1 = treecut.q[1].predict(prep.X)
+    q1 = model.q_model(treecut).predict(prep.X)
     cands, cuts, w_split = candidate_labels(prep.tree, prep.pairs, q1, bases)
     choice = model.pick(cands, bases, prep.tree, q1, w_split)
-    params = {"choice": choice, "w_split": w_split if np.isfinite(w_split) else None}
-    if choice in cuts:
-        c1 = cuts[choice]
+    params: dict[str, Any] = {"choice": choice,
+                              "w_split": w_split if np.isfinite(w_split) else None}
+    whole = choice.startswith("split") and model.whole != "none" and keep_whole(
+        model.whole, model.whole_t,
+        whole_features(prep.tree, prep.pairs, q1, w_split, bases["vips1"],
+                       margin=model.whole == "margin"))
+    if whole or choice in cuts:
+        # level 2 inside the first-split cut whether or not level 1 keeps the page whole
+        root = np.array([0], dtype=np.int64)
+        c1 = cuts.get(choice, root)
         c2 = best_cut(prep.tree, treecut.gains(prep.X, prep.pairs, 2), roots=c1.tolist())
-        return cut_segmentation(page, prep.tree, c1, c2, name, params)
+        params["whole"] = whole
+        return cut_segmentation(page, prep.tree, root if whole else c1, c2, name, params)
     src = segs["dom" if choice == "dom1" else "vips"]
     if choice.startswith("split"):
         params["choice"] = "vips1"  # the tree cut never splits this page

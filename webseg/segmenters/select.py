@@ -2,9 +2,10 @@
 
 See :mod:`webseg.select`. Runs ``dom``, ``vips`` and ``blockfusion`` (the tree cut's inputs),
 the shipped tree-cut model (``webseg/models/treecut.json``) and the selector model
-(``webseg/models/select.json``, trained on all 81 kreuzer-random pages by
-``python -m eval.select_l1 --rows oof --ship``; 4-fold CV in ``eval/results/cv/select``), so it is
-slower than any one of them (``bench/segment.py``).
+(``webseg/models/select.json``: first split of a level-1 q trained for it, the whole page where
+VIPS returns one segment; trained on all 81 kreuzer-random pages by
+``python -m eval.select_whole --rows oof --ship``; 4-fold CV in
+``eval/results/cv/select-whole``), so it is slower than any one of them (``bench/segment.py``).
 """
 
 from __future__ import annotations
