@@ -15,7 +15,7 @@ folds only:
    the first-split weight ``w`` >= t: the tree cut needs a large pair weight to split the page,
    i.e. the model sees it as one block; pages it never splits are whole too), ``margin`` (whole
    iff the root's split advantage at ``w`` = 1, ``(sum of children's best - root gain) /
-   root pairs``, is <= t), ``vips|wsplit``. ``t`` is fitted on the training rows (the value
+   root pairs``, is <= -t), ``vips|wsplit``. ``t`` is fitted on the training rows (the value
    maximising their mean level-1 ARI; ties -> the fewest whole pages).
 2. **Level-1 model trained for the first split** (``QS``): ``frac`` (shipped: logistic model of
    the same-block pair fraction, C = 0.1), ``sep`` (binary target: the node's leaves are all in
@@ -27,13 +27,21 @@ Rows (as :mod:`eval.select_l1`): fold *k*'s pages with models fitted on the othe
 (test rows); the training rows of fold *j* != *k* come from models fitted on the two folds
 that are neither *k* nor *j* (``--rows nested``) or on the three folds other than *j*
 (``--rows oof``). ``selected``: per outer fold, the (q, rule) pair with the best
-leave-one-fold-out mean ARI over its three training folds (``t`` refitted per inner split),
-then ``t`` refitted on the three folds. Level 2: the tree cut's level-2 cut (``frac`` q,
-w = 1) inside the level-1 cut (the root for a whole page; VIPS level 2 where the tree cut never
-splits and the rule keeps it split, as ``select`` falls back to VIPS).
+leave-one-fold-out mean ARI over its three training folds (``t`` refitted per inner split; ties
+-> the first in variant order, i.e. ``frac`` before ``sep``, ``none`` before the rules, step 0
+first), then ``t`` refitted on the three folds. ``--steps 0,2,4`` also chooses the grid step
+*d* after the first split (as ``select_l1``'s ``fixed`` does). Level 2, as
+:func:`webseg.select.segment`: the tree cut's level-2 cut (``frac`` q fitted on the other folds,
+w = 1) inside the first-split cut whether or not level 1 keeps the page whole (inside the root
+for a whole page the tree cut never splits; VIPS level 2 where it never splits and the rule
+does not keep it whole, as ``select`` falls back to VIPS).
+
+``--ship FILE``: the variant chosen by the same rule over all four folds' out-of-fold rows, its
+``t`` and (not ``frac``) its q fitted on all pages, as a :class:`webseg.select.SelectModel`.
 
 Outputs in ``--out``: ``per_page.csv``, ``summary.csv`` (means, fold std., paired Wilcoxon vs
-``vips1`` and vs the current ``select``), ``choices.json``.
+``vips1``, vs the current ``select`` as ``select_l1`` evaluated it, and vs ``split+0``),
+``choices.json``.
 """
 
 from __future__ import annotations
