@@ -12,7 +12,8 @@ BM25 k1/b, field weights, passage evidence and feedback parameters on the dev co
 (grid search and coordinate ascent, mean MAP; resumable trace) and writes them to
 ``eval/results/prf/content/chosen.json``; ``python -m eval.prf.content report --web ...``
 scores every system with those parameters on the given web versions and writes the tables;
-``lucene`` adds the Lucene-backend rows of a web version; ``summarize`` the targets tables.
+``lucene`` adds the Lucene-backend rows of a web version; ``summarize`` the targets tables;
+``clean --web cacm,cranfield,med`` (re)writes only the clean-collection tables.
 """
 
 from __future__ import annotations
@@ -349,12 +350,27 @@ def _clean_index(name: str, data: Path, tmp: Path) -> tuple[Any, Collection]:
     return ix, coll
 
 
-def clean_table(name: str, data: Path, chosen: dict[str, Any], log: Callable[[str], None]
-                ) -> dict[str, Any]:
+def _have_lucene() -> bool:
+    try:
+        from ir.lucene import require
+
+        require()
+    except ImportError:
+        return False
+    return True
+
+
+def clean_table(name: str, data: Path, chosen: dict[str, Any], log: Callable[[str], None],
+                anserini: bool | None = None) -> dict[str, Any]:
     """Clean-collection rows: BM25 with the chosen parameters (the ceiling of the web
     versions), rank-bm25's defaults, and Anserini's regression parameters (k1 0.9, b 0.4,
-    RM3 10/10/0.5) on the embedded backend as the reference."""
+    RM3 10/10/0.5) on the embedded backend; with pyserini installed (``anserini`` None:
+    when importable) also Anserini itself with those defaults and its own English analyzer
+    (:mod:`eval.prf.anserini_ref`), the reference row the issue asks for."""
     import tempfile
+
+    if anserini is None:
+        anserini = _have_lucene()
 
     from ir import Index
 
@@ -369,6 +385,12 @@ def clean_table(name: str, data: Path, chosen: dict[str, Any], log: Callable[[st
                    System("rm3 (chosen)", best, "rm3", chosen["rm3"]),
                    System("rm3 (Anserini parameters)", ans, "rm3",
                           {"fb_docs": 10, "fb_terms": 10, "orig_weight": 0.5})]
+        if anserini:
+            from eval.prf.anserini_ref import AnseriniText, build_anserini_index
+
+            ref = AnseriniText(build_anserini_index(coll.docs, Path(tmp) / "anserini"))
+            systems += [System("Anserini bm25 (its analyzer, k1 0.9, b 0.4)", ref),
+                        System("Anserini rm3 (its analyzer, 10/10/0.5)", ref, "anserini-rm3")]
         res = score_systems(systems, coll, baseline="bm25 (chosen k1, b)", log=log)
     write_tables(res, RESULTS / f"{name}-clean", f"{name}, clean text",
                  "Clean collection (plain-text documents); embedded backend.")
@@ -515,7 +537,8 @@ def summarize(names: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.prf.content", description=__doc__)
-    ap.add_argument("command", choices=["index", "tune", "report", "summarize", "lucene"])
+    ap.add_argument("command",
+                    choices=["index", "tune", "report", "summarize", "lucene", "clean"])
     ap.add_argument("--web", required=True, help="web version folder(s), comma-separated")
     ap.add_argument("--data", default="../shared/data/ir")
     ap.add_argument("--parts", default="content,peer", help="index: content, peer or both")
@@ -541,6 +564,10 @@ def main(argv: list[str] | None = None) -> int:
     elif a.command == "lucene":
         for w in webs:
             lucene_report(w, model)
+    elif a.command == "clean":  # --web names the clean collections (cacm,cranfield,med)
+        chosen = json.loads((RESULTS / "chosen.json").read_text())
+        for w in webs:
+            clean_table(w.name.split("-k")[0], Path(a.data), chosen, _log)
     else:
         report(webs, Path(a.data), model=model, rows_set=a.rows)
     return 0
