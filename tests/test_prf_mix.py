@@ -27,3 +27,10 @@ def test_ends_are_the_two_methods_and_bad_alpha_is_refused():
     assert mix(r, b, 0.5) == pytest.approx({"a": 0.75, "x": 0.15, "y": 0.1})
     with pytest.raises(ValueError):
         mix(r, b, 1.5)
+
+
+def test_block_sweep_refuses_unknown_parameters(tmp_path):
+    from eval.prf.block_sweep import sweep
+
+    with pytest.raises(ValueError, match="not a block-PRF parameter"):
+        sweep(tmp_path, "no_such_param", [0.0])
