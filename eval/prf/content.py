@@ -12,7 +12,8 @@ BM25 k1/b, field weights, passage evidence and feedback parameters on the dev co
 (grid search and coordinate ascent, mean MAP; resumable trace) and writes them to
 ``eval/results/prf/content/chosen.json``; ``python -m eval.prf.content report --web ...``
 scores every system with those parameters on the given web versions and writes the tables;
-``lucene`` adds the Lucene-backend rows of a web version; ``summarize`` the targets tables.
+``lucene`` adds the Lucene-backend rows of a web version; ``summarize`` the targets tables;
+``clean --web cacm,cranfield,med`` (re)writes only the clean-collection tables.
 """
 
 from __future__ import annotations
@@ -349,12 +350,27 @@ def _clean_index(name: str, data: Path, tmp: Path) -> tuple[Any, Collection]:
     return ix, coll
 
 
-def clean_table(name: str, data: Path, chosen: dict[str, Any], log: Callable[[str], None]
-                ) -> dict[str, Any]:
+def _have_lucene() -> bool:
+    try:
+        from ir.lucene import require
+
+        require()
+    except ImportError:
+        return False
+    return True
+
+
+def clean_table(name: str, data: Path, chosen: dict[str, Any], log: Callable[[str], None],
+                anserini: bool | None = None) -> dict[str, Any]:
     """Clean-collection rows: BM25 with the chosen parameters (the ceiling of the web
     versions), rank-bm25's defaults, and Anserini's regression parameters (k1 0.9, b 0.4,
-    RM3 10/10/0.5) on the embedded backend as the reference."""
+    RM3 10/10/0.5) on the embedded backend; with pyserini installed (``anserini`` None:
+    when importable) also Anserini itself with those defaults and its own English analyzer
+    (:mod:`eval.prf.anserini_ref`), the reference row the issue asks for."""
     import tempfile
+
+    if anserini is None:
+        anserini = _have_lucene()
 
     from ir import Index
 
@@ -369,9 +385,18 @@ def clean_table(name: str, data: Path, chosen: dict[str, Any], log: Callable[[st
                    System("rm3 (chosen)", best, "rm3", chosen["rm3"]),
                    System("rm3 (Anserini parameters)", ans, "rm3",
                           {"fb_docs": 10, "fb_terms": 10, "orig_weight": 0.5})]
+        if anserini:
+            from eval.prf.anserini_ref import AnseriniText, build_anserini_index
+
+            ref = AnseriniText(build_anserini_index(coll.docs, Path(tmp) / "anserini"))
+            systems += [System("Anserini bm25 (its analyzer, k1 0.9, b 0.4)", ref),
+                        System("Anserini rm3 (its analyzer, 10/10/0.5)", ref, "anserini-rm3")]
         res = score_systems(systems, coll, baseline="bm25 (chosen k1, b)", log=log)
     write_tables(res, RESULTS / f"{name}-clean", f"{name}, clean text",
-                 "Clean collection (plain-text documents); embedded backend.")
+                 "Clean collection (plain-text documents); embedded backend, except the "
+                 "`Anserini ...` rows: Anserini 1.7.1 itself (pyserini), its own index of "
+                 "title + text with its DefaultEnglishAnalyzer (Porter, Lucene's English stop "
+                 "words) and its regression defaults (`eval.prf.anserini_ref`).")
     return res
 
 
@@ -492,6 +517,71 @@ def _target_row(name: str, chosen: dict[str, Any], suffix: str) -> str | None:
             f"{v('rm3-page')} | {ratio} |")
 
 
+def _targets_met(name: str, chosen: dict[str, Any], suffix: str) -> str | None:
+    """One row of the per-target verdicts (yes/no with the margin) of a web version."""
+    f = RESULTS / f"{name}{suffix}" / "summary.json"
+    if not f.exists():
+        return None
+    r = json.loads(f.read_text())
+    m = {row["system"]: row["AP"] for row in r["rows"]}
+    need = ("bm25-trafilatura", "rm3-page")
+    if any(k not in m for k in need):
+        return None
+    dflt = next(v for k, v in m.items() if k.endswith("= default"))
+    blk = m[f"blocks({chosen['blocks']['source']}) content, default index"]
+    c = r["clean_bm25_map"]
+
+    def verdict(x: float, ref: float) -> str:
+        return f"{'yes' if x >= ref else '**no**'} ({x / ref:.3f})"
+
+    role = "dev" if name in chosen["dev"] else "test"
+    return (f"| {name}{suffix} | {role} | {verdict(dflt, 0.95 * c)} | "
+            f"{verdict(dflt, m['bm25-trafilatura'])} | {verdict(blk, dflt)} | "
+            f"{verdict(blk, 1.15 * m['rm3-page'])} |")
+
+
+def _per_topic_ap(folder: Path) -> dict[str, dict[str, float]]:
+    import csv
+
+    out: dict[str, dict[str, float]] = {}
+    with (folder / "per_topic.csv").open(encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            out.setdefault(row["system"], {})[row["qid"]] = float(row["AP"])
+    return out
+
+
+def _lucene_row(name: str, chosen: dict[str, Any], suffix: str) -> str | None:
+    """Lucene vs embedded on one web version: MAP of each pair with the paired t-test p."""
+    from eval.prf.measures import paired_tests
+
+    folder = RESULTS / f"{name}-lucene"
+    if not (folder / "summary.json").exists():
+        return None
+    per = _per_topic_ap(folder)
+
+    def mean(k: str) -> float:
+        return sum(per[k].values()) / len(per[k])
+
+    def pair(lu: str, em: str) -> str:
+        p = paired_tests(per[lu], per[em])[0]
+        return f"{mean(lu):.4f} vs {mean(em):.4f} ({mean(lu) - mean(em):+.4f}, p {p:.3f})"
+
+    rm3 = max(abs(per["rm3-page (lucene, our RM3)"][q] - per["anserini-rm3 page (lucene)"][q])
+              for q in per["anserini-rm3 page (lucene)"])
+    src = chosen["blocks"]["source"]
+    blk_l = mean(f"blocks({src}) content, lucene fields index")
+    emb = RESULTS / f"{name}{suffix}" / "summary.json"
+    blk_e = "-"
+    if emb.exists():
+        rows = {r["system"]: r["AP"] for r in json.loads(emb.read_text())["rows"]}
+        key = f"blocks({src}) content, default index"
+        blk_e = f"{rows[key]:.4f}" if key in rows else "-"
+    return (f"| {name} | {pair('bm25-page (lucene)', 'bm25-page (embedded)')} | "
+            f"{pair('bm25f (fields, lucene)', 'bm25f (fields, embedded)')} | "
+            f"{pair('rm3-page (lucene, our RM3)', 'rm3-page (embedded)')} | {rm3:.4f} | "
+            f"{blk_l:.4f} | {blk_e} |")
+
+
 def summarize(names: list[str]) -> str:
     """The targets tables over the reported web versions (``targets.md``): one per
     main-content model whose results exist (PageLevel ``<web>/``, blocks ``<web>-blocks/``)."""
@@ -508,6 +598,23 @@ def summarize(names: list[str]) -> str:
         if rows:
             parts.append(f"Main-content model `{model}` (MAP@1000):\n\n"
                          + "\n".join(head + rows) + "\n")
+    model = chosen_model()
+    met = [r for n in names if (r := _targets_met(n, chosen, _suffix(model)))]
+    if met:
+        parts.append(
+            f"Targets per web version (main-content model `{model}`; ratio to the target in "
+            "brackets):\n\n| web version | role | default >= 0.95 x clean BM25 | "
+            "default >= BM25 trafilatura | block PRF >= default (same index) | "
+            "block PRF >= 1.15 x RM3 page |\n|---|---|---|---|---|---|\n"
+            + "\n".join(met) + "\n")
+    luc = [r for n in names if (r := _lucene_row(n, chosen, _suffix(model)))]
+    if luc:
+        parts.append(
+            "Lucene backend vs embedded (MAP@1000, Lucene vs embedded, difference, paired "
+            "t-test p; `python -m eval.prf.content lucene`):\n\n| web version | BM25 page | "
+            "BM25F fields | our RM3 page | max per-topic AP diff, our RM3 vs Anserini RM3 "
+            "(Lucene) | block PRF, Lucene fields index | block PRF, default embedded "
+            "index |\n|---|---|---|---|---:|---:|---:|\n" + "\n".join(luc) + "\n")
     md = "\n".join(parts)
     (RESULTS / "targets.md").write_text(md, encoding="utf-8")
     return md
@@ -515,7 +622,8 @@ def summarize(names: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.prf.content", description=__doc__)
-    ap.add_argument("command", choices=["index", "tune", "report", "summarize", "lucene"])
+    ap.add_argument("command",
+                    choices=["index", "tune", "report", "summarize", "lucene", "clean"])
     ap.add_argument("--web", required=True, help="web version folder(s), comma-separated")
     ap.add_argument("--data", default="../shared/data/ir")
     ap.add_argument("--parts", default="content,peer", help="index: content, peer or both")
@@ -541,6 +649,10 @@ def main(argv: list[str] | None = None) -> int:
     elif a.command == "lucene":
         for w in webs:
             lucene_report(w, model)
+    elif a.command == "clean":  # --web names the clean collections (cacm,cranfield,med)
+        chosen = json.loads((RESULTS / "chosen.json").read_text())
+        for w in webs:
+            clean_table(w.name.split("-k")[0], Path(a.data), chosen, _log)
     else:
         report(webs, Path(a.data), model=model, rows_set=a.rows)
     return 0
