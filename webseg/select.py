@@ -19,8 +19,9 @@ Candidates are ``vips`` and ``dom`` level 1 and the tree cut read at its *first 
 coarsest cut with >= 2 segments over a grid of pair weights ``w``) and a few grid steps finer,
 so the tree cut's granularity is chosen per page. A :class:`SelectModel` picks one: ``fixed``
 (one candidate for every page, chosen on the training pages) or ``ridge`` (the candidate with the
-highest predicted level-1 ARI from the features above). The shipped model is ``fixed`` /
-``split+0``: in 4-fold CV no learned per-page choice beat it (``eval/results/cv`` section 5).
+highest predicted level-1 ARI from the features above). In 4-fold CV no learned per-page
+choice beat ``fixed`` / ``split+0`` (``eval/results/cv`` section 5), so the shipped model is
+that, with the two refinements below (section 6).
 
 Two refinements of that reading (``eval/select_whole.py``, ``eval/results/cv`` section 6):
 
