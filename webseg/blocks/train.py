@@ -46,6 +46,7 @@ from webseg.blocks.align import align_gold, words
 from webseg.blocks.context import CONTEXT_NAMES, context_features
 from webseg.blocks.features import FEATURE_NAMES, LeafFeatures, leaf_features
 from webseg.blocks.gbt import export_hgb
+from webseg.blocks.isotree import cut_decode, leaf_tree, smooth_leaf_scores
 from webseg.datasets import DEFAULT_CACHE, KNOWN_ENCODINGS, cache_path, load_records
 from webseg.page import Page
 
@@ -319,6 +320,10 @@ class Stages:
     #: the decision chosen by the mean over pages instead (diagnostic, ``choose_decision``)
     threshold_by_page: float = 0.5
     fallback_by_page: bool = False
+    #: tree decoders (:mod:`webseg.blocks.isotree`) chosen on the same out-of-fold scores:
+    #: name -> {"c", "penalty", "threshold", "fallback", "f1"} (``choose_tree_decision``);
+    #: ``isotonic``/``cut`` decode stage 2, ``isotonic-s1`` stage 1
+    tree: dict[str, dict[str, Any]] | None = None
 
     def s1(self, X: np.ndarray) -> np.ndarray:
         if not len(X):
@@ -336,7 +341,7 @@ class Stages:
 
 def fit_stages(t: PageTable, pages: np.ndarray, inner_folds: int = 2, log=print,
                max_rows: int = 30, stage2_share: float = 0.5, choose: bool = True,
-               **hgb: Any) -> Stages:
+               tree_decoders: tuple[str, ...] = (), **hgb: Any) -> Stages:
     """Stage 1: one model per inner fold (grouped by site), each scoring the pages it did not
     see - those out-of-fold scores train stage 2; new pages get the mean of the models.
     Stage 2 trains on a ``stage2_share`` of the pages (by hash of the id; scoring every leaf
@@ -390,7 +395,16 @@ def fit_stages(t: PageTable, pages: np.ndarray, inner_folds: int = 2, log=print,
     log(f"    decision: threshold {thr}, fallback {fb} (out-of-fold mean of the sets' mean F1 "
         f"{f1:.4f} on {len(pages2)} training pages; by page: {thr_p}, {fb_p}, {f1_p:.4f}), "
         f"{time.perf_counter() - t0:.0f} s")
-    return Stages(models, m2, thr, fb, thr_p, fb_p)
+    tree: dict[str, dict[str, Any]] = {}
+    if tree_decoders:
+        trees = {int(p): leaf_tree(t.ranges[t.off[p]:t.off[p + 1]]) for p in pages2}
+        for name in tree_decoders:
+            t0 = time.perf_counter()
+            kind = "cut" if name == "cut" else "isotonic"
+            tree[name] = choose_tree_decision(t, pages2, s1 if name.endswith("-s1") else s2,
+                                              kind, trees)
+            log(f"    {name}: {tree[name]}, {time.perf_counter() - t0:.0f} s")
+    return Stages(models, m2, thr, fb, thr_p, fb_p, tree)
 
 
 def _stage2_scores(m2: Any, X: np.ndarray, s1: np.ndarray, chars: np.ndarray,
@@ -430,6 +444,73 @@ def choose_decision(t: PageTable, pages: np.ndarray, s2: np.ndarray, by: str = "
                 best = (key, thr, fb)
     assert best is not None
     return best[1], best[2], best[0][0]
+
+
+#: regulariser grid of the tree decoders (``c = 0`` is plain thresholding); ranges set so that
+#: the largest changes about a tenth of a page's characters (webseg.blocks.isotree)
+TREE_GRID: tuple[tuple[float, str], ...] = (
+    (0.0, "share"), (1e-5, "share"), (1e-4, "share"), (1e-3, "share"),
+    (1e-3, "const"), (1e-2, "const"))
+
+
+def tree_decision(kind: str, s: np.ndarray, chars: np.ndarray, ranges: np.ndarray,
+                  c: float, penalty: str, threshold: float, fallback: bool,
+                  tree: Any = None, smoothed: np.ndarray | None = None) -> np.ndarray:
+    """Keep mask of one page under a tree decoder (``kind`` ``isotonic``: threshold the
+    isotonic-smoothed scores; ``cut``: :func:`webseg.blocks.isotree.cut_decode`); with
+    ``fallback``, a page that keeps nothing falls back as :func:`webseg.blocks.model.decide`
+    does on the unsmoothed scores."""
+    from webseg.blocks.model import decide
+
+    if kind == "isotonic":
+        if smoothed is None:
+            smoothed = smooth_leaf_scores(s, chars, ranges, c, penalty, tree)
+        keep = smoothed >= threshold
+    elif kind == "cut":
+        keep = cut_decode(s, chars, ranges, threshold, c, penalty, tree)
+    else:
+        raise ValueError(f"unknown tree decoder {kind!r}")
+    if fallback and not keep.any():
+        keep = decide(s, threshold, True)
+    return keep
+
+
+def choose_tree_decision(t: PageTable, pages: np.ndarray, s: np.ndarray, kind: str,
+                         trees: dict[int, Any]) -> dict[str, Any]:
+    """The (c, penalty, threshold, fallback) of :data:`TREE_GRID` x :data:`THRESHOLDS` x
+    (off, on) with the best mean over datasets of the mean page F1 on ``pages`` under leaf
+    scores ``s`` (ties: smaller c, threshold nearer 0.5, no fallback)."""
+    from webseg.blocks.model import decide
+
+    pages = np.asarray(pages)
+    ds = np.array([t.meta[p].get("dataset", "") for p in pages])
+    groups = [ds == d for d in np.unique(ds)]
+    best: tuple[Any, dict[str, Any]] | None = None
+    for c, pen in TREE_GRID:
+        sm = {}
+        if kind == "isotonic":
+            sm = {int(p): smooth_leaf_scores(s[t.off[p]:t.off[p + 1]],
+                                             t.chars[t.off[p]:t.off[p + 1]],
+                                             t.ranges[t.off[p]:t.off[p + 1]], c, pen,
+                                             trees.get(int(p)))
+                  for p in pages}
+        for thr in THRESHOLDS:
+            f1 = {False: np.zeros(len(pages)), True: np.zeros(len(pages))}
+            for j, p in enumerate(pages):
+                a, b = t.off[p], t.off[p + 1]
+                keep = tree_decision(kind, s[a:b], t.chars[a:b], t.ranges[a:b], c, pen, thr,
+                                     False, trees.get(int(p)), sm.get(int(p)))
+                f1[False][j] = f1[True][j] = page_f1(t, p, keep)[2]
+                if not keep.any():
+                    f1[True][j] = page_f1(t, p, decide(s[a:b], thr, True))[2]
+            for fb in (False, True):
+                f = round(float(np.mean([f1[fb][g].mean() for g in groups])), 6)
+                key = (f, -c, -abs(thr - 0.5), not fb)
+                if best is None or key > best[0]:
+                    best = (key, {"c": c, "penalty": pen, "threshold": thr, "fallback": fb,
+                                  "f1": f})
+    assert best is not None
+    return best[1]
 
 
 def _remap(ens: dict[str, Any], cols: np.ndarray, n_features: int,
