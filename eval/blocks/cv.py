@@ -30,7 +30,7 @@ import numpy as np
 
 from webseg.blocks.context import context_features
 from webseg.blocks.isotree import leaf_tree
-from webseg.blocks.model import decide
+from webseg.blocks.model import decide, tree_decision
 from webseg.blocks.train import (
     STAGE2_COLS,
     TABLE_ROOT,
@@ -40,7 +40,6 @@ from webseg.blocks.train import (
     fold_of,
     load_tables,
     page_f1,
-    tree_decision,
 )
 
 DECODERS = ("threshold", "stack", "isotonic-s1", "isotonic", "cut")

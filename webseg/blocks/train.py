@@ -46,7 +46,8 @@ from webseg.blocks.align import align_gold, words
 from webseg.blocks.context import CONTEXT_NAMES, context_features
 from webseg.blocks.features import FEATURE_NAMES, LeafFeatures, leaf_features
 from webseg.blocks.gbt import export_hgb
-from webseg.blocks.isotree import cut_decode, leaf_tree, smooth_leaf_scores
+from webseg.blocks.isotree import leaf_tree, smooth_leaf_scores
+from webseg.blocks.model import tree_decision
 from webseg.datasets import DEFAULT_CACHE, KNOWN_ENCODINGS, cache_path, load_records
 from webseg.page import Page
 
@@ -446,33 +447,17 @@ def choose_decision(t: PageTable, pages: np.ndarray, s2: np.ndarray, by: str = "
     return best[1], best[2], best[0][0]
 
 
+#: tree decoders whose regulariser and decision training chooses (stored in the model)
+TREE_DECODERS = ("isotonic", "cut", "isotonic-s1")
+#: the shipped model's default decoder (webseg.blocks.model.DECODERS), fixed from the
+#: site-grouped CV of eval/results/blocks/isotonic/
+DEFAULT_DECODER = "stack"
+
 #: regulariser grid of the tree decoders (``c = 0`` is plain thresholding); ranges set so that
 #: the largest changes about a tenth of a page's characters (webseg.blocks.isotree)
 TREE_GRID: tuple[tuple[float, str], ...] = (
     (0.0, "share"), (1e-5, "share"), (1e-4, "share"), (1e-3, "share"),
     (1e-3, "const"), (1e-2, "const"))
-
-
-def tree_decision(kind: str, s: np.ndarray, chars: np.ndarray, ranges: np.ndarray,
-                  c: float, penalty: str, threshold: float, fallback: bool,
-                  tree: Any = None, smoothed: np.ndarray | None = None) -> np.ndarray:
-    """Keep mask of one page under a tree decoder (``kind`` ``isotonic``: threshold the
-    isotonic-smoothed scores; ``cut``: :func:`webseg.blocks.isotree.cut_decode`); with
-    ``fallback``, a page that keeps nothing falls back as :func:`webseg.blocks.model.decide`
-    does on the unsmoothed scores."""
-    from webseg.blocks.model import decide
-
-    if kind == "isotonic":
-        if smoothed is None:
-            smoothed = smooth_leaf_scores(s, chars, ranges, c, penalty, tree)
-        keep = smoothed >= threshold
-    elif kind == "cut":
-        keep = cut_decode(s, chars, ranges, threshold, c, penalty, tree)
-    else:
-        raise ValueError(f"unknown tree decoder {kind!r}")
-    if fallback and not keep.any():
-        keep = decide(s, threshold, True)
-    return keep
 
 
 def choose_tree_decision(t: PageTable, pages: np.ndarray, s: np.ndarray, kind: str,
@@ -541,12 +526,14 @@ def fit_model(t: PageTable, log=print, max_rows: int = 30, **hgb: Any) -> dict[s
     """The JSON model trained on every page of ``t``."""
     from webseg.blocks import ROLES
 
-    st = fit_stages(t, np.arange(t.n_pages), log=log, max_rows=max_rows, **hgb)
+    st = fit_stages(t, np.arange(t.n_pages), log=log, max_rows=max_rows,
+                    tree_decoders=TREE_DECODERS, **hgb)
     e1, e2 = export_stages(st)
     datasets = sorted({m["dataset"] for m in t.meta})
     return {"format": "webseg.blocks", "version": 1, "roles": list(ROLES),
             "feature_names": list(FEATURE_NAMES), "context_names": list(CONTEXT_NAMES),
             "threshold": st.threshold, "fallback": st.fallback,
+            "decoder": DEFAULT_DECODER, "tree_decoders": st.tree or {},
             "trained_on": {"datasets": datasets, "pages": t.n_pages, "rows": int(len(t.y))},
             "hgb_params": {**HGB_PARAMS, **hgb}, "max_rows": max_rows,
             "stage1": e1, "stage2": e2}
