@@ -48,6 +48,7 @@ from webseg.blocks.features import FEATURE_NAMES, LeafFeatures, leaf_features
 from webseg.blocks.gbt import export_hgb
 from webseg.blocks.isotree import leaf_tree, smooth_leaf_scores
 from webseg.blocks.model import tree_decision
+from webseg.blocks.reveal import revealed
 from webseg.datasets import DEFAULT_CACHE, KNOWN_ENCODINGS, cache_path, load_records
 from webseg.page import Page
 
@@ -118,6 +119,7 @@ def build_table(data: Path, render_cache: Path = DEFAULT_CACHE, root: Path = TAB
                                  encoding=KNOWN_ENCODINGS.get(r.dataset))
                 if r.url:
                     page.url = r.url
+                page = revealed(page)
                 gold = r.read_gold() or ""
                 lf = leaf_features(page)
                 al = align_gold(page, gold)

@@ -1,0 +1,74 @@
+"""Pages captured before their content was revealed: take the laid-out text as visible.
+
+Some pages hide their whole content until a script reveals it (anti-flicker wrappers with
+``opacity: 0`` or ``visibility: hidden``, loaders, hydration of single-page apps). Rendered
+at a fixed moment, such a page shows little or no text, though its content is there, laid
+out, and is what a reader sees a moment later - and what the gold of the content-extraction
+sets holds (in WCXB about 1 % of the pages, e.g. whole articles with no visible word, costing
+the block model the page while trafilatura, reading the HTML, gets it).
+
+:func:`revealed` detects the case by one language-independent ratio: the visible text is less
+than :data:`REVEAL_SHARE` of the text that is *not removed from the layout* - text under no
+``display: none`` element (on rendered pages: an invisible element without a layout box) and
+outside the non-rendered tags (``script``, ``style``, ``template``, ...). Parsed pages
+(:mod:`webseg.parse`) keep no style attributes, so there every hidden element counts as laid
+out: a parsed page whose visible text is under a third of its text is revealed whole. Then
+it returns a copy of the page in which that text counts as visible; otherwise the page itself.
+On rendered pages, text removed from the layout (collapsed menus, templates) stays hidden.
+The share was fixed by design, not tuned: a page whose hidden-but-laid-out text is twice its
+visible text is not showing its content.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from webseg.page import NON_RENDERED_TAGS, Page
+
+__all__ = ["REVEAL_SHARE", "laid_out", "revealed"]
+
+REVEAL_SHARE = 1.0 / 3.0
+
+
+def _text_chars(page: Page, nodes: np.ndarray) -> np.ndarray:
+    return np.fromiter((len(page.text[i].strip()) for i in nodes.tolist()), dtype=np.int64,
+                       count=len(nodes))
+
+
+def laid_out(page: Page) -> np.ndarray:
+    """Boolean column: the node is not removed from the layout (see the module docstring)."""
+    n = page.n
+    tags = page.tag
+    removed = np.fromiter((t in NON_RENDERED_TAGS for t in tags), dtype=bool, count=n)
+    if page.has_layout:
+        removed |= page.is_element & ~page.visible & (page.area <= 0)
+    # a node is laid out when neither it nor an ancestor is removed (pre-order intervals)
+    cover = np.zeros(n + 1, dtype=np.int64)
+    r = np.flatnonzero(removed)
+    np.add.at(cover, r, 1)
+    np.add.at(cover, page.subtree_end[r], -1)
+    return np.cumsum(cover[:n]) == 0
+
+
+def revealed(page: Page, share: float = REVEAL_SHARE) -> Page:
+    """``page``, or a copy whose visible text includes all laid-out text when the visible
+    text is less than ``share`` of it (module docstring)."""
+    if page.n == 0:
+        return page
+    texts = np.flatnonzero(page.is_text & ~page.visible)
+    par = page.parent
+    texts = texts[np.fromiter((page.tag[par[i]] not in NON_RENDERED_TAGS for i in texts.tolist()),
+                              dtype=bool, count=len(texts))]
+    if not len(texts):
+        return page  # nothing hidden
+    vis = int(_text_chars(page, page.text_leaves).sum())
+    hidden = _text_chars(page, texts)
+    if vis >= share * (vis + int(hidden.sum())):
+        return page  # cheap exit: even all hidden text would not tip the ratio
+    ok = laid_out(page)
+    extra = int(hidden[ok[texts]].sum())
+    if vis >= share * (vis + extra):
+        return page
+    return dataclasses.replace(page, visible=page.visible | ok)
