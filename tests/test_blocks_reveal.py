@@ -55,10 +55,13 @@ def test_mostly_visible_page_is_unchanged():
 
 def test_parsed_pages():
     body = f"<p>{STORY}</p><p>{STORY}</p>"
-    hid = parse(f"<html><body><p>Menu</p><div style='visibility:hidden'>{body}</div>"
-                "</body></html>")
+    hid = parse(f"<html><body><div style='visibility:hidden'>{body}</div></body></html>")
     q = revealed(hid)
     assert q is not hid and "rusted" in " ".join(q.text[j] for j in q.text_leaves)
+    # parsed pages keep no style: with any visible text, nothing is revealed
+    menu = parse(f"<html><body><p>Menu</p><div style='visibility:hidden'>{body}</div>"
+                 "</body></html>")
+    assert revealed(menu) is menu
     # parsed pages keep no style: a page mostly visible stays as it is
     menu = "<p>Home</p><p>About</p>"
     small = parse(f"<html><body>{body}<div style='display: none'>{menu}</div>"

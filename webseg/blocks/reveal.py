@@ -10,10 +10,11 @@ the block model the page while trafilatura, reading the HTML, gets it).
 :func:`revealed` detects the case by one language-independent ratio: the visible text is less
 than :data:`REVEAL_SHARE` of the text that is *not removed from the layout* - text under no
 ``display: none`` element (on rendered pages: an invisible element without a layout box) and
-outside the non-rendered tags (``script``, ``style``, ``template``, ...). Parsed pages
-(:mod:`webseg.parse`) keep no style attributes, so there every hidden element counts as laid
-out: a parsed page whose visible text is under a third of its text is revealed whole. Then
-it returns a copy of the page in which that text counts as visible; otherwise the page itself.
+outside the non-rendered tags (``script``, ``style``, ``template``, ...). Then it returns a
+copy of the page in which that text counts as visible; otherwise the page itself. Parsed
+pages (:mod:`webseg.parse`) keep no style attributes, so nothing tells collapsed menus from
+content there (revealing by the ratio turned normal pages with large hidden menus into
+10x more leaves): a parsed page is revealed only when it shows no text at all.
 On rendered pages, text removed from the layout (collapsed menus, templates) stays hidden.
 The share was fixed by design, not tuned: a page whose hidden-but-laid-out text is twice its
 visible text is not showing its content.
@@ -64,6 +65,8 @@ def revealed(page: Page, share: float = REVEAL_SHARE) -> Page:
     if not len(texts):
         return page  # nothing hidden
     vis = int(_text_chars(page, page.text_leaves).sum())
+    if not page.has_layout and vis > 0:
+        return page
     hidden = _text_chars(page, texts)
     if vis >= share * (vis + int(hidden.sum())):
         return page  # cheap exit: even all hidden text would not tip the ratio

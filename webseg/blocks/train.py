@@ -62,8 +62,12 @@ HGB_PARAMS: dict[str, Any] = {"max_iter": 100, "learning_rate": 0.12, "max_leaf_
                               "max_bins": 255, "early_stopping": False, "random_state": 0}
 
 
+#: what else than the feature names decides a table file's content (bump on changes)
+TABLE_VERSION = "reveal-1"  # pages are revealed (webseg.blocks.reveal) before features
+
+
 def table_dir(root: Path = TABLE_ROOT) -> Path:
-    h = hashlib.sha1("\n".join(FEATURE_NAMES).encode()).hexdigest()[:10]
+    h = hashlib.sha1("\n".join([*FEATURE_NAMES, TABLE_VERSION]).encode()).hexdigest()[:10]
     return root / h
 
 
@@ -89,8 +93,14 @@ def page_arrays(lf: LeafFeatures, gold: str | None) -> dict[str, np.ndarray]:
 
 
 def build_table(data: Path, render_cache: Path = DEFAULT_CACHE, root: Path = TABLE_ROOT,
-                parsed_share: float = PARSED_SHARE, limit: int = 0, log=print) -> int:
-    """Write the table files of one dataset; returns the number of new files."""
+                parsed_share: float = PARSED_SHARE, limit: int = 0, log=print,
+                reuse: Path | None = None) -> int:
+    """Write the table files of one dataset; returns the number of new files.
+
+    ``reuse``: a table directory (``<root>/<hash>``) built by the same code before pages were
+    revealed (:data:`TABLE_VERSION`); a page that :func:`webseg.blocks.reveal.revealed` leaves
+    unchanged gets a symbolic link to its file there instead of being recomputed (the same
+    bytes; only the revealed pages are computed)."""
     from webseg.parse import parse
 
     recs = [r for r in load_records(data) if r.gold is not None and not r.exclude_text_metrics]
@@ -119,7 +129,14 @@ def build_table(data: Path, render_cache: Path = DEFAULT_CACHE, root: Path = TAB
                                  encoding=KNOWN_ENCODINGS.get(r.dataset))
                 if r.url:
                     page.url = r.url
-                page = revealed(page)
+                shown = revealed(page)
+                old = reuse / r.dataset / f.name if reuse is not None else None
+                if shown is page and old is not None and old.is_file():
+                    f.symlink_to(old.resolve())
+                    new += 1
+                    continue
+                was_revealed = shown is not page
+                page = shown
                 gold = r.read_gold() or ""
                 lf = leaf_features(page)
                 al = align_gold(page, gold)
@@ -129,7 +146,8 @@ def build_table(data: Path, render_cache: Path = DEFAULT_CACHE, root: Path = TAB
             arr = page_arrays(lf, gold)
             arr["y"] = al.content.astype(np.int8)
             meta = {"dataset": r.dataset, "id": r.id, "site": r.site or r.id, "split": r.split,
-                    "page_type": r.label, "variant": var, "coverage": al.coverage}
+                    "page_type": r.label, "variant": var, "coverage": al.coverage,
+                    "revealed": was_revealed}
             arr["meta"] = np.array(json.dumps(meta))
             tmp = f.with_name(f.name + ".part.npz")
             np.savez_compressed(tmp, **arr)
@@ -555,6 +573,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="boosting iterations (fit)")
     ap.add_argument("--parsed-share", type=float, default=PARSED_SHARE,
                     help="share of pages also parsed without a browser (table)")
+    ap.add_argument("--reuse", type=Path, default=None,
+                    help="table: link the files of unrevealed pages to this older table "
+                    "directory instead of recomputing them (see build_table)")
     a = ap.parse_args(argv)
 
     def log(msg: str) -> None:
@@ -562,7 +583,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if a.command == "table":
         for d in a.data:
-            n = build_table(d, a.render_cache, a.table_root, a.parsed_share, a.limit, log)
+            n = build_table(d, a.render_cache, a.table_root, a.parsed_share, a.limit, log,
+                            a.reuse)
             log(f"{d}: {n} new table files")
         return 0
     names = [load_records(d)[0].dataset for d in a.data]
