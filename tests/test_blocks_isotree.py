@@ -193,3 +193,38 @@ def test_choose_tree_decision_smooths_when_it_pays():
     # already perfect by thresholding: the tie goes to c = 0 (plain thresholding)
     d = choose_tree_decision(t, np.array([0]), np.array([0.9, 0.8, 0.8, 0.1]), "cut", trees)
     assert d["f1"] == 1.0 and d["c"] == 0
+
+
+def test_shipped_model_decoders_and_cli(tmp_path):
+    from click.testing import CliRunner
+
+    from webseg.blocks import block_functions
+    from webseg.blocks.gbt import read_model_json
+    from webseg.blocks.model import DECODERS, DEFAULT_MODEL, BlockModel, decide, tree_decision
+    from webseg.cli import main
+
+    page = parse(HTML)
+    d = read_model_json(DEFAULT_MODEL)
+    assert set(d["tree_decoders"]) == {"isotonic", "cut", "isotonic-s1"}
+    m = BlockModel(d)
+    for dec in DECODERS:
+        bf = block_functions(page, model=m, decoder=dec)
+        assert bf.keep.shape == (page.n,)
+    # the decoder changes the decision as the model's choice says it should
+    lf = leaf_features(page)
+    s = m.raw_scores(lf, "cut")
+    cd = m.tree["cut"]
+    np.testing.assert_array_equal(m.decode(lf, "cut")[1], tree_decision(
+        "cut", s, lf.chars, lf.ranges, cd["c"], cd["penalty"], cd["threshold"], cd["fallback"]))
+    np.testing.assert_array_equal(m.decode(lf, "stack")[1], decide(s, m.threshold, m.fallback))
+    # a model trained without tree decoders refuses them with a clear error
+    old = BlockModel({k: v for k, v in d.items() if k != "tree_decoders"})
+    with pytest.raises(ValueError, match="no 'cut' decoder"):
+        old.decode(lf, "cut")
+    f = tmp_path / "p.html"
+    f.write_text(HTML, encoding="utf-8")
+    run = CliRunner().invoke
+    r = run(main, ["clean", str(f), "--no-render", "--decoder", "cut"])
+    assert r.exit_code == 0, r.output
+    assert run(main, ["clean", str(f), "--no-render", "--decoder", "nope"]).exit_code == 2
+    assert run(main, ["clean", str(f), "-m", "pagelevel", "--decoder", "cut"]).exit_code == 2

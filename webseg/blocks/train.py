@@ -220,12 +220,14 @@ def _load_dataset(d: Path) -> dict[str, Any]:
 
 
 def load_tables(datasets: Iterable[str], root: Path = TABLE_ROOT,
-                variants: tuple[str, ...] = ("rendered", "parsed")) -> PageTable:
-    """Concatenate the table files of ``datasets`` (dataset names, e.g. ``wcxb``)."""
+                variants: tuple[str, ...] = ("rendered", "parsed"),
+                directory: Path | None = None) -> PageTable:
+    """Concatenate the table files of ``datasets`` (dataset names, e.g. ``wcxb``) of the
+    current table under ``root`` (or of the table ``directory``, e.g. an older version)."""
     X, y, wd, ch, rg, meta = [], [], [], [], [], []
     tok_ids, tok_off, gold_counts, unmatched = [], [], [], []
     for ds in datasets:
-        z = _load_dataset(table_dir(root) / ds)
+        z = _load_dataset((directory or table_dir(root)) / ds)
         m_all = json.loads(str(z["meta"]))
         for p, m in enumerate(m_all):
             if m["variant"] not in variants:
