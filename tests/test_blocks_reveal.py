@@ -68,3 +68,18 @@ def test_parsed_pages():
                   "<script>var x = 1;</script></body></html>")
     assert revealed(small) is small
     assert revealed(parse("")).n == parse("").n
+
+
+def test_react_streamed_segments_are_revealed():
+    article = f"<article><p>{STORY}</p><p>{STORY}</p></article>"
+    html = ("<html><body><header><p>Site name and a long navigation menu text</p></header>"
+            "<main><p>Loading...</p></main><footer><p>Copyright notice text</p></footer>"
+            f"<div hidden id='S:0'>{article}<script>var x = 1;</script></div>"
+            f"<div hidden id='other'>{article}</div></body></html>")
+    p = parse(html)
+    q = revealed(p)
+    assert q is not p
+    shown = " ".join(q.text[j] for j in q.text_leaves)
+    assert shown.count("rusted beams") == 6  # the segment's two paragraphs, not the other div
+    assert "var x" not in shown
+    assert len(q.text_leaves) == len(p.text_leaves) + 2
