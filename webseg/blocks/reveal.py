@@ -48,25 +48,25 @@ def _text_chars(page: Page, nodes: np.ndarray) -> np.ndarray:
 
 
 def laid_out(page: Page, ignore_hidden: bool = False) -> np.ndarray:
-    """Boolean column: the node is not removed from the layout (see the module docstring);
-    ``ignore_hidden``: only the non-rendered tags remove."""
+    """Boolean column: the node is not removed from the layout (see the module docstring).
+    On rendered pages an invisible element without a layout box removes its subtree (the
+    non-rendered tags have none: ``display: none`` by default); otherwise, or with
+    ``ignore_hidden``, only the non-rendered tags do."""
     n = page.n
-    tags = page.tag
-    removed = np.fromiter((t in NON_RENDERED_TAGS for t in tags), dtype=bool, count=n)
     if page.has_layout and not ignore_hidden:
-        removed |= page.is_element & ~page.visible & (page.area <= 0)
+        removed = page.is_element & ~page.visible & (page.area <= 0)
+    else:
+        removed = np.fromiter((t in NON_RENDERED_TAGS for t in page.tag), dtype=bool, count=n)
     # a node is laid out when neither it nor an ancestor is removed (pre-order intervals)
-    cover = np.zeros(n + 1, dtype=np.int64)
     r = np.flatnonzero(removed)
-    np.add.at(cover, r, 1)
-    np.add.at(cover, page.subtree_end[r], -1)
+    cover = np.bincount(r, minlength=n + 1) - np.bincount(page.subtree_end[r], minlength=n + 1)
     return np.cumsum(cover[:n]) == 0
 
 
 def _streamed_segments(page: Page) -> np.ndarray:
     """Boolean column: inside a hidden React streaming segment (``div#S:<n>`` in the body)."""
     out = np.zeros(page.n, dtype=bool)
-    for i in page.children(page.body).tolist():
+    for i in np.flatnonzero(page.parent == page.body).tolist():
         if not page.visible[i] and page.tag[i] == "div" \
                 and _SEGMENT_ID.match(page.attrs[i].get("id", "")):
             out[i:page.subtree_end[i]] = True
@@ -83,20 +83,14 @@ def revealed(page: Page, share: float = REVEAL_SHARE) -> Page:
     seg = _streamed_segments(page)
     if seg.any():
         page = dataclasses.replace(page, visible=page.visible | seg)
-    texts = np.flatnonzero(page.is_text & ~page.visible)
-    par = page.parent
-    texts = texts[np.fromiter((page.tag[par[i]] not in NON_RENDERED_TAGS for i in texts.tolist()),
-                              dtype=bool, count=len(texts))]
-    if not len(texts):
-        return page  # nothing hidden
-    vis = int(_text_chars(page, page.text_leaves).sum())
-    if not page.has_layout and vis > 0:
-        return page
-    hidden = _text_chars(page, texts)
-    if vis >= share * (vis + int(hidden.sum())):
-        return page  # cheap exit: even all hidden text would not tip the ratio
+    hidden = np.flatnonzero(page.is_text & ~page.visible)
+    if not len(hidden) or (not page.has_layout and len(page.text_leaves)):
+        return page  # nothing hidden; or parsed and showing text (module docstring)
     ok = laid_out(page)
-    extra = int(hidden[ok[texts]].sum())
+    extra = int(_text_chars(page, hidden[ok[hidden]]).sum())
+    if not extra:
+        return page
+    vis = int(_text_chars(page, page.text_leaves).sum())
     if vis >= share * (vis + extra):
         return page
     return dataclasses.replace(page, visible=page.visible | ok)
