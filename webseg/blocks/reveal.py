@@ -43,8 +43,12 @@ _SEGMENT_ID = re.compile(r"S:\d+$")
 
 
 def _text_chars(page: Page, nodes: np.ndarray) -> np.ndarray:
-    return np.fromiter((len(page.text[i].strip()) for i in nodes.tolist()), dtype=np.int64,
-                       count=len(nodes))
+    """Stripped text length of each of ``nodes`` (C-level maps: this runs on every page)."""
+    if not len(nodes):
+        return np.zeros(0, dtype=np.int64)
+    texts = page.text
+    sel = [texts[i] for i in nodes.tolist()]
+    return np.fromiter(map(len, map(str.strip, sel)), dtype=np.int64, count=len(sel))
 
 
 def laid_out(page: Page, ignore_hidden: bool = False) -> np.ndarray:
