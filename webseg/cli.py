@@ -450,13 +450,17 @@ def show(input: str, algo: str, param: tuple[str, ...], output: str, max_height:
               help="Classify each page's type (shipped page-type model) into the output.")
 @click.option("--threshold", default=0.5, show_default=True,
               help="PageLevel: segments with templateness below this are kept.")
+@click.option("--decoder", default=None,
+              type=click.Choice(["stack", "threshold", "isotonic", "cut", "isotonic-s1"]),
+              help="blocks: how leaf scores become the main-content mask (default: the "
+              "model's own; see webseg.blocks.model).")
 @click.option("--html", "as_html", is_flag=True, hidden=True, help="Same as --format html.")
 @click.option("--algo", "-a", "algo", default=None, hidden=True, help="Same as --method.")
 @click.option("--concurrency", default=3, show_default=True, help="Pages rendered at once.")
 @with_render_opts
 def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
           method: str | None, no_render: bool, page_type: bool, threshold: float,
-          as_html: bool, algo: str | None, concurrency: int, timeout: float,
+          decoder: str | None, as_html: bool, algo: str | None, concurrency: int, timeout: float,
           javascript: bool | None, max_nodes: int) -> None:
     """Main content of pages: text, Markdown, JSON (with XPaths) or HTML.
 
@@ -483,6 +487,17 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
         fmt = "html"
     if no_render and method != "blocks":
         raise click.UsageError(f"--no-render needs the blocks method ({method} needs layout)")
+    extra: dict[str, str] = {}
+    if decoder is not None:
+        if method != "blocks":
+            raise click.UsageError(f"--decoder needs the blocks method, not {method}")
+        from webseg.blocks.model import load_model as load_block_model
+
+        try:
+            load_block_model().check_decoder(decoder)
+        except (OSError, ValueError) as e:
+            raise click.UsageError(f"--decoder: {e}") from None
+        extra["decoder"] = decoder
     _check_inputs(inputs)
     records: list[InputRecord] = list(_records(inputs))
     if not records:
@@ -505,7 +520,7 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
     results = clean_records(records, method, render=not no_render,
                             render_options=_render_options(timeout, javascript, max_nodes),
                             concurrency=concurrency, type_model=type_model,
-                            threshold=threshold)
+                            threshold=threshold, **extra)
     bar = None
     if many:
         from tqdm import tqdm

@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 
 from webseg.blocks.context import context_features
-from webseg.blocks.model import decide
+from webseg.blocks.isotree import leaf_tree
+from webseg.blocks.model import decide, tree_decision
 from webseg.blocks.train import (
     STAGE2_COLS,
     TABLE_ROOT,
@@ -41,7 +42,10 @@ from webseg.blocks.train import (
     page_f1,
 )
 
-DECODERS = ("threshold", "stack")
+DECODERS = ("threshold", "stack", "isotonic-s1", "isotonic", "cut")
+#: tree decoders (webseg.blocks.isotree) whose regulariser and decision each training fold
+#: chooses (webseg.blocks.train.choose_tree_decision)
+TREE_DECODERS = ("isotonic-s1", "isotonic", "cut")
 
 
 def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
@@ -53,21 +57,42 @@ def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
         w.writerows(rows)
 
 
-def decodings(s1: np.ndarray, s2: np.ndarray, threshold: float, st: Stages
+def decodings(s1: np.ndarray, s2: np.ndarray, threshold: float, st: Stages,
+              chars: np.ndarray | None = None, ranges: np.ndarray | None = None
               ) -> list[tuple[str, np.ndarray]]:
     """The decoders compared: stage 1 thresholded, stage 2 thresholded at ``threshold``, stage
     2 with the decision chosen on the training folds (``stack-nested``: threshold and fallback
     from :func:`webseg.blocks.train.choose_decision`, mean over sets; what the shipped model
     does; ``stack-nested-by-page``: the same chosen by the mean over pages), and two
-    fixed diagnostics of stage 2 (threshold 0.4; the fallback at ``threshold``)."""
-    return [("threshold", s1 >= threshold), ("stack", s2 >= threshold),
-            ("stack-nested", decide(s2, st.threshold, st.fallback)),
-            ("stack-nested-by-page", decide(s2, st.threshold_by_page, st.fallback_by_page)),
-            ("stack-t0.4", s2 >= 0.4), ("stack-fallback", decide(s2, threshold, True))]
+    fixed diagnostics of stage 2 (threshold 0.4; the fallback at ``threshold``). With
+    ``chars``/``ranges``, the tree decoders chosen on the training folds (``st.tree``:
+    ``isotonic-s1-nested``, PageLevel isotonic smoothing of stage 1 over the DOM tree then its
+    threshold - the paper's pipeline with our classifier; ``isotonic-nested`` the same on stage
+    2; ``cut-nested`` the two-level version on stage 2)."""
+    out = [("threshold", s1 >= threshold), ("stack", s2 >= threshold),
+           ("stack-nested", decide(s2, st.threshold, st.fallback)),
+           ("stack-nested-by-page", decide(s2, st.threshold_by_page, st.fallback_by_page)),
+           ("stack-t0.4", s2 >= 0.4), ("stack-fallback", decide(s2, threshold, True))]
+    if chars is not None and ranges is not None and st.tree:
+        tree = leaf_tree(ranges)
+        for name, d in st.tree.items():
+            kind = "cut" if name == "cut" else "isotonic"
+            s = s1 if name.endswith("-s1") else s2
+            out.append((f"{name}-nested",
+                        tree_decision(kind, s, chars, ranges, d["c"], d["penalty"],
+                                      d["threshold"], d["fallback"], tree)))
+        # the stage-2 tree decoder with the better training-fold criterion (ties: isotonic,
+        # whose grid holds c = 0, i.e. stack-nested itself)
+        cands = [n for n in ("isotonic", "cut") if n in st.tree]
+        if cands:
+            pick = max(cands, key=lambda n: (st.tree[n]["f1"], n == "isotonic"))
+            out.append(("auto-nested", dict(out)[f"{pick}-nested"]))
+    return out
 
 
 def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5, max_rows: int = 30,
-               out_csv: Path | None = None, **hgb: Any) -> list[dict[str, Any]]:
+               out_csv: Path | None = None, tree_decoders: tuple[str, ...] = TREE_DECODERS,
+               **hgb: Any) -> list[dict[str, Any]]:
     """Per-page out-of-fold scores for every decoder (written to ``out_csv`` after each fold,
     so an interrupted run keeps its finished folds)."""
     fold = np.array([fold_of(m["site"], folds) for m in t.meta])
@@ -76,7 +101,7 @@ def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5, max_rows: 
         t0 = time.perf_counter()
         tr = np.flatnonzero(fold != k)
         te = np.flatnonzero(fold == k)
-        st = fit_stages(t, tr, log=log, max_rows=max_rows, **hgb)
+        st = fit_stages(t, tr, log=log, max_rows=max_rows, tree_decoders=tree_decoders, **hgb)
         r_te = t.rows(te)
         s1_all = np.zeros(len(t.y))
         s2_all = np.zeros(len(t.y))
@@ -89,11 +114,14 @@ def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5, max_rows: 
         s2_all[r_te] = st.stage2.predict_proba(X2[:, STAGE2_COLS])[:, 1]
         for p in te:
             a, b = t.off[p], t.off[p + 1]
-            for dec, keep in decodings(s1_all[a:b], s2_all[a:b], threshold, st):
+            for dec, keep in decodings(s1_all[a:b], s2_all[a:b], threshold, st, t.chars[a:b],
+                                       t.ranges[a:b]):
                 pr, rc, f1 = page_f1(t, p, keep)
                 rows.append({**{k_: t.meta[p][k_] for k_ in ("dataset", "id", "variant",
                                                               "page_type", "split", "site")},
                              "fold": k, "method": f"blocks-{dec}", "p": pr, "r": rc, "f1": f1})
+        for name, d in (st.tree or {}).items():
+            log(f"    fold {k} {name}: {d}")
         log(f"  fold {k}: {len(tr)} train pages, {len(te)} test pages, decision "
             f"{st.threshold}/{'fallback' if st.fallback else 'no fallback'}, "
             f"{time.perf_counter() - t0:.0f} s")
@@ -201,6 +229,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="eval.templates per-page results holding the peers")
     ap.add_argument("--max-rows", type=int, default=12, help="training draws per page")
     ap.add_argument("--max-iter", type=int, default=70, help="boosting iterations")
+    ap.add_argument("--tree-decoders", default=",".join(TREE_DECODERS),
+                    help="tree decoders chosen on the training folds and reported "
+                    "(comma-separated; empty: none)")
     ap.add_argument("--report-only", action="store_true",
                     help="tables from the per-page CSV already in --out")
     a = ap.parse_args(argv)
@@ -222,6 +253,7 @@ def main(argv: list[str] | None = None) -> int:
         log(f"table: {t.n_pages} pages ({sum(m['variant'] == 'parsed' for m in t.meta)} "
             f"parsed), {len(t.y)} leaves")
         rows = cv_predict(t, a.folds, log, max_rows=a.max_rows, out_csv=per_page,
+                          tree_decoders=tuple(d for d in a.tree_decoders.split(",") if d),
                           max_iter=a.max_iter)
     peers = [r for r in peer_rows(a.peers_csv) if r["dataset"] in datasets]
     md = summarise(rows, peers)

@@ -190,7 +190,7 @@ def evaluate_page(inp: PageInput, method: Method, get_segmenter: Callable[[Metho
 
             bf = block_functions(inp.page, model=method.params["model"],
                                  decoder=method.params["decoder"])
-            text = _leaf_text(inp.page, bf.keep[inp.page.text_leaves])
+            text = _leaf_text(bf.page, bf.keep[bf.page.text_leaves])
         elif method.kind == "all":
             text = _leaf_text(inp.page, np.ones(len(inp.page.text_leaves), dtype=bool))
         else:

@@ -26,8 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from webseg.blocks.features import LeafFeatures
-from webseg.blocks.model import DEFAULT_MODEL, BlockModel, decide, load_model
+from webseg.blocks.features import LeafFeatures, leaf_features
+from webseg.blocks.model import DEFAULT_MODEL, BlockModel, load_model
+from webseg.blocks.reveal import revealed
 from webseg.blocks.roles import HEADS, RoleModel, load_role_model
 from webseg.page import Page, normalize_text
 
@@ -164,17 +165,21 @@ def block_functions(page: Page, site_pages: Sequence[Page] = (),
 
     ``page`` may be rendered or parsed (:func:`webseg.parse.parse`). ``site_pages`` (other
     pages of the same site) is accepted for the API but not used by the current model.
-    ``decoder``: ``"stack"`` (default) or ``"threshold"`` (see :mod:`webseg.blocks.model`).
+    ``decoder``: one of :data:`webseg.blocks.model.DECODERS` (default: the model's own,
+    ``"stack"`` for the shipped model; see :mod:`webseg.blocks.model`).
     ``role_model``: the finer-role model (path or loaded; default the shipped one), used only
-    when finer roles are asked for.
+    when finer roles are asked for. When ``page`` shows almost none of its laid-out text
+    (:func:`webseg.blocks.reveal.revealed`), the result's ``page`` is a copy in which that text
+    is visible: index with ``result.page.text_leaves``.
     """
     if not isinstance(page, Page):
         raise TypeError(f"block_functions needs a webseg.page.Page, got {type(page).__name__}")
     m = load_model(model)
-    lf, s = m.predict_page(page, decoder or "stack")
+    page = revealed(page)  # a page captured before its content showed (webseg.blocks.reveal)
+    lf = leaf_features(page)
+    s, keep_leaf = m.decode(lf, decoder)
     n = page.n
     leaves = lf.leaves
-    keep_leaf = decide(s, m.threshold, m.fallback and (decoder or "stack") == "stack")
     # element nodes: character-weighted mean of their leaves' scores; kept when all is kept
     w = lf.chars + 1e-9
     cw = np.concatenate([[0.0], np.cumsum(w)])

@@ -10,11 +10,16 @@ A model file (``webseg/models/blocks.json.gz``) is JSON::
 ``stage2`` re-scores it from the same features plus its neighbours' stage-1 scores
 (:mod:`webseg.blocks.context`). Ensembles are :func:`webseg.blocks.gbt.export_hgb` dicts.
 
-Decoders (``decoder=``): ``"stack"`` (default) thresholds the stage-2 score;
-``"threshold"`` thresholds the stage-1 score (no context; kept for comparison). The threshold
-and the optional ``"fallback"`` (when no leaf reaches the threshold, keep the leaves scoring at
-least half the page's best, :func:`decide`) are chosen at training time on out-of-fold
-stage-2 scores of the training pages (:func:`webseg.blocks.train.fit_stages`).
+Decoders (``decoder=``; the model's ``"decoder"`` is the default, ``"stack"`` when absent):
+``"stack"`` thresholds the stage-2 score; ``"threshold"`` thresholds the stage-1 score (no
+context; kept for comparison); ``"isotonic"`` (stage 2) and ``"isotonic-s1"`` (stage 1) smooth
+the scores over the DOM tree with the PageLevel isotonic regression before thresholding, and
+``"cut"`` decodes stage 2 with its two-level version (:mod:`webseg.blocks.isotree`); their
+regulariser and decision (``"tree_decoders"``) are chosen at training time like the
+threshold. The threshold and the optional ``"fallback"`` (when no leaf reaches the
+threshold, keep the leaves scoring at least half the page's best, :func:`decide`) are chosen
+at training time on out-of-fold stage-2 scores of the training pages
+(:func:`webseg.blocks.train.fit_stages`).
 """
 
 from __future__ import annotations
@@ -28,14 +33,35 @@ import numpy as np
 from webseg.blocks.context import CONTEXT_NAMES, context_features
 from webseg.blocks.features import FEATURE_NAMES, LeafFeatures, leaf_features
 from webseg.blocks.gbt import TreeEnsemble, read_model_json
+from webseg.blocks.isotree import cut_decode, smooth_leaf_scores
 
-__all__ = ["DECODERS", "DEFAULT_MODEL", "BlockModel", "decide", "load_model"]
+__all__ = ["DECODERS", "DEFAULT_MODEL", "BlockModel", "decide", "load_model", "tree_decision"]
 
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "blocks.json.gz"
-DECODERS = ("stack", "threshold")
+DECODERS = ("stack", "threshold", "isotonic", "cut", "isotonic-s1")
 FORMAT = "webseg.blocks"
 #: the fallback only fires when the page's best leaf scores at least this much
 FALLBACK_MIN = 0.15
+
+
+def tree_decision(kind: str, s: np.ndarray, chars: np.ndarray, ranges: np.ndarray,
+                  c: float, penalty: str, threshold: float, fallback: bool,
+                  tree: Any = None, smoothed: np.ndarray | None = None) -> np.ndarray:
+    """Keep mask of one page under a tree decoder (:mod:`webseg.blocks.isotree`; ``kind``
+    ``isotonic``: threshold the isotonic-smoothed scores ``smoothed``, computed when not given;
+    ``cut``: :func:`webseg.blocks.isotree.cut_decode`); with ``fallback``, a page that keeps
+    nothing falls back as :func:`decide` does on the unsmoothed scores ``s``."""
+    if kind == "isotonic":
+        if smoothed is None:
+            smoothed = smooth_leaf_scores(s, chars, ranges, c, penalty, tree)
+        keep = smoothed >= threshold
+    elif kind == "cut":
+        keep = cut_decode(s, chars, ranges, threshold, c, penalty, tree)
+    else:
+        raise ValueError(f"unknown tree decoder {kind!r}")
+    if fallback and not keep.any():
+        keep = decide(s, threshold, True)
+    return keep
 
 
 def decide(s: np.ndarray, threshold: float, fallback: bool = False) -> np.ndarray:
@@ -62,6 +88,12 @@ class BlockModel:
         self.roles: tuple[str, ...] = tuple(d["roles"])
         self.threshold = float(d.get("threshold", 0.5))
         self.fallback = bool(d.get("fallback", False))
+        #: tree decoders chosen at training time: name -> {c, penalty, threshold, fallback}
+        self.tree: dict[str, dict[str, Any]] = dict(d.get("tree_decoders") or {})
+        #: the decoder used when none is asked for
+        self.decoder = str(d.get("decoder", "stack"))
+        if self.decoder not in DECODERS:
+            raise ValueError(f"model's default decoder {self.decoder!r} is unknown")
         self.stage1 = TreeEnsemble(d["stage1"])
         self.stage2 = TreeEnsemble(d["stage2"])
         self.meta = {k: v for k, v in d.items() if k not in ("stage1", "stage2")}
@@ -70,17 +102,49 @@ class BlockModel:
     def from_file(cls, path: str | Path) -> BlockModel:
         return cls(read_model_json(path))
 
-    def scores(self, lf: LeafFeatures, decoder: str = "stack") -> np.ndarray:
-        """P(main) per leaf of ``lf`` after ``decoder``'s stage."""
+    def check_decoder(self, decoder: str | None) -> str:
+        """The decoder to use (``decoder`` or the model's default); raises ``ValueError`` for
+        an unknown one or a tree decoder the model was not trained with."""
+        decoder = decoder or self.decoder
         if decoder not in DECODERS:
             raise ValueError(f"unknown decoder {decoder!r}; known: {', '.join(DECODERS)}")
+        if decoder in ("isotonic", "cut", "isotonic-s1") and decoder not in self.tree:
+            raise ValueError(f"this model has no {decoder!r} decoder (retrain it with "
+                             "python -m webseg.blocks.train fit)")
+        return decoder
+
+    def raw_scores(self, lf: LeafFeatures, decoder: str | None = None) -> np.ndarray:
+        """P(main) per leaf of ``lf`` from the stage ``decoder`` decodes (stage 1 for
+        ``threshold``/``isotonic-s1``, else stage 2), before any smoothing."""
+        decoder = self.check_decoder(decoder)
         s1 = self.stage1.predict_proba(lf.X)
-        if decoder == "threshold":
+        if decoder in ("threshold", "isotonic-s1"):
             return s1
         ctx = context_features(s1, lf.chars, lf.ranges)
         return self.stage2.predict_proba(np.hstack([lf.X, ctx]))
 
-    def predict_page(self, page: Any, decoder: str = "stack") -> tuple[LeafFeatures, np.ndarray]:
+    def decode(self, lf: LeafFeatures, decoder: str | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """``(scores, keep)`` of the leaves of ``lf``: their P(main) after ``decoder`` (the
+        isotonic decoders return the smoothed scores) and the main-content mask."""
+        decoder = self.check_decoder(decoder)
+        s = self.raw_scores(lf, decoder)
+        if decoder in ("stack", "threshold"):
+            return s, decide(s, self.threshold, self.fallback and decoder == "stack")
+        d = self.tree[decoder]
+        kind = "cut" if decoder == "cut" else "isotonic"
+        sm = (smooth_leaf_scores(s, lf.chars, lf.ranges, d["c"], d["penalty"])
+              if kind == "isotonic" else None)
+        keep = tree_decision(kind, s, lf.chars, lf.ranges, d["c"], d["penalty"],
+                             d["threshold"], d["fallback"], smoothed=sm)
+        return (sm if sm is not None else s), keep
+
+    def scores(self, lf: LeafFeatures, decoder: str | None = None) -> np.ndarray:
+        """P(main) per leaf of ``lf`` after ``decoder`` (default: the model's decoder)."""
+        return self.decode(lf, decoder)[0]
+
+    def predict_page(self, page: Any, decoder: str | None = None
+                     ) -> tuple[LeafFeatures, np.ndarray]:
         lf = leaf_features(page)
         return lf, self.scores(lf, decoder)
 

@@ -46,6 +46,9 @@ from webseg.blocks.align import align_gold, words
 from webseg.blocks.context import CONTEXT_NAMES, context_features
 from webseg.blocks.features import FEATURE_NAMES, LeafFeatures, leaf_features
 from webseg.blocks.gbt import export_hgb
+from webseg.blocks.isotree import leaf_tree, smooth_leaf_scores
+from webseg.blocks.model import tree_decision
+from webseg.blocks.reveal import revealed
 from webseg.datasets import DEFAULT_CACHE, KNOWN_ENCODINGS, cache_path, load_records
 from webseg.page import Page
 
@@ -59,8 +62,12 @@ HGB_PARAMS: dict[str, Any] = {"max_iter": 100, "learning_rate": 0.12, "max_leaf_
                               "max_bins": 255, "early_stopping": False, "random_state": 0}
 
 
+#: what else than the feature names decides a table file's content (bump on changes)
+TABLE_VERSION = "reveal-1"  # pages are revealed (webseg.blocks.reveal) before features
+
+
 def table_dir(root: Path = TABLE_ROOT) -> Path:
-    h = hashlib.sha1("\n".join(FEATURE_NAMES).encode()).hexdigest()[:10]
+    h = hashlib.sha1("\n".join([*FEATURE_NAMES, TABLE_VERSION]).encode()).hexdigest()[:10]
     return root / h
 
 
@@ -86,8 +93,14 @@ def page_arrays(lf: LeafFeatures, gold: str | None) -> dict[str, np.ndarray]:
 
 
 def build_table(data: Path, render_cache: Path = DEFAULT_CACHE, root: Path = TABLE_ROOT,
-                parsed_share: float = PARSED_SHARE, limit: int = 0, log=print) -> int:
-    """Write the table files of one dataset; returns the number of new files."""
+                parsed_share: float = PARSED_SHARE, limit: int = 0, log=print,
+                reuse: Path | None = None) -> int:
+    """Write the table files of one dataset; returns the number of new files.
+
+    ``reuse``: a table directory (``<root>/<hash>``) built by the same code before pages were
+    revealed (:data:`TABLE_VERSION`); a page that :func:`webseg.blocks.reveal.revealed` leaves
+    unchanged gets a symbolic link to its file there instead of being recomputed (the same
+    bytes; only the revealed pages are computed)."""
     from webseg.parse import parse
 
     recs = [r for r in load_records(data) if r.gold is not None and not r.exclude_text_metrics]
@@ -116,6 +129,14 @@ def build_table(data: Path, render_cache: Path = DEFAULT_CACHE, root: Path = TAB
                                  encoding=KNOWN_ENCODINGS.get(r.dataset))
                 if r.url:
                     page.url = r.url
+                shown = revealed(page)
+                old = reuse / r.dataset / f.name if reuse is not None else None
+                if shown is page and old is not None and old.is_file():
+                    f.symlink_to(old.resolve())
+                    new += 1
+                    continue
+                was_revealed = shown is not page
+                page = shown
                 gold = r.read_gold() or ""
                 lf = leaf_features(page)
                 al = align_gold(page, gold)
@@ -125,7 +146,8 @@ def build_table(data: Path, render_cache: Path = DEFAULT_CACHE, root: Path = TAB
             arr = page_arrays(lf, gold)
             arr["y"] = al.content.astype(np.int8)
             meta = {"dataset": r.dataset, "id": r.id, "site": r.site or r.id, "split": r.split,
-                    "page_type": r.label, "variant": var, "coverage": al.coverage}
+                    "page_type": r.label, "variant": var, "coverage": al.coverage,
+                    "revealed": was_revealed}
             arr["meta"] = np.array(json.dumps(meta))
             tmp = f.with_name(f.name + ".part.npz")
             np.savez_compressed(tmp, **arr)
@@ -198,12 +220,14 @@ def _load_dataset(d: Path) -> dict[str, Any]:
 
 
 def load_tables(datasets: Iterable[str], root: Path = TABLE_ROOT,
-                variants: tuple[str, ...] = ("rendered", "parsed")) -> PageTable:
-    """Concatenate the table files of ``datasets`` (dataset names, e.g. ``wcxb``)."""
+                variants: tuple[str, ...] = ("rendered", "parsed"),
+                directory: Path | None = None) -> PageTable:
+    """Concatenate the table files of ``datasets`` (dataset names, e.g. ``wcxb``) of the
+    current table under ``root`` (or of the table ``directory``, e.g. an older version)."""
     X, y, wd, ch, rg, meta = [], [], [], [], [], []
     tok_ids, tok_off, gold_counts, unmatched = [], [], [], []
     for ds in datasets:
-        z = _load_dataset(table_dir(root) / ds)
+        z = _load_dataset((directory or table_dir(root)) / ds)
         m_all = json.loads(str(z["meta"]))
         for p, m in enumerate(m_all):
             if m["variant"] not in variants:
@@ -319,6 +343,10 @@ class Stages:
     #: the decision chosen by the mean over pages instead (diagnostic, ``choose_decision``)
     threshold_by_page: float = 0.5
     fallback_by_page: bool = False
+    #: tree decoders (:mod:`webseg.blocks.isotree`) chosen on the same out-of-fold scores:
+    #: name -> {"c", "penalty", "threshold", "fallback", "f1"} (``choose_tree_decision``);
+    #: ``isotonic``/``cut`` decode stage 2, ``isotonic-s1`` stage 1
+    tree: dict[str, dict[str, Any]] | None = None
 
     def s1(self, X: np.ndarray) -> np.ndarray:
         if not len(X):
@@ -336,7 +364,7 @@ class Stages:
 
 def fit_stages(t: PageTable, pages: np.ndarray, inner_folds: int = 2, log=print,
                max_rows: int = 30, stage2_share: float = 0.5, choose: bool = True,
-               **hgb: Any) -> Stages:
+               tree_decoders: tuple[str, ...] = (), **hgb: Any) -> Stages:
     """Stage 1: one model per inner fold (grouped by site), each scoring the pages it did not
     see - those out-of-fold scores train stage 2; new pages get the mean of the models.
     Stage 2 trains on a ``stage2_share`` of the pages (by hash of the id; scoring every leaf
@@ -390,7 +418,16 @@ def fit_stages(t: PageTable, pages: np.ndarray, inner_folds: int = 2, log=print,
     log(f"    decision: threshold {thr}, fallback {fb} (out-of-fold mean of the sets' mean F1 "
         f"{f1:.4f} on {len(pages2)} training pages; by page: {thr_p}, {fb_p}, {f1_p:.4f}), "
         f"{time.perf_counter() - t0:.0f} s")
-    return Stages(models, m2, thr, fb, thr_p, fb_p)
+    tree: dict[str, dict[str, Any]] = {}
+    if tree_decoders:
+        trees = {int(p): leaf_tree(t.ranges[t.off[p]:t.off[p + 1]]) for p in pages2}
+        for name in tree_decoders:
+            t0 = time.perf_counter()
+            kind = "cut" if name == "cut" else "isotonic"
+            tree[name] = choose_tree_decision(t, pages2, s1 if name.endswith("-s1") else s2,
+                                              kind, trees)
+            log(f"    {name}: {tree[name]}, {time.perf_counter() - t0:.0f} s")
+    return Stages(models, m2, thr, fb, thr_p, fb_p, tree)
 
 
 def _stage2_scores(m2: Any, X: np.ndarray, s1: np.ndarray, chars: np.ndarray,
@@ -432,6 +469,57 @@ def choose_decision(t: PageTable, pages: np.ndarray, s2: np.ndarray, by: str = "
     return best[1], best[2], best[0][0]
 
 
+#: tree decoders whose regulariser and decision training chooses (stored in the model)
+TREE_DECODERS = ("isotonic", "cut", "isotonic-s1")
+#: the shipped model's default decoder (webseg.blocks.model.DECODERS), fixed from the
+#: site-grouped CV of eval/results/blocks/isotonic/
+DEFAULT_DECODER = "stack"
+
+#: regulariser grid of the tree decoders (``c = 0`` is plain thresholding); ranges set so that
+#: the largest changes about a tenth of a page's characters (webseg.blocks.isotree)
+TREE_GRID: tuple[tuple[float, str], ...] = (
+    (0.0, "share"), (1e-5, "share"), (1e-4, "share"), (1e-3, "share"),
+    (1e-3, "const"), (1e-2, "const"))
+
+
+def choose_tree_decision(t: PageTable, pages: np.ndarray, s: np.ndarray, kind: str,
+                         trees: dict[int, Any]) -> dict[str, Any]:
+    """The (c, penalty, threshold, fallback) of :data:`TREE_GRID` x :data:`THRESHOLDS` x
+    (off, on) with the best mean over datasets of the mean page F1 on ``pages`` under leaf
+    scores ``s`` (ties: smaller c, threshold nearer 0.5, no fallback)."""
+    from webseg.blocks.model import decide
+
+    pages = np.asarray(pages)
+    ds = np.array([t.meta[p].get("dataset", "") for p in pages])
+    groups = [ds == d for d in np.unique(ds)]
+    best: tuple[Any, dict[str, Any]] | None = None
+    for c, pen in TREE_GRID:
+        sm = {}
+        if kind == "isotonic":
+            sm = {int(p): smooth_leaf_scores(s[t.off[p]:t.off[p + 1]],
+                                             t.chars[t.off[p]:t.off[p + 1]],
+                                             t.ranges[t.off[p]:t.off[p + 1]], c, pen,
+                                             trees.get(int(p)))
+                  for p in pages}
+        for thr in THRESHOLDS:
+            f1 = {False: np.zeros(len(pages)), True: np.zeros(len(pages))}
+            for j, p in enumerate(pages):
+                a, b = t.off[p], t.off[p + 1]
+                keep = tree_decision(kind, s[a:b], t.chars[a:b], t.ranges[a:b], c, pen, thr,
+                                     False, trees.get(int(p)), sm.get(int(p)))
+                f1[False][j] = f1[True][j] = page_f1(t, p, keep)[2]
+                if not keep.any():
+                    f1[True][j] = page_f1(t, p, decide(s[a:b], thr, True))[2]
+            for fb in (False, True):
+                f = round(float(np.mean([f1[fb][g].mean() for g in groups])), 6)
+                key = (f, -c, -abs(thr - 0.5), not fb)
+                if best is None or key > best[0]:
+                    best = (key, {"c": c, "penalty": pen, "threshold": thr, "fallback": fb,
+                                  "f1": f})
+    assert best is not None
+    return best[1]
+
+
 def _remap(ens: dict[str, Any], cols: np.ndarray, n_features: int,
            scale: float = 1.0) -> dict[str, Any]:
     """An exported ensemble over column subset ``cols`` as one over all ``n_features``."""
@@ -460,12 +548,14 @@ def fit_model(t: PageTable, log=print, max_rows: int = 30, **hgb: Any) -> dict[s
     """The JSON model trained on every page of ``t``."""
     from webseg.blocks import ROLES
 
-    st = fit_stages(t, np.arange(t.n_pages), log=log, max_rows=max_rows, **hgb)
+    st = fit_stages(t, np.arange(t.n_pages), log=log, max_rows=max_rows,
+                    tree_decoders=TREE_DECODERS, **hgb)
     e1, e2 = export_stages(st)
     datasets = sorted({m["dataset"] for m in t.meta})
     return {"format": "webseg.blocks", "version": 1, "roles": list(ROLES),
             "feature_names": list(FEATURE_NAMES), "context_names": list(CONTEXT_NAMES),
             "threshold": st.threshold, "fallback": st.fallback,
+            "decoder": DEFAULT_DECODER, "tree_decoders": st.tree or {},
             "trained_on": {"datasets": datasets, "pages": t.n_pages, "rows": int(len(t.y))},
             "hgb_params": {**HGB_PARAMS, **hgb}, "max_rows": max_rows,
             "stage1": e1, "stage2": e2}
@@ -485,6 +575,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="boosting iterations (fit)")
     ap.add_argument("--parsed-share", type=float, default=PARSED_SHARE,
                     help="share of pages also parsed without a browser (table)")
+    ap.add_argument("--reuse", type=Path, default=None,
+                    help="table: link the files of unrevealed pages to this older table "
+                    "directory instead of recomputing them (see build_table)")
     a = ap.parse_args(argv)
 
     def log(msg: str) -> None:
@@ -492,7 +585,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if a.command == "table":
         for d in a.data:
-            n = build_table(d, a.render_cache, a.table_root, a.parsed_share, a.limit, log)
+            n = build_table(d, a.render_cache, a.table_root, a.parsed_share, a.limit, log,
+                            a.reuse)
             log(f"{d}: {n} new table files")
         return 0
     names = [load_records(d)[0].dataset for d in a.data]

@@ -145,6 +145,15 @@ def _blocks_mask(page: Page, site_pages: Sequence[Page], model: Any, params: dic
     return keep[page.text_leaves], bf
 
 
+def _blocks_result(page: Page, site_pages: Sequence[Page], model: Any, params: dict[str, Any]
+                   ) -> tuple[Page, np.ndarray, Any]:
+    """(page, leaf mask, BlockFunctions) for the ``blocks`` method; the page is the block
+    model's, which shows the laid-out text of a page captured before its content showed
+    (:func:`webseg.blocks.reveal.revealed`)."""
+    _, bf = _blocks_mask(page, site_pages, model, params)
+    return bf.page, np.asarray(bf.keep, dtype=bool)[bf.page.text_leaves], bf
+
+
 def leaf_mask(page: Page, method: str = DEFAULT_METHOD, *, threshold: float = 0.5,
               site_pages: Sequence[Page] = (), model: Any = None, **params: Any
               ) -> tuple[np.ndarray, np.ndarray | None]:
@@ -170,7 +179,7 @@ def extract(page: Page, method: str = DEFAULT_METHOD, *, page_type: str | None =
     """
     bf = None
     if method == "blocks":  # keep the BlockFunctions: the result's roles come from it
-        keep, bf = _blocks_mask(page, site_pages, model, params)
+        page, keep, bf = _blocks_result(page, site_pages, model, params)
         groups = None
     else:
         keep, groups = leaf_mask(page, method, threshold=threshold, site_pages=site_pages,
