@@ -84,7 +84,8 @@ def test_gcuts_finds_the_global_minimum_with_two_visible_labels(p):
     res = minimize(p)
     assert res.converged
     best = min(p.energy(X) for X in feasible_labellings(p))
-    assert res.energy == pytest.approx(best, abs=1e-9)
+    # minimize() ignores improvements below rtol = 1e-9 (relative): allow twice that
+    assert res.energy == pytest.approx(best, abs=2e-9 * max(1.0, abs(best)))
 
 
 @settings(max_examples=60, deadline=None)
@@ -97,7 +98,7 @@ def test_gcuts_result_is_a_local_minimum_for_every_expansion(p):
     assert res.energy >= best - 1e-9
     for alpha in range(p.K):
         local = min(p.energy(X) for X in labs if in_move_space(p, res.labels, X, alpha))
-        assert res.energy <= local + 1e-9
+        assert res.energy <= local + 2e-9 * max(1.0, abs(local))
 
 
 def test_energy_terms_by_hand():

@@ -60,12 +60,22 @@ class Expander:
     Variable ids: node ``i`` (``x_i`` for leaves, ``a_i`` for internal nodes) and
     ``n + j`` for ``kb`` of the ``j``-th internal node.
 
-    Everything that does not depend on the current labelling or on alpha (index arrays, the
-    infinite edges and their capacities, ``lambda * w``, the columns of D) is laid out here
-    once, so a move is a few vectorised array operations and one max-flow call. The move
-    graph is the same, arc for arc and capacity for capacity, as the straightforward
-    construction (infinite edges, then the Potts edges, then the terminal edges), so the cut
-    - and the minimiser's output - does not depend on these shortcuts.
+    **Speed** (issue 17: two-level GCuts minimises twice per page). A minimisation makes a
+    few hundred moves, ~90% of which return the labelling unchanged, and each move used to
+    rebuild every cost from scratch. The terms are cached by what they depend on:
+
+    * nothing (index arrays, the infinite edges, ``lambda * w``): built here once;
+    * alpha only (the sink-side unary ``c1`` before the Potts terms): one row per label,
+      built here once (:attr:`c1_alpha`);
+    * the current labelling only (``D[p, S(p)]``, the keep cost of internal nodes, the
+      Potts term E00): rebuilt by :meth:`load` when the labelling changes, i.e. after an
+      accepted move.
+
+    Every capacity is computed by the same floating-point operations in the same order as
+    the straightforward construction (infinite edges, then the Potts edges, then the
+    terminal edges), so the move graph - hence the cut and the minimiser's output - is
+    identical, arc for arc and bit for bit (``tests/test_graphseg_energy.py`` checks this
+    against a reference implementation).
     """
 
     def __init__(self, problem: Problem) -> None:
@@ -92,53 +102,64 @@ class Expander:
         self.ci = np.concatenate(src)
         self.cj = np.concatenate(dst)
         self.vis_coef = problem.lam * (problem.v - problem.children_v)
-        # the static arrays of one move graph: infinite edges first, then the Potts edges
+        # the arcs of every move graph: the infinite edges first, then the Potts edges
         self.ei = np.ascontiguousarray(problem.edges[:, 0])
         self.ej = np.ascontiguousarray(problem.edges[:, 1])
         self.lam_w = problem.lam * problem.w
-        nci = len(self.ci)
+        self.n_inf = nci = len(self.ci)
         self.edge_i = np.concatenate([self.ci, self.ei])
         self.edge_j = np.concatenate([self.cj, self.ej])
         self.edge_cap = np.empty(nci + len(self.ei))
         self.edge_cap[:nci] = self.big
         self.edge_rcap = np.zeros(nci + len(self.ei))
-        self.n_inf = nci
-        # columns of D (contiguous), and the per-internal-node constants
-        self.D_cols = np.ascontiguousarray(problem.D.T)
-        self.D_flat = np.ascontiguousarray(problem.D).ravel()
-        self.row_off = np.arange(n, dtype=np.int64) * problem.K
+        # c1 before the Potts terms, per alpha: D[leaf, alpha]; D[u, alpha] + vis - dxi
         self.vis_int = self.vis_coef[self.internal]
         self.dxi_int = problem.dxi[self.internal]
+        DT = problem.D.T
+        self.c1_alpha = np.zeros((problem.K, self.nvar))
+        self.c1_alpha[:, self.leaves] = DT[:, self.leaves]
+        self.c1_alpha[:, self.internal] = DT[:, self.internal] + self.vis_int - self.dxi_int
+        self.D_flat = np.ascontiguousarray(problem.D).ravel()
+        self.row_off = np.arange(n, dtype=np.int64) * problem.K
+        self.S: np.ndarray | None = None
+
+    def load(self, S: np.ndarray) -> None:
+        """Make ``S`` the current labelling and compute the terms that depend on it only."""
+        S = self.S = np.array(S, dtype=np.int64)  # a private copy
+        leaf, u = self.leaves, self.internal
+        d_cur = self.D_flat[self.row_off + np.maximum(S, 0)]  # D[p, S(p)] (label 0 for xi)
+        c0 = self.c0_cur = np.zeros(self.nvar)
+        c0[leaf] = d_cur[leaf]
+        self.S_leaf = S[leaf]
+        self.S_int = Su = S[u]
+        # an internal node keeps its label at this cost; an invisible one cannot keep
+        c0[self.kb_int] = np.where(Su != XI, d_cur[u] + self.vis_int - self.dxi_int, self.big)
+        self.si, self.sj = S[self.ei], S[self.ej]
+        self.A = self.lam_w * (self.si != self.sj)
 
     def move(self, S: np.ndarray, alpha: int) -> np.ndarray:
         """The optimal labelling in the alpha-move space of ``S`` (one s-t min cut)."""
+        self.load(S)
+        return self.move_current(alpha)[0]
+
+    def move_current(self, alpha: int) -> tuple[np.ndarray, bool]:
+        """:meth:`move` from the labelling of the last :meth:`load`, and whether it changed."""
+        S = self.S
+        assert S is not None, "load() a labelling first"
         n = self.p.n
-        S = np.asarray(S, dtype=np.int64)
         big = self.big
-        leaf, u = self.leaves, self.internal
-        c0 = np.zeros(self.nvar)
-        c1 = np.zeros(self.nvar)
-        d_cur = self.D_flat[self.row_off + np.maximum(S, 0)]  # D[p, S(p)] (label 0 for xi)
-        d_alpha = self.D_cols[alpha]
-        # stage 1, leaves (a leaf already labelled alpha cannot keep "its" label)
-        c0[leaf] = d_cur[leaf]
-        c1[leaf] = d_alpha[leaf]
-        at_alpha = leaf[S[leaf] == alpha]
-        c0[at_alpha] += big
-        # stage 3, internal nodes: a_u (id u) and kb_u (id n + j)
-        Su = S[u]
-        c1[u] = d_alpha[u] + self.vis_int - self.dxi_int
-        keep_ok = (Su != XI) & (Su != alpha)
-        c0[self.kb_int] = np.where(keep_ok, d_cur[u] + self.vis_int - self.dxi_int, big)
+        # stage 1 and 3: a leaf already labelled alpha cannot keep "its" label, nor can an
+        # internal node labelled alpha
+        c1 = self.c1_alpha[alpha].copy()
+        c0 = self.c0_cur.copy()
+        c0[self.leaves[self.S_leaf == alpha]] += big
+        c0[self.kb_int[self.S_int == alpha]] = big
         # stage 2, Potts leaf pairs: table A=E00, B=E01, C=E10, E11=0
-        ei, ej = self.ei, self.ej
-        w = self.lam_w
-        si, sj = S[ei], S[ej]
-        A = w * (si != sj)
-        B = w * (si != alpha)
-        C = w * (alpha != sj)
-        np.add.at(c1, ei, C - A)
-        np.add.at(c1, ej, -C)
+        w, A = self.lam_w, self.A
+        B = w * (self.si != alpha)
+        C = w * (alpha != self.sj)
+        np.add.at(c1, self.ei, C - A)
+        np.add.at(c1, self.ej, -C)
         cap = self.edge_cap
         np.maximum(B + C - A, 0.0, out=cap[self.n_inf:])
         g = maxflow.Graph[float](self.nvar, len(cap))
@@ -151,9 +172,10 @@ class Expander:
         side = g.get_grid_segments(self.var_ids)
         out = S.copy()
         x = side[:n]
+        leaf, u = self.leaves, self.internal
         out[leaf[x[leaf]]] = alpha
-        out[u] = np.where(x[u], alpha, np.where(side[self.kb_int], XI, Su))
-        return out
+        out[u] = np.where(x[u], alpha, np.where(side[self.kb_int], XI, self.S_int))
+        return out, bool((out != S).any())
 
 
 def initial_labelling(problem: Problem) -> np.ndarray:
@@ -174,17 +196,19 @@ def minimize(problem: Problem, init: np.ndarray | None = None,
     E = problem.energy(S)
     if not np.isfinite(E):
         raise ValueError("initial labelling is infeasible")
+    ex.load(S)
     order = np.arange(problem.K) if order is None else np.asarray(order)
     K = len(order)
     moves = accepted = fails = 0
     while fails < K and moves < max_sweeps * K:
         alpha = int(order[moves % K])
-        S2 = ex.move(S, alpha)
+        S2, changed = ex.move_current(alpha)
         moves += 1
         # most moves return S itself (91% on kreuzer-random): its energy is E, a failure
-        e_new = E if np.array_equal(S2, S) else problem.energy(S2)
+        e_new = problem.energy(S2) if changed else E
         if e_new < E - rtol * max(1.0, abs(E)):
             S, E = S2, e_new
+            ex.load(S)
             accepted += 1
             fails = 0
         else:

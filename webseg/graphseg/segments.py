@@ -97,12 +97,14 @@ def to_two_level(page: Page, tree: ContentTree | None, l1: np.ndarray, l2: np.nd
 class TwoLevelLambda:
     """Two-level output for the flat graph segmenters (GCuts, CClus), shared by both.
 
-    The segmenter (a dataclass with ``name``, ``lam1``, ``get_model()``, ``prepare`` and
-    ``segment_prepared(prep, lam)``) is solved at its level-2 lambda and, when a level-1
+    The segmenter (a dataclass with ``name``, ``lam1``, ``get_model()``, ``prepare``,
+    ``solve_labels(prep, lam)`` - labels per content-tree leaf and the output's parameters -
+    and ``segment_prepared(prep, lam)``) is solved at its level-2 lambda and, when a level-1
     lambda is known, a second time at that coarser lambda; level 2 is then refined by level 1
     (:func:`to_two_level`) so the two levels nest. A level-1 lambda that is not larger than
     the level-2 one (say an explicit ``lam`` above the model's ``@1`` value) would not be
-    coarser, so the output is then flat.
+    coarser, so the output is then flat. The two labellings go to :func:`to_two_level`
+    directly (no flat Segmentation is built for either: only the partitions matter there).
     """
 
     @property
@@ -116,12 +118,11 @@ class TwoLevelLambda:
     def segment(self, page: Page) -> Segmentation:
         """Two levels when a level-1 lambda is known (see the module docstring), else flat."""
         prep = self.prepare(page)  # type: ignore[attr-defined]
+        lam = self.resolved_lambda  # type: ignore[attr-defined]
         lam1 = self.resolved_lambda1
-        flat = self.segment_prepared(prep)  # type: ignore[attr-defined]
-        if lam1 is None or prep.tree is None \
-                or lam1 <= self.resolved_lambda:  # type: ignore[attr-defined]
-            return flat
-        l1 = self.segment_prepared(prep, lam1).leaf_labels()  # type: ignore[attr-defined]
-        params = {**flat.params, "lambda1": lam1}
-        return to_two_level(prep.page, prep.tree, l1, flat.leaf_labels(),
-                            self.name, params)  # type: ignore[attr-defined]
+        if lam1 is None or prep.tree is None or lam1 <= lam:
+            return self.segment_prepared(prep)  # type: ignore[attr-defined]
+        l2, params = self.solve_labels(prep, lam)  # type: ignore[attr-defined]
+        l1, _ = self.solve_labels(prep, lam1)  # type: ignore[attr-defined]
+        return to_two_level(prep.page, prep.tree, l1, l2, self.name,  # type: ignore[attr-defined]
+                            {**params, "lambda1": lam1})

@@ -188,14 +188,20 @@ class GCutsSegmenter(TwoLevelLambda, ModelBacked):
         assert not np.any(S[tree.leaves] == XI)
         return S[tree.leaves], res
 
-    def segment_prepared(self, prep: Prepared, lam: float | None = None) -> Segmentation:
-        lam = self.resolved_lambda if lam is None else lam
+    def solve_labels(self, prep: Prepared, lam: float) -> tuple[np.ndarray, dict[str, Any]]:
+        """Label per content-tree leaf at ``lam`` and the output's parameters."""
         leaf_label, res = self.solve(prep, lam)
-        params = {"lambda": lam, "parent_child": self.parent_child, "learned": self.learned,
-                  "dxi": self.resolved_dxi, "k_adjacent": self.k_adjacent,
-                  "max_labels": self.max_labels}
+        params: dict[str, Any] = {
+            "lambda": lam, "parent_child": self.parent_child, "learned": self.learned,
+            "dxi": self.resolved_dxi, "k_adjacent": self.k_adjacent,
+            "max_labels": self.max_labels}
         if res is not None:
             params.update(energy=res.energy, moves=res.moves, converged=res.converged)
+        return leaf_label, params
+
+    def segment_prepared(self, prep: Prepared, lam: float | None = None) -> Segmentation:
+        lam = self.resolved_lambda if lam is None else lam
+        leaf_label, params = self.solve_labels(prep, lam)
         return to_segmentation(prep.page, prep.tree, leaf_label, self.name, params,
                                label_nodes=prep.labels)
 
