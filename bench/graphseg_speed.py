@@ -15,9 +15,10 @@ script measures, on each page back to back so the shared machine's load drifts c
 * ``new``: this checkout with its shipped model (two levels).
 
 ``time.process_time`` per call, fastest of ``--repeat`` per page; prints median, p95 and max
-ms. With ``--check`` (default on) the leaf labels of ``old`` and ``new`` are compared at both
-levels on every page (and the minimiser's parameters such as energy and move count): an
-optimisation that changes the output is reported page by page and the exit status is 1.
+ms. Unless ``--no-check``, the output of ``old`` and ``new`` is compared on every page: the
+leaf labels at both levels, the segments (ids, root nodes, parents, boxes, text, attrs) and the
+solver's params (energy, move count, objective). A difference is reported page by page and the
+exit status is 1.
 
 The old code is imported from ``--old-src`` (a directory holding an old ``webseg`` package)
 under its own module objects, then the modules of this checkout are restored, so both run in
@@ -79,11 +80,14 @@ def timed(fn: Any, repeat: int) -> tuple[float, Any]:
 
 
 def same_output(a: Any, b: Any) -> list[str]:
-    """Differences between two segmentations' leaf labels (levels 1, 2) and solver params."""
+    """Differences between two segmentations: leaf labels (levels 1, 2), the segments
+    themselves (ids, root nodes, parents, boxes, text, attrs) and the solver's params."""
     diffs = []
     for lv in (1, 2):
         if not np.array_equal(a.leaf_labels(lv), b.leaf_labels(lv)):
             diffs.append(f"level {lv} labels")
+    if [s.to_dict() for s in a.segments] != [s.to_dict() for s in b.segments]:
+        diffs.append("segments")
     for k in sorted(set(a.params) | set(b.params)):
         if a.params.get(k) != b.params.get(k):
             diffs.append(f"param {k}: {a.params.get(k)!r} != {b.params.get(k)!r}")

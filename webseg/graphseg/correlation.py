@@ -30,19 +30,25 @@ def cclus_objective(labels: np.ndarray, V: np.ndarray, lam: float = 1.0) -> floa
 
 def pivot_once(positive: np.ndarray, order: np.ndarray) -> np.ndarray:
     """One run of the pivot algorithm with pivots taken in ``order``."""
+    return _pivot(positive, order)[0]
+
+
+def _pivot(positive: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`pivot_once`, and the smallest member of each node's cluster: a key equal for
+    equal partitions whatever the cluster numbering (the pivot numbers them in pivot order)."""
     m = len(order)
     labels = np.full(m, -1, dtype=np.int64)
     remaining = np.ones(m, dtype=bool)
-    k = 0
-    for p in order:
+    firsts: list[int] = []
+    for p in order.tolist():
         if not remaining[p]:
             continue
         members = remaining & positive[p]
         members[p] = True
-        labels[members] = k
+        labels[members] = len(firsts)
+        firsts.append(int(members.argmax()))
         remaining &= ~members
-        k += 1
-    return labels
+    return labels, np.asarray(firsts, dtype=np.int64)[labels]
 
 
 class PairCosts:
@@ -64,6 +70,7 @@ class PairCosts:
         self.v = V[self.i0, self.i1]
         self.join_cost = 1.0 - self.v
         self._sep: dict[float, np.ndarray] = {}
+        self._join_V: np.ndarray | None = None  # 1 - V, for the positive edges of any lambda
 
     def objective(self, labels: np.ndarray, lam: float) -> float:
         """:func:`cclus_objective` of ``labels`` (same value, bit for bit)."""
@@ -81,31 +88,24 @@ class PairCosts:
         m, V = self.m, self.V
         if m == 0:
             return np.zeros(0, dtype=np.int64), 0.0
-        positive = lam * V >= 1.0 - V
+        if self._join_V is None:
+            self._join_V = 1.0 - V
+        positive = lam * V >= self._join_V
         rng = np.random.default_rng(seed)
         best, best_obj = None, np.inf
         seen: set[bytes] = set()
         for _ in range(max(1, trials)):
-            lab = pivot_once(positive, rng.permutation(m))
-            # the same partition again (the pivot numbers clusters in pivot order, so compare
-            # canonical labels) has the same objective, which cannot be strictly better
-            key = canonical(lab).tobytes()
-            if key in seen:
+            lab, key = _pivot(positive, rng.permutation(m))
+            # the same partition again has the same objective, which cannot be strictly better
+            k = key.tobytes()
+            if k in seen:
                 continue
-            seen.add(key)
+            seen.add(k)
             obj = self.objective(lab, lam)
             if obj < best_obj:
                 best, best_obj = lab, obj
         assert best is not None
         return best, best_obj
-
-
-def canonical(labels: np.ndarray) -> np.ndarray:
-    """Labels renumbered by first occurrence (equal for equal partitions)."""
-    _, first, inv = np.unique(labels, return_index=True, return_inverse=True)
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[np.argsort(first)] = np.arange(len(first))
-    return rank[inv.reshape(-1)]
 
 
 def cclus(V: np.ndarray, lam: float = 1.0, trials: int = 20, seed: int = 0
