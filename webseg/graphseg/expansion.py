@@ -136,14 +136,19 @@ class Expander:
         c0[self.kb_int] = np.where(Su != XI, d_cur[u] + self.vis_int - self.dxi_int, self.big)
         self.si, self.sj = S[self.ei], S[self.ej]
         self.A = self.lam_w * (self.si != self.sj)
+        # the cut that encodes S (for alpha, see move_current): invisible nodes do not keep
+        self.x_cur = np.zeros(self.nvar, dtype=bool)
+        self.x_cur[self.kb_int[Su == XI]] = True
 
     def move(self, S: np.ndarray, alpha: int) -> np.ndarray:
         """The optimal labelling in the alpha-move space of ``S`` (one s-t min cut)."""
         self.load(S)
-        return self.move_current(alpha)[0]
+        return self.move_current(alpha)[0].copy()
 
     def move_current(self, alpha: int) -> tuple[np.ndarray, bool]:
-        """:meth:`move` from the labelling of the last :meth:`load`, and whether it changed."""
+        """:meth:`move` from the labelling of the last :meth:`load`, and whether it changed.
+
+        An unchanged result is the loaded labelling itself (not a copy): do not modify it."""
         S = self.S
         assert S is not None, "load() a labelling first"
         n = self.p.n
@@ -152,8 +157,10 @@ class Expander:
         # internal node labelled alpha
         c1 = self.c1_alpha[alpha].copy()
         c0 = self.c0_cur.copy()
-        c0[self.leaves[self.S_leaf == alpha]] += big
-        c0[self.kb_int[self.S_int == alpha]] = big
+        leaf_at = self.leaves[self.S_leaf == alpha]
+        int_at = self.S_int == alpha
+        c0[leaf_at] += big
+        c0[self.kb_int[int_at]] = big
         # stage 2, Potts leaf pairs: table A=E00, B=E01, C=E10, E11=0
         w, A = self.lam_w, self.A
         B = w * (self.si != alpha)
@@ -170,6 +177,15 @@ class Expander:
         g.add_grid_tedges(self.var_ids, np.maximum(net, 0.0), np.maximum(-net, 0.0))
         g.maxflow()
         side = g.get_grid_segments(self.var_ids)
+        # the cut of S itself (nodes at alpha: x = a = kb = 1): decoding it gives S back, so
+        # when the min cut is that one (~90% of moves) S is returned without decoding
+        x_cur = self.x_cur.copy()
+        x_cur[leaf_at] = True
+        u_at = self.internal[int_at]
+        x_cur[u_at] = True
+        x_cur[self.kb[u_at]] = True
+        if np.array_equal(side, x_cur):
+            return S, False
         out = S.copy()
         x = side[:n]
         leaf, u = self.leaves, self.internal
