@@ -30,25 +30,44 @@ def cclus_objective(labels: np.ndarray, V: np.ndarray, lam: float = 1.0) -> floa
 
 def pivot_once(positive: np.ndarray, order: np.ndarray) -> np.ndarray:
     """One run of the pivot algorithm with pivots taken in ``order``."""
-    return _pivot(positive, order)[0]
+    return _pivot(row_bits(positive), order)[0]
 
 
-def _pivot(positive: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`pivot_once`, and the smallest member of each node's cluster: a key equal for
-    equal partitions whatever the cluster numbering (the pivot numbers them in pivot order)."""
+def row_bits(positive: np.ndarray) -> list[int]:
+    """Row ``i`` of a square boolean matrix as a Python int (bit ``j`` = ``positive[i, j]``).
+
+    The pivot loop is sequential (each cluster removes nodes the next pivot must skip), so it
+    runs in Python; on int bitsets a cluster is two integer operations instead of five numpy
+    calls, which made the pivot ~3x faster on kreuzer-random's median page (60 leaves).
+    """
+    m = len(positive)
+    if m == 0:
+        return []
+    packed = np.packbits(positive, axis=1, bitorder="little")
+    return [int.from_bytes(row.tobytes(), "little") for row in packed]
+
+
+def _pivot(rows: list[int], order: np.ndarray) -> tuple[np.ndarray, frozenset[int]]:
+    """:func:`pivot_once` on :func:`row_bits`, and the set of its clusters (as bitsets): a key
+    equal for equal partitions whatever the cluster numbering (pivot order)."""
     m = len(order)
-    labels = np.full(m, -1, dtype=np.int64)
-    remaining = np.ones(m, dtype=bool)
-    firsts: list[int] = []
+    if m == 0:
+        return np.zeros(0, dtype=np.int64), frozenset()
+    remaining = (1 << m) - 1
+    clusters: list[int] = []
     for p in order.tolist():
-        if not remaining[p]:
+        if not (remaining >> p) & 1:
             continue
-        members = remaining & positive[p]
-        members[p] = True
-        labels[members] = len(firsts)
-        firsts.append(int(members.argmax()))
-        remaining &= ~members
-    return labels, np.asarray(firsts, dtype=np.int64)[labels]
+        members = (remaining & rows[p]) | (1 << p)
+        clusters.append(members)
+        remaining ^= members
+        if not remaining:
+            break
+    nb = (m + 7) // 8
+    buf = b"".join(c.to_bytes(nb, "little") for c in clusters)
+    member = np.unpackbits(np.frombuffer(buf, dtype=np.uint8).reshape(len(clusters), nb),
+                           axis=1, count=m, bitorder="little")
+    return member.argmax(axis=0).astype(np.int64), frozenset(clusters)
 
 
 class PairCosts:
@@ -93,14 +112,14 @@ class PairCosts:
         positive = lam * V >= self._join_V
         rng = np.random.default_rng(seed)
         best, best_obj = None, np.inf
-        seen: set[bytes] = set()
+        rows = row_bits(positive)
+        seen: set[frozenset[int]] = set()
         for _ in range(max(1, trials)):
-            lab, key = _pivot(positive, rng.permutation(m))
+            lab, key = _pivot(rows, rng.permutation(m))
             # the same partition again has the same objective, which cannot be strictly better
-            k = key.tobytes()
-            if k in seen:
+            if key in seen:
                 continue
-            seen.add(k)
+            seen.add(key)
             obj = self.objective(lab, lam)
             if obj < best_obj:
                 best, best_obj = lab, obj
