@@ -98,7 +98,8 @@ class PairCosts:
         sep = self._sep.get(lam)
         if sep is None:
             sep = self._sep[lam] = lam * self.v
-        same = labels[self.i0] == labels[self.i1]
+        lab = np.asarray(labels, dtype=np.int32)  # narrower gathers, same comparisons
+        same = lab[self.i0] == lab[self.i1]
         return float(np.where(same, self.join_cost, sep).sum())
 
     def solve(self, lam: float = 1.0, trials: int = 20, seed: int = 0
