@@ -34,8 +34,10 @@ visible text leaf is assigned (leaves cannot take xi).
 **Two levels** (issue 17): with a level-1 lambda (``lam1`` or ``lam["<name>@1"]`` in the model,
 chosen by cross-validation at gold level 1) the energy is minimised a second time at ``lam1``
 (the costs are prepared once) and the output has level 1 = that labelling, level 2 = the
-labelling at ``lam`` refined by level 1 (:func:`webseg.graphseg.segments.to_two_level`). This
-doubles the minimisation time.
+labelling at ``lam`` refined by level 1 (:func:`webseg.graphseg.segments.to_two_level`). That
+is two minimisations per page; the move graph's terms are cached per labelling and per label
+(:class:`webseg.graphseg.expansion.Expander`), which halves the time of each, so the two-level
+default costs about what one flat minimisation did before (``eval/results/cv/bench.md``).
 """
 
 from __future__ import annotations
