@@ -106,6 +106,7 @@ class Expander:
         self.ei = np.ascontiguousarray(problem.edges[:, 0])
         self.ej = np.ascontiguousarray(problem.edges[:, 1])
         self.lam_w = problem.lam * problem.w
+        self.lam_w2 = np.concatenate([self.lam_w, self.lam_w])
         self.n_inf = nci = len(self.ci)
         self.edge_i = np.concatenate([self.ci, self.ei])
         self.edge_j = np.concatenate([self.cj, self.ej])
@@ -136,6 +137,7 @@ class Expander:
         c0[self.kb_int] = np.where(Su != XI, d_cur[u] + self.vis_int - self.dxi_int, self.big)
         self.si, self.sj = S[self.ei], S[self.ej]
         self.A = self.lam_w * (self.si != self.sj)
+        self.s_ends = np.concatenate([self.si, self.sj])  # for B and C in one operation
         # the cut that encodes S (for alpha, see move_current): invisible nodes do not keep
         self.x_cur = np.zeros(self.nvar, dtype=bool)
         self.x_cur[self.kb_int[Su == XI]] = True
@@ -162,9 +164,9 @@ class Expander:
         c0[leaf_at] += big
         c0[self.kb_int[int_at]] = big
         # stage 2, Potts leaf pairs: table A=E00, B=E01, C=E10, E11=0
-        w, A = self.lam_w, self.A
-        B = w * (self.si != alpha)
-        C = w * (alpha != self.sj)
+        A, E = self.A, len(self.A)
+        BC = self.lam_w2 * (self.s_ends != alpha)  # B = w [si != alpha], C = w [sj != alpha]
+        B, C = BC[:E], BC[E:]
         np.add.at(c1, self.ei, C - A)
         np.add.at(c1, self.ej, -C)
         cap = self.edge_cap
@@ -173,8 +175,9 @@ class Expander:
         g.add_nodes(self.nvar)
         if len(cap):
             g.add_edges(self.edge_i, self.edge_j, cap, self.edge_rcap)
-        net = c1 - c0
-        g.add_grid_tedges(self.var_ids, np.maximum(net, 0.0), np.maximum(-net, 0.0))
+        # BK keeps one residual terminal capacity per node, cap_source - cap_sink: passing c1
+        # and c0 gives the same c1 - c0 as splitting it into its positive and negative parts
+        g.add_grid_tedges(self.var_ids, c1, c0)
         g.maxflow()
         side = g.get_grid_segments(self.var_ids)
         # the cut of S itself (nodes at alpha: x = a = kb = 1): decoding it gives S back, so
