@@ -97,6 +97,8 @@ class PairCosts:
             return 0.0
         sep = self._sep.get(lam)
         if sep is None:
+            if len(self._sep) >= 2:  # two levels need two; a lambda sweep should not pile up
+                self._sep.clear()
             sep = self._sep[lam] = lam * self.v
         lab = np.asarray(labels, dtype=np.int32)  # narrower gathers, same comparisons
         same = lab[self.i0] == lab[self.i1]
