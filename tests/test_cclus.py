@@ -11,7 +11,14 @@ from hypothesis import strategies as st
 
 from tests.helpers import sample_page
 from tests.test_gcuts import two_column_page
-from webseg.graphseg.correlation import cclus, cclus_objective, pivot_once
+from webseg.graphseg.correlation import (
+    PairCosts,
+    _pivot,
+    cclus,
+    cclus_objective,
+    pivot_once,
+    row_bits,
+)
 from webseg.graphseg.model import CClusModel
 from webseg.segmentation import UNASSIGNED
 from webseg.segmenters import get_segmenter
@@ -106,3 +113,74 @@ def test_fit_save_load_round_trip(tmp_path):
     seg.save(tmp_path / "c.json")
     again = get_segmenter("cclus", lam=1.0, model=str(tmp_path / "c.json"))
     assert np.allclose(seg.prepare(page).V, again.prepare(page).V)
+
+
+# ---------------------------------------------------------------- identity with the plain code
+def reference_cclus(V, lam, trials, seed):
+    """CClus as before :class:`PairCosts` (issue 17): objective rebuilt per trial, no
+    de-duplication. The fast version must return the same labels and objective, bit for bit."""
+    m = len(V)
+    if m == 0:
+        return np.zeros(0, dtype=np.int64), 0.0
+    positive = lam * V >= 1.0 - V
+    rng = np.random.default_rng(seed)
+    best, best_obj = None, np.inf
+    for _ in range(max(1, trials)):
+        order = rng.permutation(m)
+        lab = np.full(m, -1, dtype=np.int64)
+        remaining = np.ones(m, dtype=bool)
+        k = 0
+        for p in order:
+            if not remaining[p]:
+                continue
+            members = remaining & positive[p]
+            members[p] = True
+            lab[members] = k
+            remaining &= ~members
+            k += 1
+        obj = cclus_objective(lab, V, lam)
+        if obj < best_obj:
+            best, best_obj = lab, obj
+    return best, best_obj
+
+
+@st.composite
+def coarse_instances(draw):
+    """Pair costs on a coarse grid (many equal objectives and repeated partitions)."""
+    m = draw(st.integers(0, 25))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    V = np.triu(rng.integers(0, 5, (m, m)) / 4.0, 1)
+    return V + V.T, draw(st.sampled_from([0.5, 1.0, 2.0, 20.0])), draw(st.integers(1, 25))
+
+
+@settings(max_examples=200, deadline=None)
+@given(coarse_instances(), st.integers(0, 5))
+def test_cclus_is_the_plain_pivot_search_bit_for_bit(inst, seed):
+    V, lam, trials = inst
+    labels, obj = cclus(V, lam, trials, seed)
+    ref, ref_obj = reference_cclus(V, lam, trials, seed)
+    assert labels.tolist() == ref.tolist() and obj == ref_obj
+
+
+@settings(max_examples=100, deadline=None)
+@given(coarse_instances())
+def test_pair_costs_serve_several_lambdas_and_objectives_exactly(inst):
+    V, lam, _ = inst
+    costs = PairCosts(V)
+    rng = np.random.default_rng(0)
+    for lm in (lam, 1.0, lam):
+        assert costs.solve(lm, 5, 2)[1] == reference_cclus(V, lm, 5, 2)[1]
+        lab = rng.integers(0, 3, len(V))
+        assert costs.objective(lab, lm) == cclus_objective(lab, V, lm)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 12), st.integers(0, 2**32 - 1))
+def test_pivot_key_identifies_the_partition(m, seed):
+    rng = np.random.default_rng(seed)
+    positive = rng.random((m, m)) < 0.4
+    positive = positive | positive.T
+    a, ka = _pivot(row_bits(positive), rng.permutation(m))
+    b, kb = _pivot(row_bits(positive), rng.permutation(m))
+    same_partition = (a[:, None] == a[None, :]).tolist() == (b[:, None] == b[None, :]).tolist()
+    assert (ka == kb) == same_partition

@@ -150,3 +150,40 @@ def test_fit_save_load_round_trip(tmp_path):
     with pytest.raises(ValueError, match="not a GCuts model"):
         GCutsModel.load(tmp_path / "nope.json") if (tmp_path / "nope.json").write_text(
             '{"schema": "x"}') else None
+
+
+def reference_to_two_level(page, tree, l1, l2):
+    """``to_two_level`` as before issue 17's speed-up: both refinement levels built in full."""
+    from webseg.graphseg.segments import refine, to_segmentation
+    from webseg.segmentation import Segment, Segmentation
+
+    s1 = to_segmentation(page, tree, l1, "x", {})
+    s2 = to_segmentation(page, tree, refine(l1, l2), "x", {})
+    top_of_leaf, fine_of_leaf = s1.leaf_labels(), s2.leaf_labels()
+    segs = [Segment(s.id, s.nodes, None, s.box, s.text, attrs=dict(s.attrs)) for s in s1]
+    kids: dict[int, list[int]] = {}
+    for f in np.unique(fine_of_leaf[fine_of_leaf >= 0]).tolist():
+        kids.setdefault(int(top_of_leaf[np.flatnonzero(fine_of_leaf == f)[0]]), []).append(f)
+    for t, fs in kids.items():
+        if len(fs) >= 2:
+            for f in fs:
+                s = s2.segments[f]
+                segs.append(Segment(len(segs), s.nodes, t, s.box, s.text, attrs=dict(s.attrs)))
+    return Segmentation(page, segs, "x", {})
+
+
+@pytest.mark.parametrize("make_page", [sample_page, two_column_page])
+def test_to_two_level_is_the_full_construction(make_page):
+    """Random labellings: same segments (ids, nodes, parents, boxes, text) as the reference."""
+    from webseg.graphseg.segments import to_two_level
+
+    page = make_page()
+    tree = content_tree(page)
+    rng = np.random.default_rng(1)
+    m = len(tree.leaves)
+    for _ in range(200):
+        l1 = rng.integers(0, rng.integers(1, 4), m) * 7
+        l2 = rng.integers(0, rng.integers(1, 5), m) - 1
+        got = to_two_level(page, tree, l1, l2, "x", {})
+        ref = reference_to_two_level(page, tree, l1, l2)
+        assert [s.to_dict() for s in got] == [s.to_dict() for s in ref]

@@ -84,7 +84,8 @@ def test_gcuts_finds_the_global_minimum_with_two_visible_labels(p):
     res = minimize(p)
     assert res.converged
     best = min(p.energy(X) for X in feasible_labellings(p))
-    assert res.energy == pytest.approx(best, abs=1e-9)
+    # minimize() ignores improvements below rtol = 1e-9 (relative): allow twice that
+    assert res.energy == pytest.approx(best, abs=2e-9 * max(1.0, abs(best)))
 
 
 @settings(max_examples=60, deadline=None)
@@ -97,7 +98,7 @@ def test_gcuts_result_is_a_local_minimum_for_every_expansion(p):
     assert res.energy >= best - 1e-9
     for alpha in range(p.K):
         local = min(p.energy(X) for X in labs if in_move_space(p, res.labels, X, alpha))
-        assert res.energy <= local + 1e-9
+        assert res.energy <= local + 2e-9 * max(1.0, abs(local))
 
 
 def test_energy_terms_by_hand():
@@ -145,3 +146,108 @@ def test_parent_turns_invisible_while_children_split():
     S0 = np.zeros(3, dtype=np.int64)
     T = Expander(p).move(S0, 1)
     assert T.tolist() == [XI, 0, 1]
+
+
+# ---------------------------------------------------------------- identity with the plain code
+def reference_move(p: Problem, S: np.ndarray, alpha: int) -> np.ndarray:
+    """The move built from scratch, as before the caching in :class:`Expander` (issue 17):
+    the cached version must give the same labelling, bit for bit, on any problem."""
+    import maxflow
+
+    ex = Expander(p)
+    n = p.n
+    S = np.asarray(S, dtype=np.int64)
+    big = ex.big
+    c0, c1 = np.zeros(ex.nvar), np.zeros(ex.nvar)
+    leaf = p.is_leaf
+    d_cur = p.D[np.arange(n), np.where(S == XI, 0, S)]
+    d_alpha = p.D[:, alpha]
+    c0[:n][leaf] = d_cur[leaf]
+    c1[:n][leaf] = d_alpha[leaf]
+    c0[:n][leaf & (alpha == S)] += big
+    u = ex.internal
+    c1[u] = d_alpha[u] + ex.vis_coef[u] - p.dxi[u]
+    keep_ok = (S[u] != XI) & (S[u] != alpha)
+    c0[ex.kb[u]] = np.where(keep_ok, d_cur[u] + ex.vis_coef[u] - p.dxi[u], big)
+    ei, ej = p.edges[:, 0], p.edges[:, 1]
+    w = p.lam * p.w
+    si, sj = S[ei], S[ej]
+    A, B, C = w * (si != sj), w * (si != alpha), w * (alpha != sj)
+    np.add.at(c1, ei, C - A)
+    np.add.at(c1, ej, -C)
+    g = maxflow.Graph[float](ex.nvar, len(ex.ci) + len(ei))
+    g.add_nodes(ex.nvar)
+    if len(ex.ci):
+        g.add_edges(ex.ci, ex.cj, np.full(len(ex.ci), big), np.zeros(len(ex.ci)))
+    if len(ei):
+        g.add_edges(ei, ej, np.maximum(B + C - A, 0.0), np.zeros(len(ei)))
+    net = c1 - c0
+    g.add_grid_tedges(np.arange(ex.nvar), np.maximum(net, 0.0), np.maximum(-net, 0.0))
+    g.maxflow()
+    side = g.get_grid_segments(np.arange(ex.nvar))
+    out = S.copy()
+    out[leaf & side[:n]] = alpha
+    out[u] = np.where(side[u], alpha, np.where(side[ex.kb[u]], XI, S[u]))
+    return out
+
+
+def reference_minimize(p: Problem, rtol: float = 1e-9) -> tuple[np.ndarray, float, int]:
+    """Alpha-expansion with :func:`reference_move` and the energy of every move."""
+    from webseg.graphseg.expansion import initial_labelling
+
+    S = initial_labelling(p)
+    E = p.energy(S)
+    moves = fails = 0
+    while fails < p.K and moves < 50 * p.K:
+        S2 = reference_move(p, S, moves % p.K)
+        moves += 1
+        e_new = p.energy(S2)
+        if e_new < E - rtol * max(1.0, abs(E)):
+            S, E, fails = S2, e_new, 0
+        else:
+            fails += 1
+    return S, E, moves
+
+
+@st.composite
+def larger_problems(draw: st.DrawFn) -> Problem:
+    """Random trees of up to 40 nodes, 6 labels and many Potts edges (no brute force)."""
+    n = draw(st.integers(2, 40))
+    parent = np.asarray([-1] + [draw(st.integers(max(0, i - 4), i - 1)) for i in range(1, n)])
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    leaf = np.bincount(parent[1:], minlength=n) == 0
+    k = draw(st.integers(1, 6))
+    # coarse values make ties (equal costs, zero-capacity arcs) common
+    D = rng.integers(0, 4, (n, k)) / 2.0
+    dxi = np.where(leaf, np.inf, rng.integers(0, 3, n) / 2.0)
+    v = rng.random(n) * rng.integers(0, 2, n)
+    leaves = np.flatnonzero(leaf)
+    pairs = [pq for pq in itertools.combinations(leaves.tolist(), 2) if rng.random() < 0.3]
+    w = rng.integers(0, 3, len(pairs)) / 2.0
+    lam = draw(st.sampled_from([0.0, 0.5, 1.0, 3.0]))
+    return Problem(parent, D, dxi, v, np.asarray(pairs, dtype=np.int64).reshape(-1, 2), w, lam)
+
+
+@settings(max_examples=150, deadline=None)
+@given(larger_problems(), st.data())
+def test_cached_moves_are_the_plain_moves_bit_for_bit(p, data):
+    """Every move from a reachable labelling equals the plain construction's move."""
+    ex = Expander(p)
+    S = minimize(p, max_sweeps=1).labels if data.draw(st.booleans()) \
+        else np.zeros(p.n, np.int64)
+    for alpha in range(p.K):
+        ref = reference_move(p, S, alpha)
+        assert ex.move(S, alpha).tolist() == ref.tolist()
+        ex.load(S)
+        out, changed = ex.move_current(alpha)
+        assert out.tolist() == ref.tolist() and changed == (ref.tolist() != S.tolist())
+
+
+@settings(max_examples=100, deadline=None)
+@given(larger_problems())
+def test_minimize_is_the_plain_alpha_expansion(p):
+    """Same labelling, energy and number of moves as the uncached loop."""
+    res = minimize(p)
+    S, E, moves = reference_minimize(p)
+    assert res.labels.tolist() == S.tolist()
+    assert res.energy == E and res.moves == moves

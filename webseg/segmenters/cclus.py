@@ -17,8 +17,9 @@ Output: one segment per cluster, rooted at the maximal subtrees whose leaves are
 chosen by cross-validation at gold level 1; larger, so coarser clusters) the output is level 1 =
 the clustering at ``lam1``, level 2 = the clustering at ``lam`` refined by level 1
 (:func:`webseg.graphseg.segments.to_two_level`), so level 2 nests in level 1. The costs are
-computed once; the second pivot run (``trials`` runs) adds ~30% to the median time per page
-(``eval/results/cv/bench.md``).
+computed once, and so is their layout for the objective
+(:class:`webseg.graphseg.correlation.PairCosts`), so the second pivot run (``trials`` runs)
+costs less than the first (``eval/results/cv/bench.md``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from webseg.graphseg.correlation import cclus
+from webseg.graphseg.correlation import PairCosts
 from webseg.graphseg.features import PAIR_FEATURES, ContentTree, content_tree, node_attrs
 from webseg.graphseg.learn import Logistic
 from webseg.graphseg.model import CClusModel, all_pair_costs
@@ -47,6 +48,8 @@ class CClusPrepared:
     tree: ContentTree | None
     V: np.ndarray
     seconds: float = 0.0
+    #: ``V`` laid out for the objective, built on first solve and shared by every lambda
+    costs: PairCosts | None = None
 
 
 @dataclass
@@ -95,13 +98,20 @@ class CClusSegmenter(TwoLevelLambda, ModelBacked):
         return CClusPrepared(page, tree, V, time.perf_counter() - t0)
 
     def solve(self, prep: CClusPrepared, lam: float) -> tuple[np.ndarray, float]:
-        return cclus(prep.V, lam, self.trials, self.seed)
+        if prep.costs is None:
+            prep.costs = PairCosts(prep.V)
+        return prep.costs.solve(lam, self.trials, self.seed)
+
+    def solve_labels(self, prep: CClusPrepared, lam: float) -> tuple[np.ndarray,
+                                                                     dict[str, Any]]:
+        """Cluster per content-tree leaf at ``lam`` and the output's parameters."""
+        labels, obj = self.solve(prep, lam)
+        return labels, {"lambda": lam, "trials": self.trials, "seed": self.seed,
+                        "learned": self.learned, "objective": obj}
 
     def segment_prepared(self, prep: CClusPrepared, lam: float | None = None) -> Segmentation:
         lam = self.resolved_lambda if lam is None else lam
-        labels, obj = self.solve(prep, lam)
-        params = {"lambda": lam, "trials": self.trials, "seed": self.seed,
-                  "learned": self.learned, "objective": obj}
+        labels, params = self.solve_labels(prep, lam)
         return to_segmentation(prep.page, prep.tree, labels, self.name, params)
 
 

@@ -34,8 +34,10 @@ visible text leaf is assigned (leaves cannot take xi).
 **Two levels** (issue 17): with a level-1 lambda (``lam1`` or ``lam["<name>@1"]`` in the model,
 chosen by cross-validation at gold level 1) the energy is minimised a second time at ``lam1``
 (the costs are prepared once) and the output has level 1 = that labelling, level 2 = the
-labelling at ``lam`` refined by level 1 (:func:`webseg.graphseg.segments.to_two_level`). This
-doubles the minimisation time.
+labelling at ``lam`` refined by level 1 (:func:`webseg.graphseg.segments.to_two_level`). That
+is two minimisations per page; the move graph's terms are cached per labelling and per label
+(:class:`webseg.graphseg.expansion.Expander`), which halves the time of each, so the two-level
+default costs about what one flat minimisation did before (``eval/results/cv/bench.md``).
 """
 
 from __future__ import annotations
@@ -188,14 +190,20 @@ class GCutsSegmenter(TwoLevelLambda, ModelBacked):
         assert not np.any(S[tree.leaves] == XI)
         return S[tree.leaves], res
 
-    def segment_prepared(self, prep: Prepared, lam: float | None = None) -> Segmentation:
-        lam = self.resolved_lambda if lam is None else lam
+    def solve_labels(self, prep: Prepared, lam: float) -> tuple[np.ndarray, dict[str, Any]]:
+        """Label per content-tree leaf at ``lam`` and the output's parameters."""
         leaf_label, res = self.solve(prep, lam)
-        params = {"lambda": lam, "parent_child": self.parent_child, "learned": self.learned,
-                  "dxi": self.resolved_dxi, "k_adjacent": self.k_adjacent,
-                  "max_labels": self.max_labels}
+        params: dict[str, Any] = {
+            "lambda": lam, "parent_child": self.parent_child, "learned": self.learned,
+            "dxi": self.resolved_dxi, "k_adjacent": self.k_adjacent,
+            "max_labels": self.max_labels}
         if res is not None:
             params.update(energy=res.energy, moves=res.moves, converged=res.converged)
+        return leaf_label, params
+
+    def segment_prepared(self, prep: Prepared, lam: float | None = None) -> Segmentation:
+        lam = self.resolved_lambda if lam is None else lam
+        leaf_label, params = self.solve_labels(prep, lam)
         return to_segmentation(prep.page, prep.tree, leaf_label, self.name, params,
                                label_nodes=prep.labels)
 
