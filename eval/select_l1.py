@@ -171,13 +171,28 @@ def build(items: Sequence[Any], preps: dict[str, Any], bases: dict[str, Any], ne
     return rows
 
 
+def prepared_items(data: Path, cache: Path) -> tuple[list[Any], dict[str, Any], dict[str, Any]]:
+    """The CV items (``eval.cv.load_items``) with their base segmentations and tree-cut
+    preparations; pages the tree cut cannot prepare (no content tree) are left out, as in
+    ``eval.cv``. Shared by this harness and ``eval.select_whole``."""
+    from eval.cv import load_items
+    from webseg.treecut import base_labels, prepare
+
+    t0 = time.perf_counter()
+    items = load_items(data, cache)
+    bases = {it.id: base_labels(it.page) for it in items}
+    preps = {it.id: prepare(it.page, bases[it.id]) for it in items}
+    items = [it for it in items if preps[it.id] is not None]
+    log(f"{len(items)} pages prepared, {time.perf_counter() - t0:.0f} s")
+    return items, bases, preps
+
+
 def main(argv: list[str] | None = None) -> int:
     from scipy.stats import wilcoxon
 
-    from eval.cv import load_items, score
+    from eval.cv import score
     from eval.segmentation import write_csv
     from webseg.datasets import DEFAULT_PAGE_CACHE
-    from webseg.treecut import base_labels, prepare
 
     ap = argparse.ArgumentParser(prog="python -m eval.select_l1", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -194,11 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     nested = args.rows == "nested"
-    items = load_items(args.data, args.cache)
-    bases = {it.id: base_labels(it.page) for it in items}
-    preps = {it.id: prepare(it.page, bases[it.id]) for it in items}
-    items = [it for it in items if preps[it.id] is not None]
-    log(f"{len(items)} pages prepared, {time.perf_counter() - t0:.0f} s")
+    items, bases, preps = prepared_items(args.data, args.cache)
     rows = build(items, preps, bases, nested)
     names = candidate_names()
     variants = make_variants(names)

@@ -193,10 +193,10 @@ def read_select(path: Path) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     from scipy.stats import wilcoxon
 
-    from eval.cv import load_items, score
+    from eval.cv import score
     from eval.segmentation import write_csv
+    from eval.select_l1 import prepared_items
     from webseg.datasets import DEFAULT_PAGE_CACHE
-    from webseg.treecut import base_labels, prepare
 
     ap = argparse.ArgumentParser(prog="python -m eval.select_whole", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -218,11 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     nested = args.rows == "nested"
-    items = load_items(args.data, args.cache)
-    bases = {it.id: base_labels(it.page) for it in items}
-    preps = {it.id: prepare(it.page, bases[it.id]) for it in items}
-    items = [it for it in items if preps[it.id] is not None]
-    log(f"{len(items)} pages prepared, {time.perf_counter() - t0:.0f} s")
+    items, bases, preps = prepared_items(args.data, args.cache)
     steps = [int(x) for x in args.steps.split(",")]
     rows = build(items, preps, bases, nested, steps)
     folds = sorted({it.fold for it in items})

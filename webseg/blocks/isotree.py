@@ -75,6 +75,15 @@ def leaf_tree(ranges: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return parent, lo, hi
 
 
+def _checked(s: np.ndarray, c: float, penalty: str) -> np.ndarray:
+    """``s`` as floats, after checking the decoder's regulariser (shared by both decoders)."""
+    if penalty not in PENALTIES:
+        raise ValueError(f"unknown penalty {penalty!r}; known: {', '.join(PENALTIES)}")
+    if c < 0 or not np.isfinite(c):
+        raise ValueError(f"c must be a finite number >= 0, got {c}")
+    return np.asarray(s, dtype=np.float64)
+
+
 def smooth_leaf_scores(s: np.ndarray, chars: np.ndarray, ranges: np.ndarray, c: float,
                        penalty: str = "share",
                        tree: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
@@ -82,11 +91,7 @@ def smooth_leaf_scores(s: np.ndarray, chars: np.ndarray, ranges: np.ndarray, c: 
     """Leaf scores ``s`` (P(main)) after isotonic smoothing over the leaf tree (module
     docstring); ``c = 0`` returns ``s`` unchanged. ``tree``: :func:`leaf_tree` of ``ranges``,
     when already computed."""
-    s = np.asarray(s, dtype=np.float64)
-    if penalty not in PENALTIES:
-        raise ValueError(f"unknown penalty {penalty!r}; known: {', '.join(PENALTIES)}")
-    if c < 0 or not np.isfinite(c):
-        raise ValueError(f"c must be a finite number >= 0, got {c}")
+    s = _checked(s, c, penalty)
     m = len(s)
     if c == 0 or m == 0:
         return s.copy()
@@ -118,11 +123,7 @@ def cut_decode(s: np.ndarray, chars: np.ndarray, ranges: np.ndarray, threshold: 
     over the heads ``h`` of the dropped sections (the roots of the dropped subtrees, whose
     parent is kept); ``w`` and ``gamma`` as in :func:`smooth_leaf_scores`. ``c = 0`` is plain
     thresholding. When nothing has a positive gain the page keeps nothing."""
-    s = np.asarray(s, dtype=np.float64)
-    if penalty not in PENALTIES:
-        raise ValueError(f"unknown penalty {penalty!r}; known: {', '.join(PENALTIES)}")
-    if c < 0 or not np.isfinite(c):
-        raise ValueError(f"c must be a finite number >= 0, got {c}")
+    s = _checked(s, c, penalty)
     m = len(s)
     if c == 0 or m == 0:
         return s >= threshold
