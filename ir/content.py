@@ -60,8 +60,8 @@ def leaf_main_prob(page: Any, model: str = DEFAULT_MODEL) -> tuple[np.ndarray, A
     if model == "pagelevel":
         from webseg.segmenters import get_segmenter
 
-        seg = get_segmenter("pagelevel").segment(page)
-        templ = {s.id: float(s.attrs.get("templateness", 1.0)) for s in seg.segments}
+        seg = get_segmenter("pagelevel", level1="none").segment(page)  # the segments only
+        templ = {s.id: float(s.attrs.get("templateness", 1.0)) for s in seg.at_level(None)}
         labels = seg.leaf_labels()
         p = np.asarray([1.0 - templ.get(int(lab), 1.0) for lab in labels.tolist()])
         return np.where(vis, np.clip(p, 0.0, 1.0), 0.0), seg

@@ -33,7 +33,7 @@ def words(n: int, length: int = 5) -> str:
 
 
 def texts(seg: Segmentation) -> list[str]:
-    return [s.text for s in seg]
+    return [s.text for s in seg.at_level(None)]  # the fused blocks (level 2 when grouped)
 
 
 def assert_partition(seg: Segmentation) -> None:
@@ -44,7 +44,7 @@ def assert_partition(seg: Segmentation) -> None:
     assert UNASSIGNED not in labels.tolist()
     leaves = page.text_leaves
     cover = np.zeros(len(leaves), dtype=int)
-    for s in seg:
+    for s in seg.at_level(None):
         own = np.zeros(len(leaves), dtype=bool)
         for r in s.nodes:
             lo, hi = np.searchsorted(leaves, [r, page.subtree_end[r]])

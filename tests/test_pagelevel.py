@@ -42,7 +42,7 @@ def segmenter(name: str, **kw) -> PageLevelSegmenter:
 def assert_partition(page: Page, seg) -> None:
     """Every visible text leaf lies in exactly one segment's subtrees."""
     count = np.zeros(page.n, dtype=int)
-    for s in seg:
+    for s in seg.at_level(None):  # the segments (level 2 under the VIPS grouping)
         assert s.nodes and "templateness" in s.attrs
         assert 0.0 <= s.attrs["templateness"] <= 1.0
         for r in s.nodes:

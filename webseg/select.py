@@ -336,12 +336,12 @@ def segment(page: Page, model: SelectModel, treecut: Any, name: str = "select") 
     """
     from webseg.segmentation import Segmentation
     from webseg.segmenters import get_segmenter
-    from webseg.treecut import BASES, best_cut, cut_segmentation, prepare
+    from webseg.treecut import BASE_PARAMS, BASES, best_cut, cut_segmentation, prepare
 
     segs: dict[str, Any] = {}
     bases: dict[str, np.ndarray] = {}
     for b in dict.fromkeys(b for b, _ in BASES):
-        segs[b] = get_segmenter(b).segment(page)
+        segs[b] = get_segmenter(b, **BASE_PARAMS.get(b, {})).segment(page)
         for bb, lv in BASES:
             if bb == b:
                 bases[f"{b}{lv}"] = segs[b].leaf_labels(lv)

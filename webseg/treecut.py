@@ -37,14 +37,17 @@ from webseg.graphseg.features import NODE_FEATURES, ContentTree, node_attrs, nod
 from webseg.graphseg.learn import Logistic
 from webseg.page import Page
 
-__all__ = ["BASES", "FEATURES", "TreeCutModel", "base_labels", "best_cut", "cut_labels",
-           "cut_segmentation", "fit", "node_table", "oracle_gain", "pair_stats"]
+__all__ = ["BASES", "BASE_PARAMS", "FEATURES", "TreeCutModel", "base_labels", "best_cut",
+           "cut_labels", "cut_segmentation", "fit", "node_table", "oracle_gain", "pair_stats"]
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 MODEL_SCHEMA = "webseg.treecut.model"
 MODEL_VERSION = 1
 #: Unlearned segmenters whose output is a feature: (registered name, level).
 BASES = [("dom", 1), ("dom", 2), ("vips", 1), ("vips", 2), ("blockfusion", 1)]
+#: Parameters of the :data:`BASES` segmenters: blockfusion's features are its fused blocks
+#: (flat, as the shipped models were trained), not its VIPS-grouped level 1.
+BASE_PARAMS: dict[str, dict[str, Any]] = {"blockfusion": {"level1": "none"}}
 _OWN = ["log_leaves", "leaf_frac", "log_pairs", "area_frac", "text_frac", "root"]
 FEATURES = [*_OWN, *(f"node_{f}" for f in NODE_FEATURES),
             *(f"{b}{lv}_{k}" for b, lv in BASES for k in ("same", "cross"))]
@@ -127,7 +130,7 @@ def base_labels(page: Page) -> dict[str, np.ndarray]:
 
     out: dict[str, np.ndarray] = {}
     for name in dict.fromkeys(b for b, _ in BASES):
-        seg = get_segmenter(name).segment(page)
+        seg = get_segmenter(name, **BASE_PARAMS.get(name, {})).segment(page)
         for b, lv in BASES:
             if b == name:
                 out[f"{b}{lv}"] = seg.leaf_labels(lv)

@@ -122,7 +122,8 @@ class ResultCache:
 def pred_template_leaves(seg: Segmentation, threshold: float = THRESHOLD) -> np.ndarray:
     """True per visible text leaf when its segment is template (or it is in no segment)."""
     labels = seg.leaf_labels()
-    tmpl = {s.id: float(s.attrs.get("templateness", 0.0)) >= threshold for s in seg.segments}
+    tmpl = {s.id: float(s.attrs.get("templateness", 0.0)) >= threshold
+            for s in seg.at_level(None)}
     return np.fromiter((lab == UNASSIGNED or tmpl.get(int(lab), True) for lab in labels.tolist()),
                        dtype=bool, count=len(labels))
 
@@ -207,7 +208,7 @@ def evaluate_page(inp: PageInput, method: Method, get_segmenter: Callable[[Metho
         for key, prf in sc.items():
             row[f"t_{key}_p"], row[f"t_{key}_r"] = prf.precision, prf.recall
             row[f"t_{key}_f"] = prf.f1
-        row["segments"] = len(seg.segments)
+        row["segments"] = len(seg.at_level(None))
     return row
 
 

@@ -61,6 +61,7 @@ import numpy as np
 from webseg.page import ELEMENT, Page
 from webseg.segmentation import Segment, Segmentation
 from webseg.segmenters.base import register
+from webseg.segmenters.levels import check_level1, with_level1
 
 #: Block-level elements: their start and end cut atomic text blocks (HTML default display
 #: block / list-item / table parts, plus form widgets whose text is not running text).
@@ -267,7 +268,10 @@ class BlockFusion:
     split. ``mode``: ``"rulebased"`` (default), ``"plain"`` or ``"smoothed"`` (see the module
     docstring). ``wrap_width``: characters per line for the density. ``boundaries``:
     ``"tags"`` (default; block-level tags cut atomic blocks) or ``"display"`` (computed CSS
-    display of a rendered page; tags when the page has no layout).
+    display of a rendered page; tags when the page has no layout). ``level1``: ``"vips"``
+    (default) groups the fused blocks under VIPS's level-1 visual blocks, which become level
+    1 (the fused blocks are level 2, unchanged; a page without layout stays flat);
+    ``"none"``: the flat output (see :mod:`webseg.segmenters.levels`).
 
     >>> from webseg.parse import parse
     >>> page = parse(b"<h1>Title</h1><p>Some text here.</p><p>More text there.</p>")
@@ -280,6 +284,7 @@ class BlockFusion:
     wrap_width: int = 80
     boundaries: str = "tags"
     enforcing_tags: frozenset[str] = GAP_ENFORCING_TAGS
+    level1: str = "vips"
     name: str = "blockfusion"
     needs_layout: bool = False
 
@@ -300,6 +305,7 @@ class BlockFusion:
         if isinstance(self.enforcing_tags, str):
             raise ValueError("blockfusion: enforcing_tags must be a collection of tag names")
         self.enforcing_tags = frozenset(t.lower() for t in self.enforcing_tags)
+        check_level1("blockfusion", self.level1)
 
     @property
     def params(self) -> dict[str, object]:
@@ -374,6 +380,12 @@ class BlockFusion:
         return [(b[0], b[1], b[6]) for b in blocks], lo, hi, toks_per_leaf
 
     def segment(self, page: Page) -> Segmentation:
+        """The fused blocks (level 2) under a level 1 chosen by ``level1``
+        (:mod:`webseg.segmenters.levels`; ``"none"`` or a page without layout: flat)."""
+        return with_level1(self.segment_flat(page), self.level1)
+
+    def segment_flat(self, page: Page) -> Segmentation:
+        """One segment per fused block, flat (what ``level1="none"`` returns)."""
         fused, lo, hi, toks = self._fuse(page)
         if not fused:
             return Segmentation(page, [], algorithm=self.name, params=self.params)

@@ -15,6 +15,7 @@ regressions of :class:`webseg.templates.classifier.TemplateClassifier` (model sh
     section's head, or ``None``): with nested segments, :meth:`Segmentation.non_template_text`
     (which reads the finest level only) would drop the text a section holds outside its child
     sections - typically the article text around nested navigation boxes.
+    (Flat as far as the sections go: by default a level 1 is added above them, see below.)
 ``pagelevel-basic`` (PageLevel Basic, no smoothing)
     A hidden node (area < 2,000 px^2) takes the score of its nearest non-hidden ancestor (as in
     the smoother); segments are the maximal DOM subtrees whose nodes are all on the same side of
@@ -47,6 +48,12 @@ gold main text), chosen with ``model=<path>``. Both come from::
 (Dragnet train split only; see :mod:`webseg.templates.train`; counts are in each model's
 ``meta``.)
 
+Levels. The segments above are level 2; ``level1="vips"`` (default) puts them under VIPS's
+level-1 visual blocks (each segment joins the block holding most of its text, a group of two
+or more segments being a new level-1 segment; :mod:`webseg.segmenters.levels`), so that a
+level-1 score means something; ``level1="none"`` returns the segments alone (flat). The
+segments with their ``templateness`` are ``seg.at_level(None)`` either way.
+
 All three need layout (areas, positions). ``Segmentation.non_template_text()`` then gives the
 text of the segments with templateness below 0.5, i.e. the page's main content (see also
 :func:`webseg.templates.clean.clean`).
@@ -62,6 +69,7 @@ import numpy as np
 from webseg.page import Page
 from webseg.segmentation import Segment, Segmentation, node_union_box, nodes_text
 from webseg.segmenters.base import ModelBacked, register
+from webseg.segmenters.levels import check_level1, with_level1
 from webseg.templates.classifier import TemplateClassifier
 from webseg.templates.isotonic import smooth_page
 
@@ -123,7 +131,8 @@ class PageLevelSegmenter(ModelBacked):
     rounded), which bounds the smoother's distinct values (101 for 2 decimals) and so its time
     and memory to linear in the page size; ``delta``: merge threshold of ``"merge"``;
     ``threshold``: the template side of ``"basic"``; ``model``: path of a model file (default:
-    the shipped one).
+    the shipped one); ``level1``: ``"vips"`` (default, segments grouped under VIPS's level-1
+    blocks) or ``"none"`` (flat).
 
     >>> seg = PageLevelSegmenter(mode="merge", delta=0.05)
     >>> seg.needs_layout, seg.name
@@ -137,6 +146,7 @@ class PageLevelSegmenter(ModelBacked):
     delta: float = 0.2  # chosen on kreuzer-random dev pages (see module docstring)
     threshold: float = 0.5
     model: str | None = None
+    level1: str = "vips"
     name: str = "pagelevel"
     needs_layout: bool = True
     _model: TemplateClassifier | None = field(default=None, init=False, repr=False)
@@ -147,6 +157,7 @@ class PageLevelSegmenter(ModelBacked):
     def __post_init__(self) -> None:
         if self.mode not in ("smooth", "basic", "merge"):
             raise ValueError(f"mode must be 'smooth', 'basic' or 'merge', got {self.mode!r}")
+        check_level1(self.name, self.level1)
 
     def scores(self, page: Page) -> np.ndarray:
         """Classifier templateness of every node (before smoothing)."""
@@ -154,6 +165,12 @@ class PageLevelSegmenter(ModelBacked):
 
     # ------------------------------------------------------------------ segment
     def segment(self, page: Page) -> Segmentation:
+        """The flat segments (level 2) under a level 1 chosen by ``level1``
+        (:mod:`webseg.segmenters.levels`; ``"none"``: the flat segments alone)."""
+        return with_level1(self.segment_flat(page), self.level1)
+
+    def segment_flat(self, page: Page) -> Segmentation:
+        """The PageLevel segments of ``mode``, flat (what ``level1="none"`` returns)."""
         page.require_layout()
         params: dict[str, Any] = {"mode": self.mode, "hidden_area": self.hidden_area}
         if page.n == 0:

@@ -24,14 +24,21 @@ from webseg.segmenters.base import get_segmenter
 
 __all__ = ["clean", "clean_html", "kept_segments"]
 
+#: Segmenters whose level 1 (``level1="vips"``) is only a grouping of their segments, which
+#: the main-text readers do not need.
+_FLAT_OK = ("pagelevel", "pagelevel-basic", "pagelevel-merge", "blockfusion")
+
+
 def kept_segments(page: Page, threshold: float = 0.5, segmenter: str = "pagelevel",
                   **params: Any) -> tuple[Segmentation, np.ndarray]:
     """The segmentation and a boolean per visible text leaf: in a non-template segment."""
     if not 0.0 <= threshold <= 1.0:
         raise ValueError(f"threshold must be in [0, 1], got {threshold}")
+    if segmenter in _FLAT_OK:
+        params = {"level1": "none", **params}  # only the segments are read: skip VIPS
     seg = get_segmenter(segmenter, **params).segment(page)
     labels = seg.leaf_labels()
-    keep_ids = {s.id for s in seg.segments
+    keep_ids = {s.id for s in seg.at_level(None)
                 if float(s.attrs.get("templateness", 0.0)) < threshold}
     keep = np.fromiter((int(lab) in keep_ids for lab in labels), dtype=bool, count=len(labels))
     return seg, keep
@@ -68,7 +75,7 @@ def clean_html(page: Page, threshold: float = 0.5, segmenter: str = "pagelevel",
     seg, _ = kept_segments(page, threshold, segmenter, **params)
     parts = ["<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>",
              html.escape(page.title or ""), "</title></head><body>\n"]
-    for s in sorted(seg.segments, key=lambda s: min(s.nodes)):
+    for s in sorted(seg.at_level(None), key=lambda s: min(s.nodes)):
         t = float(s.attrs.get("templateness", 0.0))
         if t >= threshold or not s.text:
             continue
