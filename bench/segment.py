@@ -21,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from eval.segmentation import load_pages, read_dataset  # noqa: E402
+from eval.segmentation import load_pages, parse_params, read_dataset  # noqa: E402
 from eval.splits import select  # noqa: E402
 from webseg.page import Page  # noqa: E402
 from webseg.segmenters import available, get_segmenter  # noqa: E402
@@ -36,6 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--cache", type=Path, default=Path(".cache/webseg/pages"))
     ap.add_argument("--json", type=Path, help="also write the numbers as JSON")
+    ap.add_argument("--param", action="append", default=[], metavar="ALGO:KEY=VALUE",
+                    help="segmenter parameter, e.g. blockfusion:level1=none (repeatable)")
     args = ap.parse_args(argv)
 
     gold = read_dataset(args.data)
@@ -48,9 +50,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(pages)} pages, nodes per page: median {np.median(nodes):.0f}, "
           f"max {nodes.max()}")
     print(f"{'segmenter':16s} {'median ms':>10s} {'p95 ms':>8s} {'max ms':>8s}")
+    params = parse_params(args.param)
     out = {}
     for name in [a.strip() for a in args.algos.split(",") if a.strip()]:
-        seg = get_segmenter(name)
+        seg = get_segmenter(name, **params.get(name, {}))
         times = []
         for p in pages:
             best = float("inf")
