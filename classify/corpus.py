@@ -110,7 +110,9 @@ class _Segmenters:
         if name not in self._s:
             from webseg.segmenters import get_segmenter
 
-            self._s[name] = get_segmenter(name)
+            # the views read the finest segments only: no VIPS-grouped level 1 needed
+            flat = {"level1": "none"} if name == "blockfusion" else {}
+            self._s[name] = get_segmenter(name, **flat)
         return self._s[name]
 
 
