@@ -224,12 +224,12 @@ def test_parsed_fixture_page():
 def test_hand_built_page_with_layout():
     page = sample_page()  # Page.from_columns with boxes, has_layout True
     assert page.has_layout
-    seg = BlockFusion(theta_max=0.0).segment(page)
+    seg = BlockFusion(theta_max=0.0, level1="none").segment(page)  # the fusion, not level 1
     assert texts(seg) == ["alpha beta", "gamma", "delta epsilon", "zeta"]
     assert [s.nodes for s in seg] == [(6,), (8,), (10,), (12,)]
     assert all(s.box[2] > 0 and s.box[3] > 0 for s in seg)
     assert_partition(seg)
-    seg = BlockFusion(theta_max=1.0).segment(page)
+    seg = BlockFusion(theta_max=1.0, level1="none").segment(page)
     assert len(seg) == 1 and seg[0].nodes == (4,) and seg[0].box[3] > 0
     assert_partition(seg)
 

@@ -42,7 +42,8 @@ def coarse_vips(monkeypatch):
     would be grouped; :func:`test_real_vips_groups_per_leaf_segments` runs the real one)."""
     import webseg.segmenters.levels as lv
 
-    monkeypatch.setattr(lv, "vips_level1", lambda _page: np.array([0, 0, 0, 1, 1, 1, 1, 1]))
+    monkeypatch.setattr(lv, "coarse_level1",
+                        lambda _page, _source: np.array([0, 0, 0, 1, 1, 1, 1, 1]))
 
 
 def seg_key(s) -> tuple:
@@ -119,9 +120,9 @@ def test_group_under_rejects_bad_input():
 def test_level2_is_the_flat_output_and_level1_nests(name, coarse_vips):
     pg = page()
     flat = make(name, level1="none").segment(pg)
-    seg = make(name).segment(pg)  # default: level1="vips"
+    seg = make(name).segment(pg)  # default: "dom" for blockfusion (speed), else "vips"
     assert flat.depth == 1 and "level1" not in flat.params
-    assert seg.params["level1"] == "vips"
+    assert seg.params["level1"] == ("dom" if name == "blockfusion" else "vips")
     assert_nested(seg, flat)
     assert len(seg.at_level(1)) == 2 < len(flat)
     # the flat option is the old output, byte for byte
@@ -142,7 +143,19 @@ def test_real_vips_groups_per_leaf_segments():
 @pytest.mark.parametrize("name", [*PAGELEVEL, "blockfusion"])
 def test_unknown_level1_is_a_clear_error(name):
     with pytest.raises(ValueError, match="level1 must be one of"):
-        get_segmenter(name, level1="dom")
+        get_segmenter(name, level1="bogus")
+
+
+def test_real_dom_grouping_nests_blockfusion():
+    pg = page()
+    flat = BlockFusion(level1="none").segment(pg)
+    seg = BlockFusion(level1="dom").segment(pg)
+    assert_nested(seg, flat)
+    assert seg.params["level1"] == "dom"
+    want = get_segmenter("dom").segment(pg).leaf_labels(1)
+    got = seg.leaf_labels(1)
+    # every dom level-1 block that holds a whole fused block maps to one group
+    assert len(set(got.tolist())) <= len(set(want.tolist())) + len(flat)
 
 
 def test_blockfusion_without_layout_stays_flat():
