@@ -73,3 +73,20 @@ def news_page(nav_news: str = "News", para1: str = "", para2: str = "") -> Page:
         attrs=[{"href": r[3]} if r[3] else None for r in rows], box=[r[4] for r in rows],
         visible=[True] * len(rows), width=1000.0, height=1200.0, url="http://x.org/a",
         title="Bridge repairs begin")
+
+
+#: A paragraph of plain prose (the content of the news pages of the PageLevel tests).
+STORY = ("The river rose overnight and the town council met at dawn to plan the repairs "
+         "of the old stone bridge, which had stood for two hundred years. ")
+
+
+def link_classifier():
+    """A hand-set PageLevel model: template probability grows with the share of text inside
+    links."""
+    from webseg.templates.classifier import TemplateClassifier
+
+    clf = TemplateClassifier.uniform()
+    for b in clf.buckets:
+        b.coef[8] = 6.0  # anchor_text_frac
+        b.intercept = -3.0
+    return clf

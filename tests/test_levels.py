@@ -6,24 +6,15 @@ import numpy as np
 import pytest
 
 from tests import helpers
+from tests.helpers import STORY, link_classifier
 from webseg.segmentation import UNASSIGNED, Segmentation
 from webseg.segmenters.base import get_segmenter
 from webseg.segmenters.blockfusion import BlockFusion
 from webseg.segmenters.levels import group_under
-from webseg.templates.classifier import TemplateClassifier
 from webseg.templates.clean import clean_html, kept_segments
 
-STORY = ("The river rose overnight and the town council met at dawn to plan the repairs "
-         "of the old stone bridge, which had stood for two hundred years. ")
 PAGELEVEL = ["pagelevel", "pagelevel-basic", "pagelevel-merge"]
 
-
-def link_classifier() -> TemplateClassifier:
-    clf = TemplateClassifier.uniform()
-    for b in clf.buckets:
-        b.coef[8] = 6.0  # anchor_text_frac
-        b.intercept = -3.0
-    return clf
 
 
 def make(name: str, **kw):

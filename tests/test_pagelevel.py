@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from tests import helpers
+from tests.helpers import STORY, link_classifier
 from webseg.page import ELEMENT, TEXT, NoLayoutError, Page
 from webseg.segmenters.base import available, get_segmenter
 from webseg.segmenters.pagelevel import PageLevelSegmenter, sections_to_roots
@@ -16,17 +17,7 @@ from webseg.templates.clean import clean, clean_html
 
 FIXTURE = Path(__file__).parent / "fixtures" / "news.html"
 NAMES = ["pagelevel", "pagelevel-basic", "pagelevel-merge"]
-STORY = ("The river rose overnight and the town council met at dawn to plan the repairs "
-         "of the old stone bridge, which had stood for two hundred years. ")
 
-
-def link_classifier() -> TemplateClassifier:
-    """A hand-set model: template probability grows with the share of text inside links."""
-    clf = TemplateClassifier.uniform()
-    for b in clf.buckets:
-        b.coef[8] = 6.0  # anchor_text_frac
-        b.intercept = -3.0
-    return clf
 
 
 def news_page() -> Page:
