@@ -84,17 +84,13 @@ class BlockFunctions:
 
                 lf = self.leaf_features = leaf_features(self.page)
             leaf_p = rm.predict(lf, self.leaf_scores)
-            page = self.page
             w = lf.chars.astype(np.float64) + 1e-9
-            lo = np.searchsorted(lf.leaves, np.arange(page.n))
-            hi = np.searchsorted(lf.leaves, page.subtree_end)
-            has = hi > lo
             out = {}
             for head, p in leaf_p.items():
-                cs = np.vstack([np.zeros((1, p.shape[1])), np.cumsum(p * w[:, None], axis=0)])
-                cw = np.concatenate([[0.0], np.cumsum(w)])
-                node = np.zeros((page.n, p.shape[1]), dtype=np.float32)
-                node[has] = (cs[hi] - cs[lo])[has] / (cw[hi] - cw[lo])[has, None]
+                sums, has = subtree_sums(self.page, lf.leaves,
+                                         np.column_stack([w, p * w[:, None]]))
+                node = np.zeros((self.page.n, p.shape[1]), dtype=np.float32)
+                node[has] = sums[has, 1:] / sums[has, :1]
                 node[lf.leaves] = p
                 out[head] = node
             self._fine = out
@@ -157,6 +153,17 @@ class BlockFunctions:
         return "\n".join(lines)
 
 
+def subtree_sums(page: Page, leaves: np.ndarray, values: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Per node of ``page``, the column sums of ``values`` (one row per entry of ``leaves``,
+    sorted node ids) over the leaves in its subtree, and whether it has any: prefix sums over
+    the document order, since a subtree is a contiguous id range (``page.subtree_end``)."""
+    lo = np.searchsorted(leaves, np.arange(page.n))
+    hi = np.searchsorted(leaves, page.subtree_end)
+    c = np.vstack([np.zeros((1, values.shape[1])), np.cumsum(values, axis=0)])
+    return c[hi] - c[lo], hi > lo
+
+
 def block_functions(page: Page, site_pages: Sequence[Page] = (),
                     model: str | Path | BlockModel | None = None,
                     decoder: str | None = None,
@@ -182,16 +189,10 @@ def block_functions(page: Page, site_pages: Sequence[Page] = (),
     leaves = lf.leaves
     # element nodes: character-weighted mean of their leaves' scores; kept when all is kept
     w = lf.chars + 1e-9
-    cw = np.concatenate([[0.0], np.cumsum(w)])
-    cs = np.concatenate([[0.0], np.cumsum(w * s)])
-    ck = np.concatenate([[0.0], np.cumsum(w * ~keep_leaf)])
-    lo = np.searchsorted(leaves, np.arange(n))
-    hi = np.searchsorted(leaves, page.subtree_end)
-    mass = cw[hi] - cw[lo]
-    has = hi > lo
+    sums, has = subtree_sums(page, leaves, np.column_stack([w, w * s, w * ~keep_leaf]))
     main = np.zeros(n)
-    main[has] = (cs[hi] - cs[lo])[has] / mass[has]
-    keep = has & ((ck[hi] - ck[lo]) <= 0)
+    main[has] = sums[has, 1] / sums[has, 0]
+    keep = has & (sums[:, 2] <= 0)
     main[leaves] = s
     keep[leaves] = keep_leaf
     proba = np.zeros((n, len(m.roles)), dtype=np.float32)
