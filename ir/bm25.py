@@ -114,6 +114,43 @@ class EmbeddedBM25:
         self._rows += n_new
         return range(start, self._rows)
 
+    def replace(self, docs: Mapping[int, Mapping[str, float]]) -> None:
+        """Give existing rows new term counts in place (row numbers and order unchanged):
+        one vectorised rebuild of the rows matrix, whatever the number of rows replaced."""
+        if not docs:
+            return
+        rows = sorted(docs)
+        if rows[0] < 0 or rows[-1] >= self._rows:
+            raise IndexError(f"row out of range 0..{self._rows - 1}")
+        vocab, terms = self.vocab, self._terms
+        indptr, ids, tfs = [0], [], []
+        for r in rows:
+            for t, c in docs[r].items():
+                if c <= 0:
+                    continue
+                j = vocab.get(t)
+                if j is None:
+                    j = vocab[t] = len(terms)
+                    terms.append(t)
+                ids.append(j)
+                tfs.append(c)
+            indptr.append(len(ids))
+        m = self._matrix()
+        shape = (self._rows, len(terms))
+        m.resize(shape)
+        keep = np.ones(self._rows, dtype=np.float32)
+        keep[rows] = 0
+        new = sp.csr_matrix((np.asarray(tfs, dtype=np.float32), np.asarray(ids, dtype=np.int32),
+                             np.asarray(indptr, dtype=np.int64)), shape=(len(rows), shape[1]))
+        place = sp.csr_matrix((np.ones(len(rows), dtype=np.float32),
+                               (np.asarray(rows), np.arange(len(rows)))),
+                              shape=(self._rows, len(rows)))
+        out = (sp.diags(keep, format="csr") @ m + place @ new).tocsr()
+        out.eliminate_zeros()
+        out.sort_indices()
+        self._csr = out.astype(np.float32)
+        self._stale = True
+
     def remove(self, row: int) -> None:
         """Retire a row (its document was superseded)."""
         if self._live[row]:

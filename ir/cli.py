@@ -101,14 +101,18 @@ def _jsonl_docs(path: str, an: Any) -> Any:
 @click.option("--passages/--no-passages", default=True, show_default=True,
               help="Add each page's best content block score (passage evidence; the blocks "
                    "of the tuned source, which must be among --segmenter, else windows).")
+@click.option("--repeats/--no-repeats", default=True, show_default=True,
+              help="With fields: main-text leaves found on several pages of the index count "
+                   "as the rest of the page (a template's text the main-content model "
+                   "kept; ir.repeats).")
 @click.option("--k1", default=None, type=float, help="BM25 k1 (default: the tuned value).")
 @click.option("--b", "b", default=None, type=float, help="BM25 b (default: the tuned value).")
 @click.option("--concurrency", default=2, show_default=True, help="Pages rendered at once.")
 @click.option("--timeout", default=30.0, show_default=True, help="Per-page time limit (s).")
 def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, fmt: str,
               append: bool, overwrite: bool, stemmer: str, stopwords: str, fields_opt: str,
-              passages: bool, k1: float | None, b: float | None, concurrency: int,
-              timeout: float) -> None:
+              passages: bool, repeats: bool, k1: float | None, b: float | None,
+              concurrency: int, timeout: float) -> None:
     """Index pages: render and segment each once, store its blocks beside the index.
 
     \b
@@ -121,7 +125,7 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
     """
     from ir import Analyzer, Index
     from ir.blocks import SOURCES
-    from ir.index import DEFAULT_B, DEFAULT_K1, DEFAULT_PASSAGES
+    from ir.index import DEFAULT_B, DEFAULT_K1, DEFAULT_PASSAGES, DEFAULT_REPEATS
     from ir.store import IndexCorruptError, IndexNotFoundError
     from webseg.segmenters import available
 
@@ -150,7 +154,8 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
                               b=DEFAULT_B if b is None else b,
                               fields=None if fmt == "jsonl" and fields_opt == "default"
                               else _parse_fields(fields_opt),
-                              passages=DEFAULT_PASSAGES if passages and fmt == "html" else None)
+                              passages=DEFAULT_PASSAGES if passages and fmt == "html" else None,
+                              repeats=DEFAULT_REPEATS if repeats and fmt == "html" else None)
     except (FileExistsError, NotADirectoryError, IndexNotFoundError) as e:
         raise click.UsageError(f"{e} (use --append or --overwrite)" if isinstance(
             e, FileExistsError) else str(e)) from None

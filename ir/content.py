@@ -31,7 +31,7 @@ import numpy as np
 from ir.analysis import Analyzer
 from ir.store import Block
 
-__all__ = ["DEFAULT_MODEL", "FIELDS", "MODELS", "leaf_main_prob", "page_fields",
+__all__ = ["DEFAULT_MODEL", "FIELDS", "MODELS", "leaf_main_prob", "main_leaves", "page_fields",
            "weigh_blocks"]
 
 #: Index fields of a page, in storage order.
@@ -110,6 +110,31 @@ def page_fields(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float | 
     return {"title": {t: float(c) for t, c in title.items()},
             "main": {t: round(c, digits) for t, c in main.items() if round(c, digits) > 0},
             "rest": {t: round(c, digits) for t, c in rest.items() if round(c, digits) > 0}}
+
+
+def main_leaves(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float = 0.5
+                ) -> dict[str, dict[str, float]]:
+    """The ``main`` field of :func:`page_fields` (hard split at ``threshold``) by leaf text:
+    :func:`ir.repeats.leaf_key` of each main leaf -> its term counts (leaves with the same
+    text are merged). Stored with the page so that the index can move main-text leaves that
+    repeat across pages (a template's text the models took for content) to ``rest``
+    (:mod:`ir.repeats`) without the page."""
+    from ir.repeats import leaf_key
+    from webseg.page import normalize_text
+
+    out: dict[str, dict[str, float]] = {}
+    vis = np.asarray(page.visible, dtype=bool)
+    for leaf, p in zip(page.text_leaves.tolist(), p_main.tolist(), strict=True):
+        if not vis[leaf] or p < threshold:
+            continue
+        text = normalize_text(page.text[leaf])
+        toks = an.tokens(text)
+        if not toks:
+            continue
+        terms = out.setdefault(leaf_key(text), {})
+        for t, c in Counter(toks).items():
+            terms[t] = terms.get(t, 0.0) + float(c)
+    return out
 
 
 def weigh_blocks(blocks: list[Block], seg: Any, p_main: np.ndarray) -> list[Block]:

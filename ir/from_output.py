@@ -140,7 +140,14 @@ class IndexBuilder:
                  analyzer: Analyzer | None = None, sources: Iterable[str] = ("vips",),
                  k1: float | None = None, b: float | None = None, overwrite: bool = False,
                  shard_docs: int = 500, threads: int = 2, content: bool = True) -> None:
-        from ir.index import DEFAULT_B, DEFAULT_FIELDS, DEFAULT_K1, DEFAULT_PASSAGES, Index
+        from ir.index import (
+            DEFAULT_B,
+            DEFAULT_FIELDS,
+            DEFAULT_K1,
+            DEFAULT_PASSAGES,
+            DEFAULT_REPEATS,
+            Index,
+        )
 
         # The same configuration as `webseg index` on pages (the best measured one, see
         # eval/results/prf/content): tuned BM25 and, on the embedded backend, title/main/rest
@@ -155,7 +162,8 @@ class IndexBuilder:
                                   k1=DEFAULT_K1 if k1 is None else k1,
                                   b=DEFAULT_B if b is None else b,
                                   sources=tuple(sources), overwrite=overwrite, fields=fields,
-                                  passages=passages)
+                                  passages=passages,
+                                  repeats=DEFAULT_REPEATS if embedded else None)
         self.path = Path(path)
         self.backend = backend
         self.shard_docs = shard_docs

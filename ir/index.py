@@ -22,23 +22,26 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from ir import feedback as fb
 from ir.analysis import Analyzer
 from ir.bm25 import EmbeddedBM25, bm25_term_scores, top_candidates
+from ir.repeats import DEFAULT_REPEATS, RepeatTracker, demote
 from ir.store import Block, IndexStore, StoredDoc
 
 __all__ = ["BACKENDS", "DEFAULT_B", "DEFAULT_FIELDS", "DEFAULT_K1", "DEFAULT_PASSAGES",
-           "EmptyQueryError", "Hit", "Index", "SearchResult"]
+           "DEFAULT_REPEATS", "EmptyQueryError", "Hit", "Index", "SearchResult"]
 
 BACKENDS = ("bm25", "lucene")
+_T = TypeVar("_T")
 
 #: Field weights of the content-aware default (``webseg index``), chosen on the dev collections
-#: (cranfield k=1 and k=3 web versions; eval/results/prf/content/README.md, ``chosen.json``).
-DEFAULT_FIELDS: dict[str, float] = {"title": 0.0, "main": 1.0, "rest": 0.25}
+#: (cranfield k=1 and k=3 web versions; eval/results/prf/content/README.md, ``chosen.json``;
+#: the rest weight together with :data:`ir.repeats.DEFAULT_REPEATS`).
+DEFAULT_FIELDS: dict[str, float] = {"title": 0.0, "main": 1.0, "rest": 0.1}
 #: BM25 parameters of ``webseg index`` (chosen on the same dev collections).
 DEFAULT_K1, DEFAULT_B = 1.5, 0.4
 #: Passage evidence of ``webseg index``: a page's score is its field-weighted BM25 plus
@@ -124,7 +127,7 @@ class SearchResult:
                 "hits": [h.to_dict() for h in self.hits]}
 
 
-def _batched(it: Iterable[StoredDoc], n: int) -> Iterator[list[StoredDoc]]:
+def _batched(it: Iterable[_T], n: int) -> Iterator[list[_T]]:
     it = iter(it)
     while batch := list(islice(it, n)):
         yield batch
@@ -137,13 +140,19 @@ class Index:
     gets a new one at the end (ties in score are broken by row order, i.e. addition order).
     Only compact per-row metadata (id, url, title, status, reason) is kept beside the engine's
     arrays: full :class:`StoredDoc` objects are not held in memory.
+
+    With fields and ``repeats`` (:mod:`ir.repeats`), main-text leaves repeated on
+    ``min_pages`` pages of the index count as ``rest``: an add that makes a leaf repeated
+    re-scores the earlier pages that have it (read back from their shards only), so the index
+    always equals one built from its documents in any order. The Lucene backend applies the
+    rule as it stands when each batch is added (its earlier documents are not re-scored).
     """
 
     def __init__(self, store: IndexStore, **overrides: Any) -> None:
-        bad = set(overrides) - {"k1", "b", "fields", "passages"}
+        bad = set(overrides) - {"k1", "b", "fields", "passages", "repeats"}
         if bad:
             raise ValueError(f"unknown index setting(s) {sorted(bad)}: use k1, b, fields, "
-                             "passages")
+                             "passages, repeats")
         self.store = store
         s = {**store.settings, **{k: v for k, v in overrides.items() if v is not None}}
         self.backend_name: str = s["backend"]
@@ -153,30 +162,45 @@ class Index:
         self.fields: dict[str, float] | None = dict(s["fields"]) if s.get("fields") else None
         self.passages: dict[str, Any] | None = (dict(s["passages"]) if s.get("passages")
                                                 else None)
+        self.repeats: dict[str, Any] | None = (dict(s["repeats"]) if s.get("repeats")
+                                               else None)
+        self._tracker = (RepeatTracker(int(self.repeats["min_pages"]))
+                         if self.repeats and self.fields else None)
         self._pas: EmbeddedBM25 | None = None
         self._pas_owner: list[int] = []
         self._pas_rows: dict[int, range] = {}
         self.engine = EmbeddedBM25(k1=self.k1, b=self.b)
         self._ids: list[str] = []
         self._meta: list[tuple[str | None, str, str, str | None]] = []
+        self._row_shard: list[int] = []
         self.pos: dict[str, int] = {}
         self._blocks: list[dict[str, list[Block]]] | None = None
         self._lucene: Any = None
-        for batch in _batched(store.iter_docs(), 2000):
-            self._add_rows(batch)
+        if self._tracker is not None:  # repetition counts first, so no row is re-scored
+            live: dict[str, int] = {}
+            for row, d in enumerate(store.iter_docs()):
+                if d.id in live:
+                    self._tracker.remove(live[d.id])
+                live[d.id] = row
+                self._tracker.add(row, d.main_leaves)
+        for batch in _batched(store.iter_shard_docs(), 2000):
+            self._add_rows([d for _, d in batch], [i for i, _ in batch], track=False)
 
     # ------------------------------------------------------------------ lifecycle
     @classmethod
     def create(cls, path: str | Path, backend: str = "bm25", analyzer: Analyzer | None = None,
                k1: float = 1.5, b: float = 0.75, sources: Sequence[str] = ("vips",),
                overwrite: bool = False, fields: Mapping[str, float] | None = None,
-               passages: Mapping[str, Any] | None = None) -> Index:
+               passages: Mapping[str, Any] | None = None,
+               repeats: Mapping[str, Any] | None = None) -> Index:
         """A new, empty index at ``path``.
 
         ``sources``: block sources stored per page. ``fields``: per-field weights (e.g.
         :data:`DEFAULT_FIELDS`) to score pages by their ``title``/``main``/``rest`` fields;
         ``None`` scores whole pages (full-page indexing). ``passages`` (e.g.
         :data:`DEFAULT_PASSAGES`) adds the best content block's score (embedded backend).
+        ``repeats`` (e.g. :data:`DEFAULT_REPEATS`; with fields): main-text leaves repeated
+        across pages count as ``rest`` (:mod:`ir.repeats`).
         """
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}: use one of {BACKENDS}")
@@ -188,21 +212,24 @@ class Index:
         store = IndexStore.create(path, {"backend": backend, "analyzer": an.to_dict(),
                                          "k1": k1, "b": b, "sources": list(sources),
                                          "fields": dict(fields) if fields else None,
-                                         "passages": dict(passages) if passages else None},
+                                         "passages": dict(passages) if passages else None,
+                                         "repeats": dict(repeats) if repeats else None},
                                   overwrite=overwrite)
         return cls(store)
 
     @classmethod
     def open(cls, path: str | Path, k1: float | None = None, b: float | None = None,
              fields: Mapping[str, float] | None = None,
-             passages: Mapping[str, Any] | None = None) -> Index:
+             passages: Mapping[str, Any] | None = None,
+             repeats: Mapping[str, Any] | None = None) -> Index:
         """Open an existing index (raises IndexNotFoundError / IndexCorruptError).
 
-        ``k1``, ``b``, ``fields`` and ``passages`` override the stored settings for this
-        session only (nothing is written; the embedded backend recomputes its weights), e.g.
-        to tune them; ``{}`` switches fields or passages off.
+        ``k1``, ``b``, ``fields``, ``passages`` and ``repeats`` override the stored settings
+        for this session only (nothing is written; the embedded backend recomputes its
+        weights), e.g. to tune them; ``{}`` switches fields, passages or repeats off.
         """
-        return cls(IndexStore.open(path), k1=k1, b=b, fields=fields, passages=passages)
+        return cls(IndexStore.open(path), k1=k1, b=b, fields=fields, passages=passages,
+                   repeats=repeats)
 
     def index_terms(self, d: StoredDoc) -> Mapping[str, float]:
         """What the engine scores for ``d``: its terms, or its field-weighted fields."""
@@ -211,17 +238,37 @@ class Index:
         if not d.fields:  # a document stored without fields: all of it counts as main
             w = self.fields.get("main", 1.0)
             return {t: w * c for t, c in d.terms.items()} if w != 1.0 else d.terms
+        fields = self.doc_fields(d)
         out: dict[str, float] = {}
         for f, w in self.fields.items():
             if not w:
                 continue
-            for t, c in d.fields.get(f, {}).items():
+            for t, c in fields.get(f, {}).items():
                 out[t] = out.get(t, 0.0) + w * c
         return out
 
-    def _add_rows(self, docs: Sequence[StoredDoc]) -> None:
+    def doc_fields(self, d: StoredDoc) -> Mapping[str, Mapping[str, float]]:
+        """``d``'s fields as this index scores them: with ``repeats``, its main-text leaves
+        repeated across the index's pages moved to ``rest`` (:func:`ir.repeats.demote`)."""
+        if self._tracker is None or not d.main_leaves:
+            return d.fields
+        return demote(d.fields, d.main_leaves, self._tracker)
+
+    def _add_rows(self, docs: Sequence[StoredDoc], shards: Sequence[int],
+                  track: bool = True) -> None:
+        """Append ``docs`` (stored in shards ``shards``) as engine rows; with ``track``,
+        count their main-text leaves first and re-score the earlier rows that changes."""
+        stale: set[int] = set()
+        if track and self._tracker is not None:
+            here: dict[str, int] = {}  # rows of this batch's ids so far
+            for row, d in enumerate(docs, start=self.engine.rows):
+                old = here.get(d.id, self.pos.get(d.id))
+                if old is not None:
+                    stale |= self._tracker.remove(old)
+                here[d.id] = row
+                stale |= self._tracker.add(row, d.main_leaves)
         rows = self.engine.add(self.index_terms(d) for d in docs)
-        for d, r in zip(docs, rows, strict=True):
+        for d, r, sh in zip(docs, rows, shards, strict=True):
             old = self.pos.get(d.id)
             if old is not None:  # a re-added id supersedes (and moves to the end)
                 self.engine.remove(old)
@@ -229,6 +276,7 @@ class Index:
             self.pos[d.id] = r
             self._ids.append(d.id)
             self._meta.append((d.url, d.title, d.status, d.reason))
+            self._row_shard.append(sh)
         if self._blocks is not None:
             self._blocks.extend(d.blocks for d in docs)
         if self._pas is not None:
@@ -236,6 +284,21 @@ class Index:
             for d, r in zip(docs, rows, strict=True):  # an id twice in this batch
                 if self.pos[d.id] != r:
                     self._retire_passages(r)
+        self._rescore({r for r in stale if r < rows.start})
+
+    def _rescore(self, rows: set[int]) -> None:
+        """Recompute the engine rows ``rows`` from their stored documents (only the shards
+        that hold them are read), after their leaves' repetition changed."""
+        live = {r for r in rows if self.pos.get(self._ids[r]) == r}
+        if not live:
+            return
+        want = {(self._row_shard[r], self._ids[r]): r for r in live}
+        found: dict[int, StoredDoc] = {}
+        for sh, d in self.store.iter_shard_docs({self._row_shard[r] for r in live}):
+            r = want.get((sh, d.id))
+            if r is not None:
+                found[r] = d  # the last copy of an id in its shard is the live one
+        self.engine.replace({r: self.index_terms(d) for r, d in found.items()})
 
     def _add_passages(self, pages: Sequence[tuple[int, dict[str, list[Block]]]]) -> None:
         """Content blocks of ``pages`` (row, blocks) as rows of the passage engine."""
@@ -300,9 +363,13 @@ class Index:
         if not batch:
             return 0
         self.store.append(batch)
+        shard = len(self.store.manifest["shards"]) - 1
+        self._add_rows(batch, [shard] * len(batch))
         if self.backend_name == "lucene":
-            self._lucene_backend().add(batch)
-        self._add_rows(batch)
+            self._lucene_backend().add([d if not d.main_leaves else
+                                        StoredDoc(id=d.id, terms=d.terms,
+                                                  fields=dict(self.doc_fields(d)))
+                                        for d in batch])
         return len(batch)
 
     # ------------------------------------------------------------------ access

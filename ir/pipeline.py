@@ -61,7 +61,7 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
     p_main = None
     if content:
         try:
-            from ir.content import leaf_main_prob, page_fields
+            from ir.content import leaf_main_prob, main_leaves, page_fields
 
             p_main, pl_seg = leaf_main_prob(page, content_model)
             if pl_seg is not None:
@@ -78,6 +78,7 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
         doc.status, doc.reason = "empty", "no index terms in the text"
     if p_main is not None:
         doc.fields = page_fields(page, p_main, an)
+        doc.main_leaves = main_leaves(page, p_main, an)
     for src in sources:
         if src == "windows":
             continue

@@ -20,7 +20,7 @@ import gzip
 import hashlib
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,6 +86,9 @@ class StoredDoc:
     ``terms`` are the counts of the whole page (title + all visible text); ``fields`` (optional)
     split them into ``title``, ``main`` and ``rest`` (soft counts weighted by P(main), see
     :mod:`ir.content`), which a field-weighted index scores instead of ``terms``.
+    ``main_leaves`` (optional) splits the ``main`` field by leaf text (leaf key -> term
+    counts, :func:`ir.content.main_leaves`), so the index can move leaves repeated across
+    pages to ``rest`` (:mod:`ir.repeats`).
     """
 
     id: str
@@ -96,6 +99,7 @@ class StoredDoc:
     reason: str | None = None
     blocks: dict[str, list[Block]] = field(default_factory=dict)
     fields: dict[str, dict[str, float]] = field(default_factory=dict)
+    main_leaves: dict[str, dict[str, float]] = field(default_factory=dict)
 
     @property
     def length(self) -> int:
@@ -106,6 +110,8 @@ class StoredDoc:
              "reason": self.reason, "terms": self.terms}
         if self.fields:
             d["fields"] = self.fields
+        if self.main_leaves:
+            d["main_leaves"] = self.main_leaves
         return d
 
     def to_dict(self) -> dict[str, Any]:
@@ -118,6 +124,7 @@ class StoredDoc:
         return cls(id=str(d["id"]), terms=d["terms"], url=d.get("url"),
                    title=d.get("title") or "", status=d.get("status", "ok"),
                    reason=d.get("reason"), fields=d.get("fields") or {},
+                   main_leaves=d.get("main_leaves") or {},
                    blocks={s: [Block.from_dict(b) for b in bl]
                            for s, bl in (d.get("blocks") or {}).items()})
 
@@ -231,14 +238,25 @@ class IndexStore:
             raise IndexCorruptError(f"{f}: checksum mismatch (truncated or modified)")
         return f
 
-    def iter_docs(self) -> Iterator[StoredDoc]:
-        """Every stored document, shards in order (later copies of an id come later)."""
-        for shard in self.manifest["shards"]:
+    def iter_docs(self, shards: Container[int] | None = None) -> Iterator[StoredDoc]:
+        """Every stored document, shards in order (later copies of an id come later);
+        ``shards``: only those shards (by position in the manifest)."""
+        for _, d in self.iter_shard_docs(shards):
+            yield d
+
+    def iter_shard_docs(self, shards: Container[int] | None = None
+                        ) -> Iterator[tuple[int, StoredDoc]]:
+        """(shard position, document) for :meth:`iter_docs`."""
+        for i, shard in enumerate(self.manifest["shards"]):
+            if shards is not None and i not in shards:
+                continue
             for r in _read_jsonl_gz(self._shard_file(shard, "docs")):
                 try:
-                    yield StoredDoc(id=str(r["id"]), terms=r["terms"], url=r.get("url"),
-                                    title=r.get("title") or "", status=r.get("status", "ok"),
-                                    reason=r.get("reason"), fields=r.get("fields") or {})
+                    yield i, StoredDoc(id=str(r["id"]), terms=r["terms"], url=r.get("url"),
+                                       title=r.get("title") or "",
+                                       status=r.get("status", "ok"), reason=r.get("reason"),
+                                       fields=r.get("fields") or {},
+                                       main_leaves=r.get("main_leaves") or {})
                 except (KeyError, TypeError) as e:
                     raise IndexCorruptError(f"shard {shard['name']}: bad record ({e})") from None
 

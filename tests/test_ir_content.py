@@ -292,10 +292,12 @@ def test_library_defaults_are_the_configuration_chosen_on_dev():
     from ir.content import DEFAULT_MODEL
     from ir.feedback import BEST_BLOCKS
     from ir.index import DEFAULT_B, DEFAULT_FIELDS, DEFAULT_K1, DEFAULT_PASSAGES
+    from ir.repeats import DEFAULT_REPEATS
 
     f = Path(__file__).resolve().parents[1] / "eval/results/prf/content/chosen.json"
     chosen = json.loads(f.read_text())
     assert (chosen["k1"], chosen["b"]) == (DEFAULT_K1, DEFAULT_B)
     assert chosen["fields"] == DEFAULT_FIELDS and chosen["passages"] == DEFAULT_PASSAGES
+    assert chosen["repeats"] == DEFAULT_REPEATS
     assert chosen["model"] == DEFAULT_MODEL
     assert chosen["blocks"] == BEST_BLOCKS

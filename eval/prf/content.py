@@ -287,6 +287,68 @@ def tune(webs: list[Path], models: list[str] | None = None,
     return best
 
 
+#: Repetition grid of :func:`tune_repeats`: ``min_pages`` (None: off) x rest-field weight.
+REPEATS_GRID = {"min_pages": (None, 2, 3, 5), "rest": BM25F_GRID["rest"]}
+
+
+def tune_repeats(webs: list[Path], log: Callable[[str], None] = _log) -> dict[str, Any]:
+    """Choose the repetition rule (:mod:`ir.repeats`: main-text leaves on ``min_pages``
+    pages count as ``rest``) and, with it, the rest-field weight, on the dev web versions:
+    the default index (chosen k1, b, passages) at every point of :data:`REPEATS_GRID`, mean
+    MAP; at the best point the passage evidence again (:data:`PASSAGE_GRID`); then block PRF
+    with the chosen parameters there (reported, not a criterion). Updates ``chosen.json``
+    (``repeats``, ``fields``, ``passages``) when the best point beats the current default,
+    and writes ``repeats.md``."""
+    chosen = json.loads((RESULTS / "chosen.json").read_text())
+    model = chosen["model"]
+    tu = _Tuner(webs, log)
+    base = {k: chosen[k] for k in ("k1", "b", "passages")}
+    rows, res = [], []
+    for mp, rest in product(*REPEATS_GRID.values()):
+        f = {**chosen["fields"], "rest": rest}
+        rep = {"min_pages": mp} if mp else {}
+        prm = {**base, "fields": f, "repeats": rep}
+        m = tu.point("repeats", model, prm, partial(tu.opened, model, **prm))
+        res.append((m, mp is None, -rest, prm))
+        rows.append(f"| {mp or 'off'} | {rest} | {m:.4f} |")
+    m_best, _, _, best = max(res, key=lambda r: r[:3])  # ties: off, then the larger rest
+    # the passage evidence was chosen without the rule: choose it again with it (same grid)
+    pres = []
+    for g in PASSAGE_GRID:
+        pas = {"source": g["source"], "weight": g["weight"], "min_block_weight": 0.5,
+               "min_terms": 3, "min_blocks": g["min_blocks"]}
+        prm = {**best, "passages": pas}
+        m = tu.point("repeats-passages", model, prm, partial(tu.opened, model, **prm))
+        pres.append((m, pas == best["passages"], prm))
+        rows.append(f"| {best['repeats'] or 'off'} | {best['fields']['rest']} | {m:.4f} "
+                    f"(passages {pas['source']} x {pas['weight']}, min_blocks "
+                    f"{pas['min_blocks']}) |")
+    m_p, _, best_p = max(pres, key=lambda r: r[:2])  # ties: the passages chosen before
+    if m_p > m_best:
+        m_best, best = m_p, best_p
+    cur = {**base, "fields": chosen["fields"], "repeats": chosen.get("repeats") or {}}
+    m_cur = tu.point("repeats", model, cur, partial(tu.opened, model, **cur))
+    bp = chosen["blocks"]
+    m_blocks = tu.point("repeats-blocks", model, {**best, "blocks": bp},
+                        partial(tu.opened, model, **best), "blocks", bp)
+    lines = [f"Repetition rule on the dev web versions ({', '.join(w.name for w in webs)}; "
+             f"model `{model}`, k1 {base['k1']}, b {base['b']}, passages as chosen; "
+             "`python -m eval.prf.content repeats --web <dev>`): mean MAP@1000 of the "
+             "default index (field-weighted BM25 + passages).\n",
+             "| min_pages | rest weight | default index |", "|---|---:|---:|", *rows,
+             f"\nBest: {best['repeats'] or 'off'}, rest {best['fields']['rest']}, passages "
+             f"{best['passages']}: "
+             f"{m_best:.4f} (current default {m_cur:.4f}); block PRF (chosen parameters) "
+             f"on it: {m_blocks:.4f} (was {chosen['blocks_map']:.4f}).\n"]
+    (RESULTS / "repeats.md").write_text("\n".join(lines), encoding="utf-8")
+    if m_best > m_cur:
+        chosen["fields"], chosen["repeats"] = best["fields"], best["repeats"] or None
+        chosen["passages"] = best["passages"]
+        chosen["repeats_map"], chosen["blocks_map_repeats"] = m_best, m_blocks
+        _write_chosen(chosen)
+    return chosen
+
+
 def _write_chosen(best: dict[str, Any]) -> None:
     (RESULTS / "chosen.json").write_text(json.dumps(best, indent=1), encoding="utf-8")
 
@@ -308,10 +370,11 @@ def systems_for(web: Path, chosen: dict[str, Any], model: str = CONTENT_MODEL,
     cpath = content_index_path(web, model)
     tpath = web.parent / f"{web.name}-trafilatura-index"
     k1, b, f, pas = chosen["k1"], chosen["b"], chosen["fields"], chosen["passages"]
+    rep = chosen.get("repeats") or {}
     page = Index.open(cpath, k1=k1, b=b, fields={}, passages={})
-    main = Index.open(cpath, k1=k1, b=b, fields={"main": 1.0}, passages={})
-    bm25f = Index.open(cpath, k1=k1, b=b, fields=f, passages={})
-    best = Index.open(cpath, k1=k1, b=b, fields=f, passages=pas)
+    main = Index.open(cpath, k1=k1, b=b, fields={"main": 1.0}, passages={}, repeats=rep)
+    bm25f = Index.open(cpath, k1=k1, b=b, fields=f, passages={}, repeats=rep)
+    best = Index.open(cpath, k1=k1, b=b, fields=f, passages=pas, repeats=rep)
     tra = Index.open(tpath, k1=k1, b=b, fields={}, passages={})
     page_d = Index.open(cpath, fields={}, passages={})  # k1 1.5, b 0.75, whole pages
     bp = dict(chosen["blocks"])
@@ -434,20 +497,26 @@ def report(webs: list[Path], data: Path, log: Callable[[str], None] = _log,
 
 
 def _lucene_copy(src: Path, dst: Path, k1: float, b: float,
-                 fields: dict[str, float] | None) -> Any:
-    """A Lucene-backend index holding the stored documents (with blocks) of ``src``."""
+                 fields: dict[str, float] | None, repeats: dict[str, Any] | None = None
+                 ) -> Any:
+    """A Lucene-backend index holding the stored documents (with blocks) of ``src``, added in
+    one batch (so the repetition rule sees every page before Lucene indexes any); rebuilt
+    when its size or its field / repetition settings differ (Lucene keeps the weighted
+    counts it was given)."""
     from ir import Index
 
+    repeats = (repeats or None) if fields else None
     try:
         ix = Index.open(dst)
-        if len(ix) == len(Index.open(src)):
+        if (len(ix) == len(Index.open(src)) and ix.fields == (fields or None)
+                and ix.repeats == repeats):
             return Index.open(dst, k1=k1, b=b)
     except Exception:  # noqa: BLE001 - missing or partial copy: rebuild it
         pass
     store = Index.open(src).store
     blocks = dict(store.iter_blocks())
     ix = Index.create(dst, backend="lucene", k1=k1, b=b, sources=store.settings["sources"],
-                      fields=fields, overwrite=True)
+                      fields=fields, repeats=repeats, overwrite=True)
     docs = []
     for d in store.iter_docs():
         d.blocks = blocks.get(d.id, {})
@@ -466,12 +535,13 @@ def lucene_report(web: Path, model: str, log: Callable[[str], None] = _log) -> d
     chosen = json.loads((RESULTS / "chosen.json").read_text())
     cpath = content_index_path(web, model)
     k1, b, f = chosen["k1"], chosen["b"], chosen["fields"]
+    rep = chosen.get("repeats") or {}
     lpage = _lucene_copy(cpath, web.parent / f"{web.name}-lucene-page{_suffix(model)}", k1, b,
                          None)
     lfields = _lucene_copy(cpath, web.parent / f"{web.name}-lucene-fields{_suffix(model)}",
-                           k1, b, f)
+                           k1, b, f, rep)
     page = Index.open(cpath, k1=k1, b=b, fields={}, passages={})
-    bm25f = Index.open(cpath, k1=k1, b=b, fields=f, passages={})
+    bm25f = Index.open(cpath, k1=k1, b=b, fields=f, passages={}, repeats=rep)
     bp = dict(chosen["blocks"])
     systems = [System("bm25-page (embedded)", page), System("bm25-page (lucene)", lpage),
                System("bm25f (fields, embedded)", bm25f),
@@ -623,7 +693,8 @@ def summarize(names: list[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.prf.content", description=__doc__)
     ap.add_argument("command",
-                    choices=["index", "tune", "report", "summarize", "lucene", "clean"])
+                    choices=["index", "tune", "repeats", "report", "summarize", "lucene",
+                             "clean"])
     ap.add_argument("--web", required=True, help="web version folder(s), comma-separated")
     ap.add_argument("--data", default="../shared/data/ir")
     ap.add_argument("--parts", default="content,peer", help="index: content, peer or both")
@@ -644,6 +715,8 @@ def main(argv: list[str] | None = None) -> int:
     elif a.command == "tune":
         print(json.dumps(tune(webs, [m for m in a.models.split(",") if m] or None),
                          indent=1))
+    elif a.command == "repeats":
+        print(json.dumps(tune_repeats(webs), indent=1))
     elif a.command == "summarize":
         print(summarize([w.name for w in webs]))  # every model's table
     elif a.command == "lucene":

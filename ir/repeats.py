@@ -1,0 +1,111 @@
+"""Main text that repeats across pages: a template's text the main-content models kept.
+
+The main-content models (:mod:`ir.content`) judge one page at a time, and on a page whose own
+content is short a site's template can look like content: on the CACM web version with one
+abstract per page (median 13 terms) about two thirds of the ``main`` field of the relevant
+pages is template text (``eval/results/prf/content/mask_recall.md``). An index sees many pages
+of a site at once, and a template gives itself away there: its text leaves recur verbatim on
+every page it frames, while a page's own text does not (the site-level signal of Bar-Yossef
+and Rajagopalan 2002 and of Chakrabarti et al. 2007's SiteLevel labels, used here at
+indexing time rather than for training).
+
+So every page stores its main-text leaves by :func:`leaf_key` (:func:`ir.content.main_leaves`)
+and the index counts, per key, the live pages that have it in their main text
+(:class:`RepeatTracker`). A main leaf whose key is on at least ``min_pages`` pages is
+*repeated* and :func:`demote` moves its terms from ``main`` to ``rest`` - unless every main
+leaf of the page is repeated: a page whose whole main text recurs elsewhere is a duplicate,
+not a template, and keeps its main text. Keys are hashes of the normalised leaf text (case-
+and whitespace-folded), so the rule needs no language knowledge.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+
+__all__ = ["DEFAULT_REPEATS", "RepeatTracker", "demote", "leaf_key"]
+
+#: Repetition setting of ``webseg index`` (chosen on the dev collections with the rest-field
+#: weight, ``eval/results/prf/content/repeats.md``): a main leaf on at least this many pages
+#: is template text.
+DEFAULT_REPEATS: dict[str, int] = {"min_pages": 3}
+
+
+def leaf_key(text: str) -> str:
+    """A 64-bit hex key of a leaf's text, equal for texts that differ only in case or
+    whitespace."""
+    norm = " ".join(text.casefold().split())
+    return hashlib.blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+
+class RepeatTracker:
+    """Which live rows have which main-leaf keys, and which keys are repeated.
+
+    Rows are the index's rows. :meth:`add` and :meth:`remove` return the *other* rows whose
+    demotion may have changed (a key reached ``min_pages``, or fell below it), which the index
+    re-scores. Memory: one entry per distinct main-leaf key and per (row, key) pair.
+    """
+
+    def __init__(self, min_pages: int) -> None:
+        if min_pages < 2:
+            raise ValueError("min_pages must be >= 2 (a leaf on one page is not repeated)")
+        self.min_pages = int(min_pages)
+        self._rows_of: dict[str, set[int]] = {}
+        self._keys_of: dict[int, tuple[str, ...]] = {}
+
+    def repeated(self, key: str) -> bool:
+        return len(self._rows_of.get(key, ())) >= self.min_pages
+
+    def count(self, key: str) -> int:
+        """Live rows with ``key`` in their main text."""
+        return len(self._rows_of.get(key, ()))
+
+    def add(self, row: int, keys: Iterable[str]) -> set[int]:
+        """Record ``row``'s main-leaf keys; returns the earlier rows to re-score."""
+        ks = tuple(dict.fromkeys(keys))
+        if not ks:
+            return set()
+        self._keys_of[row] = ks
+        changed: set[int] = set()
+        m = self.min_pages
+        for k in ks:
+            rows = self._rows_of.setdefault(k, set())
+            rows.add(row)
+            if len(rows) == m:  # the key just became repeated: its other rows change
+                changed.update(rows)
+        changed.discard(row)
+        return changed
+
+    def remove(self, row: int) -> set[int]:
+        """Forget ``row`` (its document was superseded); returns the rows to re-score."""
+        changed: set[int] = set()
+        m = self.min_pages
+        for k in self._keys_of.pop(row, ()):
+            rows = self._rows_of[k]
+            rows.discard(row)
+            if len(rows) == m - 1:  # no longer repeated
+                changed.update(rows)
+            if not rows:
+                del self._rows_of[k]
+        return changed
+
+
+def demote(fields: Mapping[str, Mapping[str, float]],
+           leaves: Mapping[str, Mapping[str, float]], tracker: RepeatTracker
+           ) -> Mapping[str, Mapping[str, float]]:
+    """``fields`` with the repeated main leaves' terms moved from ``main`` to ``rest``
+    (``fields`` itself when nothing moves, or when every main leaf is repeated)."""
+    rep = [k for k in leaves if tracker.repeated(k)]
+    if not rep or len(rep) == len(leaves):
+        return fields
+    main = dict(fields.get("main", {}))
+    rest = dict(fields.get("rest", {}))
+    for k in rep:
+        for t, c in leaves[k].items():
+            left = main.get(t, 0.0) - c
+            if left > 1e-6:
+                main[t] = left
+            else:
+                main.pop(t, None)
+            rest[t] = rest.get(t, 0.0) + c
+    return {**fields, "main": main, "rest": rest}

@@ -1,0 +1,163 @@
+"""Main-text leaves repeated across pages move to ``rest`` (ir.repeats, Index ``repeats``)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from ir import Index
+from ir.repeats import RepeatTracker, demote, leaf_key
+from ir.store import StoredDoc
+
+
+def test_leaf_key_folds_case_and_whitespace_only():
+    assert leaf_key("Über  uns\n") == leaf_key("über uns")
+    assert leaf_key("Über uns") != leaf_key("Über-uns")
+    assert len(leaf_key("")) == 16
+
+
+def test_tracker_reports_rows_whose_leaves_cross_the_threshold():
+    t = RepeatTracker(3)
+    assert t.add(0, ["a", "b"]) == set()
+    assert t.add(1, ["a"]) == set()
+    assert not t.repeated("a")
+    assert t.add(2, ["a", "a"]) == {0, 1}  # "a" now on 3 pages
+    assert t.repeated("a") and not t.repeated("b")
+    assert t.add(3, ["a"]) == set()  # already repeated: nobody changes
+    assert t.remove(3) == set()  # still on 3 pages
+    assert t.remove(1) == {0, 2}  # back to 2 pages
+    assert t.count("a") == 2 and not t.repeated("a")
+    with pytest.raises(ValueError):
+        RepeatTracker(1)
+
+
+def test_demote_moves_repeated_leaves_but_never_a_whole_duplicate():
+    t = RepeatTracker(2)
+    t.add(0, ["nav", "own0"])
+    t.add(1, ["nav", "own1"])
+    fields = {"title": {"x": 1.0}, "main": {"home": 1.0, "news": 2.0, "cell": 3.0},
+              "rest": {"home": 1.0}}
+    leaves = {"nav": {"home": 1.0, "news": 1.0}, "own0": {"news": 1.0, "cell": 3.0}}
+    out = demote(fields, leaves, t)
+    assert out["main"] == {"news": 1.0, "cell": 3.0}
+    assert out["rest"] == {"home": 2.0, "news": 1.0}
+    assert out["title"] == fields["title"]
+    assert fields["main"]["home"] == 1.0  # input untouched
+    t.add(2, ["own0"])  # now every main leaf of page 0 is repeated: a duplicate page
+    assert demote(fields, leaves, t) is fields
+
+
+def _page(pid: str, leaves: dict[str, list[str]], rng: random.Random) -> StoredDoc:
+    """A stored page whose main text is ``leaves`` (key -> words) plus some rest words."""
+    ml = {k: dict(Counter(ws)) for k, ws in leaves.items()}
+    main: Counter[str] = Counter()
+    for ws in leaves.values():
+        main.update(ws)
+    rest = Counter(rng.choice("abcdefgh") for _ in range(5))
+    terms = main + rest
+    return StoredDoc(id=pid, terms=dict(terms), main_leaves=ml,
+                     fields={"title": {}, "main": {t: float(c) for t, c in main.items()},
+                             "rest": {t: float(c) for t, c in rest.items()}})
+
+
+def _expected(docs: dict[str, StoredDoc], min_pages: int, w_rest: float
+              ) -> dict[str, dict[str, float]]:
+    """Index terms of every page by brute force over the final set of pages."""
+    df = Counter(k for d in docs.values() for k in d.main_leaves)
+    out = {}
+    for pid, d in docs.items():
+        rep = [k for k in d.main_leaves if df[k] >= min_pages]
+        if len(rep) == len(d.main_leaves):
+            rep = []
+        terms: Counter[str] = Counter()
+        for k, tc in d.main_leaves.items():
+            for t, c in tc.items():
+                terms[t] += c * (w_rest if k in rep else 1.0)
+        for t, c in d.fields["rest"].items():
+            terms[t] += c * w_rest
+        out[pid] = {t: c for t, c in terms.items() if c > 0}
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_incremental_adds_equal_the_final_repetition_counts(tmp_path, seed):
+    rng = random.Random(seed)
+    templates = [{f"t{j}-{i}": [f"nav{j}{i}", "menu"] for i in range(3)} for j in range(4)]
+    docs: dict[str, StoredDoc] = {}
+    adds: list[StoredDoc] = []
+    for n in range(40):
+        pid = f"p{rng.randrange(30)}"  # some ids come again and supersede
+        own = {f"own{n}-{i}": [f"w{rng.randrange(50)}" for _ in range(4)]
+               for i in range(rng.randrange(0, 3))}
+        d = _page(pid, {**rng.choice(templates), **own}, rng)
+        docs[pid] = d
+        adds.append(d)
+    fields = {"title": 0.0, "main": 1.0, "rest": 0.25}
+    ix = Index.create(tmp_path / "ix", fields=fields, repeats={"min_pages": 2})
+    i = 0
+    while i < len(adds):
+        step = rng.randrange(1, 9)
+        ix.add(adds[i:i + step])
+        i += step
+    want = _expected(docs, 2, 0.25)
+    for again in (ix, Index.open(tmp_path / "ix")):
+        assert set(again.pos) == set(docs)
+        for pid, terms in want.items():
+            got = again.engine.doc_terms(again.pos[pid])
+            assert got.keys() == terms.keys()
+            assert all(abs(got[t] - c) < 1e-5 for t, c in terms.items())
+    live, reopened = ix.search("menu nav00 w3", k=50), Index.open(tmp_path / "ix").search(
+        "menu nav00 w3", k=50)
+    assert live.ids == reopened.ids
+    off = Index.open(tmp_path / "ix", repeats={})  # switched off: the stored fields as they are
+    for pid, d in docs.items():
+        got = off.engine.doc_terms(off.pos[pid])
+        assert abs(sum(got.values()) - (sum(d.fields["main"].values())
+                                         + 0.25 * sum(d.fields["rest"].values()))) < 1e-4
+
+
+def test_a_template_taken_for_main_text_moves_to_rest_once_it_repeats(tmp_path, monkeypatch):
+    """The main-content model keeps the footer of every page (its mistake); once the footer's
+    text is on ``min_pages`` pages of the index it is scored as ``rest``, while each page's own
+    paragraphs stay main text."""
+    import numpy as np
+    from helpers import news_page
+
+    import ir.content
+    from ir import Analyzer, doc_from_page
+
+    an = Analyzer()
+    story_and_footer = {11, 13, 15, 18, 20}
+
+    def model(pg, name="max"):
+        return np.asarray([0.9 if j in story_and_footer else 0.1
+                           for j in pg.text_leaves.tolist()]), None
+
+    monkeypatch.setattr(ir.content, "leaf_main_prob", model)
+    paras = ["Engineers closed the old bridge.", "Crews replaced corroded cables.",
+             "The council inspected the pillars.", "Divers checked the riverbed."]
+    docs = [doc_from_page(f"p{i}", news_page(para1=p, para2=f"Report number {i}."), an,
+                          ["dom"]) for i, p in enumerate(paras)]
+    d0 = docs[0]
+    # the main leaves are the main field, by leaf text
+    merged: Counter[str] = Counter()
+    for tc in d0.main_leaves.values():
+        merged.update(tc)
+    assert dict(merged) == d0.fields["main"]
+    assert leaf_key("Privacy") in d0.main_leaves
+    ix = Index.create(tmp_path / "ix", fields={"title": 0.0, "main": 1.0, "rest": 0.1},
+                      repeats={"min_pages": 3})
+    ix.add(docs[:2])  # the footer is on 2 pages: not yet repeated
+    assert "privaci" in ix.doc_fields(d0)["main"]
+    assert ix.engine.doc_terms(ix.pos["p0"])["privaci"] == pytest.approx(1.0)
+    ix.add(docs[2:])  # now on 4 pages: p0 and p1 are re-scored too
+    f0 = ix.doc_fields(d0)
+    assert "privaci" not in f0["main"] and f0["rest"]["privaci"] == pytest.approx(1.0)
+    assert "bridg" in f0["main"] and "engin" in f0["main"]
+    for pid in ("p0", "p1", "p3"):
+        terms = ix.engine.doc_terms(ix.pos[pid])
+        assert terms["privaci"] == pytest.approx(0.1) and terms["contact"] == pytest.approx(0.1)
+    hits = ix.search("privacy cables", k=4).ids
+    assert hits[0] == "p1"  # its own text decides, not the shared footer
