@@ -91,7 +91,7 @@ class TreeEnsemble:
         self.n_features = int(d["n_features"])
         trees = d["trees"]
         sizes = np.array([len(t["feature"]) for t in trees], dtype=np.int64)
-        self.roots = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        self.roots = (np.cumsum(sizes) - sizes).astype(np.int64)  # also for no trees
         off = np.repeat(self.roots, sizes)
 
         def cat(key: str, dtype: Any) -> np.ndarray:
