@@ -75,25 +75,49 @@ def test_constant_model_reproduces_global_decision():
     # and in the model: stack-page == stack
     d = read_model_json(DEFAULT_MODEL)
     lf = leaf_features(parse(HTML))
-    m = BlockModel({**d, "page_decision": constant_decision()})
-    s, keep = m.decode(lf, "stack-page")
-    np.testing.assert_array_equal(keep, m.decode(lf, "stack")[1])
-    np.testing.assert_array_equal(keep, decide(s, m.threshold, m.fallback))
+    m = BlockModel({**d, "page_decision": constant_decision(),
+                    "page_decision_forced": constant_decision(0.1)})
+    for dec in ("stack-page", "stack-page-forced"):
+        s, keep = m.decode(lf, dec)
+        np.testing.assert_array_equal(keep, m.decode(lf, "stack")[1])
+        np.testing.assert_array_equal(keep, decide(s, m.threshold, m.fallback))
 
 
 def test_old_model_files_load_and_fall_back_to_global():
     d = read_model_json(DEFAULT_MODEL)
-    old = BlockModel({k: v for k, v in d.items() if k != "page_decision"})
-    assert old.page_decision is None
+    old = BlockModel({k: v for k, v in d.items()
+                      if k not in ("page_decision", "page_decision_forced")})
+    assert old.page_decision is None and old.page_decision_forced is None
     lf = leaf_features(parse(HTML))
-    s, keep = old.decode(lf, "stack-page")
-    np.testing.assert_array_equal(keep, decide(s, old.threshold, old.fallback))
-    assert old.page_threshold(s, lf) == old.threshold
+    for dec in ("stack-page", "stack-page-forced"):
+        s, keep = old.decode(lf, dec)
+        np.testing.assert_array_equal(keep, decide(s, old.threshold, old.fallback))
+    assert old.page_threshold(s, lf) == old.page_threshold(s, lf, True) == old.threshold
     # a model whose page part has other features refuses to load, with a clear error
     bad = constant_decision()
     bad["feature_names"] = bad["feature_names"][:-1]
     with pytest.raises(ValueError, match="other page features"):
         BlockModel({**d, "page_decision": bad})
+
+
+def test_model_uses_its_page_decision():
+    """A page model that prefers the lowest threshold on every page moves the decision."""
+    d = read_model_json(DEFAULT_MODEL)
+    low = constant_decision()
+    # one single-leaf tree per threshold column would be needed for a real preference; a
+    # split on ``thr`` (<= 0.27 -> +1) is enough: only 0.25 gains
+    col = PAGE_FEATURE_NAMES.index("thr")
+    low["ensemble"]["trees"] = [{"feature": [col, 0, 0], "threshold": [0.27, 0.0, 0.0],
+                                 "left": [1, 0, 0], "right": [2, 0, 0],
+                                 "missing_left": [1, 0, 0], "leaf": [0, 1, 1],
+                                 "value": [0.0, 1.0, 0.0]}]
+    m = BlockModel({**d, "page_decision": low})
+    lf = leaf_features(parse(HTML))
+    s = m.raw_scores(lf, "stack-page")
+    assert m.page_threshold(s, lf) == 0.25
+    np.testing.assert_array_equal(m.decode(lf, "stack-page")[1], decide(s, 0.25, m.fallback))
+    # the forced decoder of that model has no page part: global threshold
+    assert m.page_threshold(s, lf, True) == m.threshold
 
 
 def test_regression_ensemble_json_round_trip_equals_sklearn():

@@ -452,7 +452,7 @@ def show(input: str, algo: str, param: tuple[str, ...], output: str, max_height:
               help="PageLevel: segments with templateness below this are kept.")
 @click.option("--decoder", default=None,
               type=click.Choice(["stack", "threshold", "isotonic", "cut", "isotonic-s1",
-                                 "stack-page"]),
+                                 "stack-page", "stack-page-forced"]),
               help="blocks: how leaf scores become the main-content mask (default: the "
               "model's own; see webseg.blocks.model).")
 @click.option("--html", "as_html", is_flag=True, hidden=True, help="Same as --format html.")

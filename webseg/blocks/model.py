@@ -42,7 +42,8 @@ from webseg.blocks.pagedecision import PageDecision
 __all__ = ["DECODERS", "DEFAULT_MODEL", "BlockModel", "decide", "load_model", "tree_decision"]
 
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "blocks.json.gz"
-DECODERS = ("stack", "threshold", "isotonic", "cut", "isotonic-s1", "stack-page")
+DECODERS = ("stack", "threshold", "isotonic", "cut", "isotonic-s1", "stack-page",
+            "stack-page-forced")
 FORMAT = "webseg.blocks"
 #: the fallback only fires when the page's best leaf scores at least this much
 FALLBACK_MIN = 0.15
@@ -99,6 +100,8 @@ class BlockModel:
         #: the learned per-page threshold (``stack-page``), absent in older model files
         self.page_decision: PageDecision | None = (
             PageDecision(d["page_decision"]) if d.get("page_decision") else None)
+        self.page_decision_forced: PageDecision | None = (
+            PageDecision(d["page_decision_forced"]) if d.get("page_decision_forced") else None)
         if self.decoder not in DECODERS:
             raise ValueError(f"model's default decoder {self.decoder!r} is unknown")
         self.stage1 = TreeEnsemble(d["stage1"])
@@ -138,8 +141,9 @@ class BlockModel:
         s = self.raw_scores(lf, decoder)
         if decoder in ("stack", "threshold"):
             return s, decide(s, self.threshold, self.fallback and decoder == "stack")
-        if decoder == "stack-page":
-            return s, decide(s, self.page_threshold(s, lf), self.fallback)
+        if decoder in ("stack-page", "stack-page-forced"):
+            return s, decide(s, self.page_threshold(s, lf, decoder == "stack-page-forced"),
+                             self.fallback)
         d = self.tree[decoder]
         kind = "cut" if decoder == "cut" else "isotonic"
         sm = (smooth_leaf_scores(s, lf.chars, lf.ranges, d["c"], d["penalty"])
@@ -148,12 +152,14 @@ class BlockModel:
                              d["threshold"], d["fallback"], smoothed=sm)
         return (sm if sm is not None else s), keep
 
-    def page_threshold(self, s: np.ndarray, lf: LeafFeatures) -> float:
-        """The ``stack-page`` threshold of the page of ``lf`` with stage-2 scores ``s``: the
-        per-page model's choice, or the global threshold when the model file has none."""
-        if self.page_decision is None:
+    def page_threshold(self, s: np.ndarray, lf: LeafFeatures, forced: bool = False) -> float:
+        """The ``stack-page`` (``forced``: ``stack-page-forced``) threshold of the page of
+        ``lf`` with stage-2 scores ``s``: the per-page model's choice, or the global threshold
+        when the model file has none."""
+        pd = self.page_decision_forced if forced else self.page_decision
+        if pd is None:
             return self.threshold
-        return self.page_decision.threshold(s, lf.chars, lf.X, self.threshold)
+        return pd.threshold(s, lf.chars, lf.X, self.threshold)
 
     def scores(self, lf: LeafFeatures, decoder: str | None = None) -> np.ndarray:
         """P(main) per leaf of ``lf`` after ``decoder`` (default: the model's decoder)."""

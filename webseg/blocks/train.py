@@ -555,7 +555,7 @@ def choose_decision(t: PageTable, pages: np.ndarray, s2: np.ndarray, by: str = "
 TREE_DECODERS = ("isotonic", "cut", "isotonic-s1")
 #: the shipped model's default decoder (webseg.blocks.model.DECODERS), fixed from the
 #: site-grouped CV of eval/results/blocks/isotonic/
-DEFAULT_DECODER = "stack"
+DEFAULT_DECODER = "stack-page"
 
 #: regulariser grid of the tree decoders (``c = 0`` is plain thresholding); ranges set so that
 #: the largest changes about a tenth of a page's characters (webseg.blocks.isotree)
@@ -639,6 +639,7 @@ def fit_model(t: PageTable, log=print, max_rows: int = 30, **hgb: Any) -> dict[s
             "threshold": st.threshold, "fallback": st.fallback,
             "decoder": DEFAULT_DECODER, "tree_decoders": st.tree or {},
             "page_decision": st.page_decision,
+            "page_decision_forced": st.page_decision_forced,
             "trained_on": {"datasets": datasets, "pages": t.n_pages, "rows": int(len(t.y))},
             "hgb_params": {**HGB_PARAMS, **hgb}, "max_rows": max_rows,
             "stage1": e1, "stage2": e2}
