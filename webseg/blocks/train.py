@@ -554,7 +554,8 @@ def choose_decision(t: PageTable, pages: np.ndarray, s2: np.ndarray, by: str = "
 #: tree decoders whose regulariser and decision training chooses (stored in the model)
 TREE_DECODERS = ("isotonic", "cut", "isotonic-s1")
 #: the shipped model's default decoder (webseg.blocks.model.DECODERS), fixed from the
-#: site-grouped CV of eval/results/blocks/isotonic/
+#: site-grouped CVs of eval/results/blocks/isotonic/ (tree decoders: no) and perpage/
+#: (the per-page threshold, adopted by the rule pre-registered in that README)
 DEFAULT_DECODER = "stack-page"
 
 #: regulariser grid of the tree decoders (``c = 0`` is plain thresholding); ranges set so that
