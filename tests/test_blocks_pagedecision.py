@@ -111,7 +111,7 @@ def test_model_uses_its_page_decision():
                                  "left": [1, 0, 0], "right": [2, 0, 0],
                                  "missing_left": [1, 0, 0], "leaf": [0, 1, 1],
                                  "value": [0.0, 1.0, 0.0]}]
-    m = BlockModel({**d, "page_decision": low})
+    m = BlockModel({**d, "page_decision": low, "page_decision_forced": None})
     lf = leaf_features(parse(HTML))
     s = m.raw_scores(lf, "stack-page")
     assert m.page_threshold(s, lf) == 0.25
