@@ -451,7 +451,8 @@ def show(input: str, algo: str, param: tuple[str, ...], output: str, max_height:
 @click.option("--threshold", default=0.5, show_default=True,
               help="PageLevel: segments with templateness below this are kept.")
 @click.option("--decoder", default=None,
-              type=click.Choice(["stack", "threshold", "isotonic", "cut", "isotonic-s1"]),
+              type=click.Choice(["stack", "threshold", "isotonic", "cut", "isotonic-s1",
+                                 "stack-page", "stack-page-forced"]),
               help="blocks: how leaf scores become the main-content mask (default: the "
               "model's own; see webseg.blocks.model).")
 @click.option("--html", "as_html", is_flag=True, hidden=True, help="Same as --format html.")

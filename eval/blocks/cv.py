@@ -58,8 +58,8 @@ def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
 
 
 def decodings(s1: np.ndarray, s2: np.ndarray, threshold: float, st: Stages,
-              chars: np.ndarray | None = None, ranges: np.ndarray | None = None
-              ) -> list[tuple[str, np.ndarray]]:
+              chars: np.ndarray | None = None, ranges: np.ndarray | None = None,
+              X: np.ndarray | None = None) -> list[tuple[str, np.ndarray]]:
     """The decoders compared: stage 1 thresholded, stage 2 thresholded at ``threshold``, stage
     2 with the decision chosen on the training folds (``stack-nested``: threshold and fallback
     from :func:`webseg.blocks.train.choose_decision`, mean over sets; what the shipped model
@@ -68,11 +68,20 @@ def decodings(s1: np.ndarray, s2: np.ndarray, threshold: float, st: Stages,
     ``chars``/``ranges``, the tree decoders chosen on the training folds (``st.tree``:
     ``isotonic-s1-nested``, PageLevel isotonic smoothing of stage 1 over the DOM tree then its
     threshold - the paper's pipeline with our classifier; ``isotonic-nested`` the same on stage
-    2; ``cut-nested`` the two-level version on stage 2)."""
+    2; ``cut-nested`` the two-level version on stage 2). With ``chars`` and the leaf features
+    ``X``, ``stack-page``: stage 2 at the threshold the training folds' per-page model
+    (:mod:`webseg.blocks.pagedecision`) picks for this page, with the nested fallback (the
+    global threshold when the training folds chose no page model); ``stack-page-forced``: the
+    first page-model candidate whatever the training folds chose (diagnostic)."""
     out = [("threshold", s1 >= threshold), ("stack", s2 >= threshold),
            ("stack-nested", decide(s2, st.threshold, st.fallback)),
            ("stack-nested-by-page", decide(s2, st.threshold_by_page, st.fallback_by_page)),
            ("stack-t0.4", s2 >= 0.4), ("stack-fallback", decide(s2, threshold, True))]
+    if chars is not None and X is not None:
+        out.append(("stack-page", decide(s2, st.page_threshold(s2, chars, X), st.fallback)))
+        if st.page_decision_forced is not None:
+            out.append(("stack-page-forced",
+                        decide(s2, st.page_threshold(s2, chars, X, True), st.fallback)))
     if chars is not None and ranges is not None and st.tree:
         tree = leaf_tree(ranges)
         for name, d in st.tree.items():
@@ -115,13 +124,25 @@ def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5, max_rows: 
         for p in te:
             a, b = t.off[p], t.off[p + 1]
             for dec, keep in decodings(s1_all[a:b], s2_all[a:b], threshold, st, t.chars[a:b],
-                                       t.ranges[a:b]):
+                                       t.ranges[a:b], t.X[a:b]):
                 pr, rc, f1 = page_f1(t, p, keep)
                 rows.append({**{k_: t.meta[p][k_] for k_ in ("dataset", "id", "variant",
                                                               "page_type", "split", "site")},
                              "fold": k, "method": f"blocks-{dec}", "p": pr, "r": rc, "f1": f1})
         for name, d in (st.tree or {}).items():
             log(f"    fold {k} {name}: {d}")
+        log(f"    fold {k} stack-page: "
+            f"{(st.page_decision or {}).get('candidate', 'global')}")
+        if st.page_decision is not None:
+            chosen: dict[str, list[float]] = defaultdict(list)
+            for p in te:
+                a, b = t.off[p], t.off[p + 1]
+                chosen[t.meta[p]["dataset"]].append(
+                    st.page_threshold(s2_all[a:b], t.chars[a:b], t.X[a:b]))
+            log(f"    fold {k} stack-page thresholds (held-out pages): " + "; ".join(
+                f"{ds} " + " ".join(f"{v:g}:{n}" for v, n in zip(*np.unique(c, return_counts=True),
+                                                               strict=True))
+                for ds, c in sorted(chosen.items())))
         log(f"  fold {k}: {len(tr)} train pages, {len(te)} test pages, decision "
             f"{st.threshold}/{'fallback' if st.fallback else 'no fallback'}, "
             f"{time.perf_counter() - t0:.0f} s")

@@ -76,9 +76,9 @@ class TreeEnsemble:
 
     def __init__(self, d: dict[str, Any]) -> None:
         self.kind = d.get("kind")
-        if self.kind not in ("binary-logistic", "multiclass-softmax"):
+        if self.kind not in ("binary-logistic", "multiclass-softmax", "regression"):
             raise ValueError(f"unsupported ensemble kind {self.kind!r}")
-        if self.kind == "binary-logistic":
+        if self.kind in ("binary-logistic", "regression"):
             self.n_classes = 1
             self.baseline = np.asarray(float(d["baseline"]))
         else:
@@ -91,7 +91,7 @@ class TreeEnsemble:
         self.n_features = int(d["n_features"])
         trees = d["trees"]
         sizes = np.array([len(t["feature"]) for t in trees], dtype=np.int64)
-        self.roots = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        self.roots = (np.cumsum(sizes) - sizes).astype(np.int64)  # also for no trees
         off = np.repeat(self.roots, sizes)
 
         def cat(key: str, dtype: Any) -> np.ndarray:
@@ -117,7 +117,8 @@ class TreeEnsemble:
         self.child = np.stack([self.left, self.right], axis=1).ravel()
 
     def raw(self, X: np.ndarray) -> np.ndarray:
-        """Raw scores of the rows of ``X``: log-odds ``(n,)`` for a binary ensemble, per-class
+        """Raw scores of the rows of ``X``: log-odds ``(n,)`` for a binary ensemble (the
+        prediction itself for a ``regression`` one, e.g. a squared-error regressor), per-class
         scores ``(n, n_classes)`` (before the softmax) for a multi-class one."""
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] != self.n_features:
@@ -166,6 +167,8 @@ class TreeEnsemble:
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """P(class 1) of every row (binary), or the ``(n, n_classes)`` class probabilities
         (multi-class; columns in the order of ``classes``, as sklearn's ``predict_proba``)."""
+        if self.kind == "regression":
+            raise ValueError("a regression ensemble has no probabilities; use raw()")
         r = self.raw(X)
         if self.n_classes == 1:
             return 1.0 / (1.0 + np.exp(-r))

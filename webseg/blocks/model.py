@@ -19,7 +19,10 @@ regulariser and decision (``"tree_decoders"``) are chosen at training time like 
 threshold. The threshold and the optional ``"fallback"`` (when no leaf reaches the
 threshold, keep the leaves scoring at least half the page's best, :func:`decide`) are chosen
 at training time on out-of-fold stage-2 scores of the training pages
-(:func:`webseg.blocks.train.fit_stages`).
+(:func:`webseg.blocks.train.fit_stages`). ``"stack-page"`` thresholds stage 2 at a threshold
+chosen per page by a small learned model (``"page_decision"``,
+:mod:`webseg.blocks.pagedecision`), with the same fallback; a model file without that part
+(older files) uses its global threshold instead.
 """
 
 from __future__ import annotations
@@ -34,11 +37,13 @@ from webseg.blocks.context import CONTEXT_NAMES, context_features
 from webseg.blocks.features import FEATURE_NAMES, LeafFeatures, leaf_features
 from webseg.blocks.gbt import TreeEnsemble, read_model_json
 from webseg.blocks.isotree import cut_decode, smooth_leaf_scores
+from webseg.blocks.pagedecision import PageDecision
 
 __all__ = ["DECODERS", "DEFAULT_MODEL", "BlockModel", "decide", "load_model", "tree_decision"]
 
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "blocks.json.gz"
-DECODERS = ("stack", "threshold", "isotonic", "cut", "isotonic-s1")
+DECODERS = ("stack", "threshold", "isotonic", "cut", "isotonic-s1", "stack-page",
+            "stack-page-forced")
 FORMAT = "webseg.blocks"
 #: the fallback only fires when the page's best leaf scores at least this much
 FALLBACK_MIN = 0.15
@@ -92,6 +97,11 @@ class BlockModel:
         self.tree: dict[str, dict[str, Any]] = dict(d.get("tree_decoders") or {})
         #: the decoder used when none is asked for
         self.decoder = str(d.get("decoder", "stack"))
+        #: the learned per-page threshold (``stack-page``), absent in older model files
+        self.page_decision: PageDecision | None = (
+            PageDecision(d["page_decision"]) if d.get("page_decision") else None)
+        self.page_decision_forced: PageDecision | None = (
+            PageDecision(d["page_decision_forced"]) if d.get("page_decision_forced") else None)
         if self.decoder not in DECODERS:
             raise ValueError(f"model's default decoder {self.decoder!r} is unknown")
         self.stage1 = TreeEnsemble(d["stage1"])
@@ -131,6 +141,9 @@ class BlockModel:
         s = self.raw_scores(lf, decoder)
         if decoder in ("stack", "threshold"):
             return s, decide(s, self.threshold, self.fallback and decoder == "stack")
+        if decoder in ("stack-page", "stack-page-forced"):
+            return s, decide(s, self.page_threshold(s, lf, decoder == "stack-page-forced"),
+                             self.fallback)
         d = self.tree[decoder]
         kind = "cut" if decoder == "cut" else "isotonic"
         sm = (smooth_leaf_scores(s, lf.chars, lf.ranges, d["c"], d["penalty"])
@@ -138,6 +151,15 @@ class BlockModel:
         keep = tree_decision(kind, s, lf.chars, lf.ranges, d["c"], d["penalty"],
                              d["threshold"], d["fallback"], smoothed=sm)
         return (sm if sm is not None else s), keep
+
+    def page_threshold(self, s: np.ndarray, lf: LeafFeatures, forced: bool = False) -> float:
+        """The ``stack-page`` (``forced``: ``stack-page-forced``) threshold of the page of
+        ``lf`` with stage-2 scores ``s``: the per-page model's choice, or the global threshold
+        when the model file has none."""
+        pd = self.page_decision_forced if forced else self.page_decision
+        if pd is None:
+            return self.threshold
+        return pd.threshold(s, lf.chars, lf.X, self.threshold)
 
     def scores(self, lf: LeafFeatures, decoder: str | None = None) -> np.ndarray:
         """P(main) per leaf of ``lf`` after ``decoder`` (default: the model's decoder)."""

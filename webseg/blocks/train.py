@@ -48,6 +48,7 @@ from webseg.blocks.features import FEATURE_NAMES, LeafFeatures, leaf_features
 from webseg.blocks.gbt import export_hgb
 from webseg.blocks.isotree import leaf_tree, smooth_leaf_scores
 from webseg.blocks.model import tree_decision
+from webseg.blocks.pagedecision import PageDecision, fit_page_decision, page_features, pick
 from webseg.blocks.reveal import revealed
 from webseg.datasets import DEFAULT_CACHE, KNOWN_ENCODINGS, cache_path, load_records
 from webseg.page import Page
@@ -347,6 +348,23 @@ class Stages:
     #: name -> {"c", "penalty", "threshold", "fallback", "f1"} (``choose_tree_decision``);
     #: ``isotonic``/``cut`` decode stage 2, ``isotonic-s1`` stage 1
     tree: dict[str, dict[str, Any]] | None = None
+    #: the learned per-page threshold (``stack-page``; :mod:`webseg.blocks.pagedecision`),
+    #: JSON as stored in the model file, fitted on the same out-of-fold stage-2 scores
+    page_decision: dict[str, Any] | None = None
+    #: the first page-model candidate, fitted whatever the choice (diagnostic, not shipped)
+    page_decision_forced: dict[str, Any] | None = None
+
+    def page_threshold(self, s: np.ndarray, chars: np.ndarray, X: np.ndarray,
+                       forced: bool = False) -> float:
+        """The ``stack-page`` threshold of one page (the global one without a page model);
+        ``forced``: that of :attr:`page_decision_forced`."""
+        d = self.page_decision_forced if forced else self.page_decision
+        if d is None:
+            return self.threshold
+        key = "_pd_forced" if forced else "_pd"
+        if getattr(self, key, None) is None:
+            setattr(self, key, PageDecision(d))
+        return getattr(self, key).threshold(s, chars, X, self.threshold)
 
     def s1(self, X: np.ndarray) -> np.ndarray:
         if not len(X):
@@ -418,6 +436,9 @@ def fit_stages(t: PageTable, pages: np.ndarray, inner_folds: int = 2, log=print,
     log(f"    decision: threshold {thr}, fallback {fb} (out-of-fold mean of the sets' mean F1 "
         f"{f1:.4f} on {len(pages2)} training pages; by page: {thr_p}, {fb_p}, {f1_p:.4f}), "
         f"{time.perf_counter() - t0:.0f} s")
+    t0 = time.perf_counter()
+    pdec, pdec_forced = choose_page_decision(t, pages2, s2, thr, fb, half, log)
+    log(f"    per-page decision: {time.perf_counter() - t0:.0f} s")
     tree: dict[str, dict[str, Any]] = {}
     if tree_decoders:
         trees = {int(p): leaf_tree(t.ranges[t.off[p]:t.off[p + 1]]) for p in pages2}
@@ -427,7 +448,68 @@ def fit_stages(t: PageTable, pages: np.ndarray, inner_folds: int = 2, log=print,
             tree[name] = choose_tree_decision(t, pages2, s1 if name.endswith("-s1") else s2,
                                               kind, trees)
             log(f"    {name}: {tree[name]}, {time.perf_counter() - t0:.0f} s")
-    return Stages(models, m2, thr, fb, thr_p, fb_p, tree)
+    return Stages(models, m2, thr, fb, thr_p, fb_p, tree, pdec, pdec_forced)
+
+
+def choose_page_decision(t: PageTable, pages: np.ndarray, s2: np.ndarray, threshold: float,
+                         fallback: bool, half: np.ndarray | None = None, log=print
+                         ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """The per-page threshold model (:mod:`webseg.blocks.pagedecision`) for ``pages`` under
+    their out-of-fold stage-2 scores ``s2``, with the global ``fallback``.
+
+    Every candidate of :data:`webseg.blocks.pagedecision.PAGE_CANDIDATES` (``global``: no page
+    model, the global ``threshold``) is cross-fitted on the two site-grouped halves ``half``
+    (each half decided by the model fitted on the other) and scored by the criterion of the
+    global decision (mean over datasets of the mean page F1; ties: the earlier candidate, so
+    ``global`` first). The winner is refitted on all ``pages``. Returns ``(chosen, forced)``:
+    the chosen model's JSON (``None`` when ``global`` wins) with the cross-fit scores, and
+    the first page-model candidate fitted on all pages whatever wins (a diagnostic)."""
+    from webseg.blocks.model import decide
+    from webseg.blocks.pagedecision import PAGE_CANDIDATES
+
+    pages = np.asarray(pages)
+    grid = np.asarray(THRESHOLDS, dtype=np.float64)
+    feats, f1 = [], np.zeros((len(pages), len(grid)))
+    for j, p in enumerate(pages):
+        a, b = t.off[p], t.off[p + 1]
+        feats.append(page_features(s2[a:b], t.chars[a:b], t.X[a:b], grid))
+        f1[j] = [page_f1(t, p, decide(s2[a:b], float(thr), fallback))[2] for thr in grid]
+    g = int(np.argmin(np.abs(grid - threshold)))
+    ds = np.array([t.meta[p].get("dataset", "") for p in pages])
+    groups = [ds == d for d in np.unique(ds)]
+    if half is None or len(np.unique(half)) < 2:
+        half = np.array([fold_of(t.meta[p]["site"], 2, "stage2-half") for p in pages])
+    scores: dict[str, dict[str, float]] = {}
+    best: tuple[float, str] | None = None
+    for name, params, margin in PAGE_CANDIDATES:
+        chosen = f1[:, g].copy()
+        if params is not None and len(np.unique(half)) == 2:
+            for k in (0, 1):
+                pd = PageDecision(fit_page_decision(
+                    [feats[j] for j in np.flatnonzero(half != k)], f1[half != k], grid,
+                    params, margin))
+                for j in np.flatnonzero(half == k):
+                    thr = pick(grid, pd.ensemble.raw(feats[j]), threshold, margin)
+                    chosen[j] = f1[j, int(np.argmin(np.abs(grid - thr)))]
+        crit = round(float(np.mean([chosen[m].mean() for m in groups])), 6)
+        scores[name] = {"by_set": crit, "by_page": round(float(chosen.mean()), 6),
+                        **{d: round(float(chosen[ds == d].mean()), 5) for d in np.unique(ds)}}
+        if best is None or crit > best[0]:
+            best = (crit, name)
+    assert best is not None
+    log("    per-page decision, cross-fitted on the two halves: " + "; ".join(
+        f"{n} {v['by_set']:.4f} (by page {v['by_page']:.4f})" for n, v in scores.items())
+        + f" -> {best[1]}")
+    cands = {n: (p, m) for n, p, m in PAGE_CANDIDATES}
+    first = next(n for n, p, _ in PAGE_CANDIDATES if p is not None)
+    forced = fit_page_decision(feats, f1, grid, *cands[first])
+    forced["candidate"] = first
+    if cands[best[1]][0] is None:
+        return None, forced
+    chosen_model = forced if best[1] == first else fit_page_decision(feats, f1, grid,
+                                                                      *cands[best[1]])
+    chosen_model = {**chosen_model, "candidate": best[1], "crossfit": scores}
+    return chosen_model, forced
 
 
 def _stage2_scores(m2: Any, X: np.ndarray, s1: np.ndarray, chars: np.ndarray,
@@ -472,8 +554,9 @@ def choose_decision(t: PageTable, pages: np.ndarray, s2: np.ndarray, by: str = "
 #: tree decoders whose regulariser and decision training chooses (stored in the model)
 TREE_DECODERS = ("isotonic", "cut", "isotonic-s1")
 #: the shipped model's default decoder (webseg.blocks.model.DECODERS), fixed from the
-#: site-grouped CV of eval/results/blocks/isotonic/
-DEFAULT_DECODER = "stack"
+#: site-grouped CVs of eval/results/blocks/isotonic/ (tree decoders: no) and perpage/
+#: (the per-page threshold, adopted by the rule pre-registered in that README)
+DEFAULT_DECODER = "stack-page"
 
 #: regulariser grid of the tree decoders (``c = 0`` is plain thresholding); ranges set so that
 #: the largest changes about a tenth of a page's characters (webseg.blocks.isotree)
@@ -556,6 +639,8 @@ def fit_model(t: PageTable, log=print, max_rows: int = 30, **hgb: Any) -> dict[s
             "feature_names": list(FEATURE_NAMES), "context_names": list(CONTEXT_NAMES),
             "threshold": st.threshold, "fallback": st.fallback,
             "decoder": DEFAULT_DECODER, "tree_decoders": st.tree or {},
+            "page_decision": st.page_decision,
+            "page_decision_forced": st.page_decision_forced,
             "trained_on": {"datasets": datasets, "pages": t.n_pages, "rows": int(len(t.y))},
             "hgb_params": {**HGB_PARAMS, **hgb}, "max_rows": max_rows,
             "stage1": e1, "stage2": e2}
