@@ -86,8 +86,9 @@ class EmbeddedBM25:
         self.add(doc_freqs)
 
     # ------------------------------------------------------------------ building
-    def add(self, doc_freqs: Iterable[Mapping[str, float]]) -> range:
-        """Append documents (term -> count); returns their row numbers."""
+    def _encode(self, doc_freqs: Iterable[Mapping[str, float]]
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """CSR parts (indptr, term ids, counts) of documents; new terms join the vocabulary."""
         vocab, terms = self.vocab, self._terms
         indptr = [0]
         ids: list[int] = []
@@ -103,11 +104,15 @@ class EmbeddedBM25:
                 ids.append(j)
                 tfs.append(c)
             indptr.append(len(ids))
-        n_new = len(indptr) - 1
+        return (np.asarray(indptr, dtype=np.int64), np.asarray(ids, dtype=np.int32),
+                np.asarray(tfs, dtype=np.float32))
+
+    def add(self, doc_freqs: Iterable[Mapping[str, float]]) -> range:
+        """Append documents (term -> count); returns their row numbers."""
+        chunk = self._encode(doc_freqs)
+        n_new = len(chunk[0]) - 1
         if n_new:
-            self._chunks.append((np.asarray(indptr, dtype=np.int64),
-                                 np.asarray(ids, dtype=np.int32),
-                                 np.asarray(tfs, dtype=np.float32)))
+            self._chunks.append(chunk)
             self._live = np.concatenate([self._live, np.ones(n_new, dtype=bool)])
             self._stale = True
         start = self._rows
@@ -122,26 +127,13 @@ class EmbeddedBM25:
         rows = sorted(docs)
         if rows[0] < 0 or rows[-1] >= self._rows:
             raise IndexError(f"row out of range 0..{self._rows - 1}")
-        vocab, terms = self.vocab, self._terms
-        indptr, ids, tfs = [0], [], []
-        for r in rows:
-            for t, c in docs[r].items():
-                if c <= 0:
-                    continue
-                j = vocab.get(t)
-                if j is None:
-                    j = vocab[t] = len(terms)
-                    terms.append(t)
-                ids.append(j)
-                tfs.append(c)
-            indptr.append(len(ids))
+        indptr, ids, tfs = self._encode(docs[r] for r in rows)
         m = self._matrix()
-        shape = (self._rows, len(terms))
+        shape = (self._rows, len(self._terms))
         m.resize(shape)
         keep = np.ones(self._rows, dtype=np.float32)
         keep[rows] = 0
-        new = sp.csr_matrix((np.asarray(tfs, dtype=np.float32), np.asarray(ids, dtype=np.int32),
-                             np.asarray(indptr, dtype=np.int64)), shape=(len(rows), shape[1]))
+        new = sp.csr_matrix((tfs, ids, indptr), shape=(len(rows), shape[1]))
         place = sp.csr_matrix((np.ones(len(rows), dtype=np.float32),
                                (np.asarray(rows), np.arange(len(rows)))),
                               shape=(self._rows, len(rows)))

@@ -184,6 +184,15 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
                    err=True)
     click.echo(f"{output}: {len(ix)} documents, backend {ix.backend_name}, "
                f"blocks {','.join(ix.sources)}", err=True)
+    rs = ix.repeat_stats()
+    if rs is not None:
+        click.echo(f"{output}: {rs[0]} main-text leaf texts found on "
+                   f">= {ix.repeats['min_pages']} pages count as template ({rs[1]} pages)",
+                   err=True)
+    if ix.lucene_stale:
+        _err(f"{output}: {ix.lucene_stale} pages already in the Lucene index had main-text "
+             "leaves become repeated by this add; Lucene keeps their earlier fields (the "
+             "embedded engine is up to date): rebuild with --overwrite to apply it there")
     sys.exit(EXIT_FAILED if failed else EXIT_OK)
 
 

@@ -176,6 +176,9 @@ class Index:
         self.pos: dict[str, int] = {}
         self._blocks: list[dict[str, list[Block]]] | None = None
         self._lucene: Any = None
+        #: Lucene documents added before a later add made some of their main leaves
+        #: repeated (or no longer repeated): Lucene keeps their old fields until a rebuild
+        self.lucene_stale = 0
         if self._tracker is not None:  # repetition counts first, so no row is re-scored
             live: dict[str, int] = {}
             for row, d in enumerate(store.iter_docs()):
@@ -247,6 +250,11 @@ class Index:
                 out[t] = out.get(t, 0.0) + w * c
         return out
 
+    def repeat_stats(self) -> tuple[int, int] | None:
+        """(main-text leaf texts found on ``min_pages`` pages or more, pages holding one),
+        or None without the repetition rule."""
+        return None if self._tracker is None else self._tracker.stats()
+
     def doc_fields(self, d: StoredDoc) -> Mapping[str, Mapping[str, float]]:
         """``d``'s fields as this index scores them: with ``repeats``, its main-text leaves
         repeated across the index's pages moved to ``rest`` (:func:`ir.repeats.demote`)."""
@@ -284,7 +292,10 @@ class Index:
             for d, r in zip(docs, rows, strict=True):  # an id twice in this batch
                 if self.pos[d.id] != r:
                     self._retire_passages(r)
-        self._rescore({r for r in stale if r < rows.start})
+        old_rows = {r for r in stale if r < rows.start}
+        self._rescore(old_rows)
+        if self.backend_name == "lucene":
+            self.lucene_stale += len(old_rows)
 
     def _rescore(self, rows: set[int]) -> None:
         """Recompute the engine rows ``rows`` from their stored documents (only the shards

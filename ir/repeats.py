@@ -76,6 +76,11 @@ class RepeatTracker:
         changed.discard(row)
         return changed
 
+    def stats(self) -> tuple[int, int]:
+        """(repeated keys, rows holding at least one of them)."""
+        rep = [rows for rows in self._rows_of.values() if len(rows) >= self.min_pages]
+        return len(rep), len(set().union(*rep)) if rep else 0
+
     def remove(self, row: int) -> set[int]:
         """Forget ``row`` (its document was superseded); returns the rows to re-score."""
         changed: set[int] = set()

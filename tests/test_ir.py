@@ -90,6 +90,34 @@ def test_removed_rows_count_for_nothing(corpus, query, data):
     assert gone not in rows.tolist()
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.lists(_words, min_size=1, max_size=12), min_size=2, max_size=12),
+       st.lists(st.lists(st.sampled_from(["a1", "b2", "g7", "h8"]), max_size=8), min_size=1,
+                max_size=4),
+       st.lists(_words, min_size=1, max_size=4), st.data())
+def test_replaced_rows_equal_a_collection_built_with_them(corpus, new, query, data):
+    """Replacing rows in place (re-scored pages) equals adding the new counts from scratch,
+    including new terms and rows that become empty."""
+    new = new[:len(corpus)]
+    rows = data.draw(st.lists(st.integers(0, len(corpus) - 1), min_size=len(new),
+                              max_size=len(new), unique=True))
+    e = EmbeddedBM25()
+    e.add(dict(Counter(d)) for d in corpus[:1])
+    e.add(dict(Counter(d)) for d in corpus[1:])  # two chunks, merged by the replace
+    e.top({"a1": 1.0}, 1)
+    e.replace({r: dict(Counter(d)) for r, d in zip(rows, new, strict=True)})
+    final = list(corpus)
+    for r, d in zip(rows, new, strict=True):
+        final[r] = d
+    ref = EmbeddedBM25([dict(Counter(d)) for d in final])
+    w = {t: float(query.count(t)) for t in set(query)} | {"g7": 1.0}
+    np.testing.assert_allclose(e.scores(w), ref.scores(w), rtol=1e-6, atol=1e-7)
+    for r in range(len(final)):
+        assert e.doc_terms(r) == {t: float(c) for t, c in Counter(final[r]).items()}
+    with pytest.raises(IndexError):
+        e.replace({len(final): {"a1": 1.0}})
+
+
 def test_empty_collection_scores_nothing():
     e = EmbeddedBM25([])
     assert e.top_list({"x": 1.0}, 5) == []

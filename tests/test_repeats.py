@@ -161,3 +161,6 @@ def test_a_template_taken_for_main_text_moves_to_rest_once_it_repeats(tmp_path, 
         assert terms["privaci"] == pytest.approx(0.1) and terms["contact"] == pytest.approx(0.1)
     hits = ix.search("privacy cables", k=4).ids
     assert hits[0] == "p1"  # its own text decides, not the shared footer
+    n_keys, n_pages = ix.repeat_stats()
+    assert (n_keys, n_pages) == (3, 4)  # the h1 title, "Contact us", "Privacy"
+    assert Index.open(tmp_path / "ix", repeats={}).repeat_stats() is None
