@@ -20,8 +20,9 @@ and whitespace-folded), so the rule needs no language knowledge.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping
+
+from webseg.page import text_key
 
 __all__ = ["DEFAULT_REPEATS", "RepeatTracker", "demote", "leaf_key"]
 
@@ -33,9 +34,8 @@ DEFAULT_REPEATS: dict[str, int] = {"min_pages": 3}
 
 def leaf_key(text: str) -> str:
     """A 64-bit hex key of a leaf's text, equal for texts that differ only in case or
-    whitespace."""
-    norm = " ".join(text.casefold().split())
-    return hashlib.blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    whitespace (:func:`webseg.page.text_key`)."""
+    return text_key(text)
 
 
 class RepeatTracker:

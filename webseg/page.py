@@ -18,6 +18,7 @@ its boxes are zero and its style columns hold defaults, and code that needs geom
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import re
 from collections.abc import Iterator, Sequence
@@ -58,6 +59,14 @@ def normalize_text(text: str) -> str:
     equals ``_WS.sub(" ", text).strip()``, several times faster (it runs on every text leaf).
     """
     return " ".join(text.split())
+
+
+def text_key(text: str) -> str:
+    """A 64-bit hex key of a text, equal for texts that differ only in case or whitespace:
+    how text repeated across pages (a site's template) is recognised without language
+    knowledge (:mod:`ir.repeats`)."""
+    norm = " ".join(text.casefold().split())
+    return hashlib.blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 def _codes(values: Sequence[str]) -> tuple[np.ndarray, list[str]]:
