@@ -113,16 +113,18 @@ def page_fields(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float | 
 
 
 def main_leaves(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float = 0.5
-                ) -> dict[str, dict[str, float]]:
+                ) -> tuple[dict[str, dict[str, float]], dict[str, int]]:
     """The ``main`` field of :func:`page_fields` (hard split at ``threshold``) by leaf text:
-    :func:`ir.repeats.leaf_key` of each main leaf -> its term counts (leaves with the same
-    text are merged). Stored with the page so that the index can move main-text leaves that
-    repeat across pages (a template's text the models took for content) to ``rest``
-    (:mod:`ir.repeats`) without the page."""
+    (:func:`ir.repeats.leaf_key` of each main leaf text -> the term counts of one such leaf,
+    key -> how many main leaves have that text when more than one). The same key means the
+    same analysed terms on every page, so the index can move main-text leaves that repeat
+    across pages (a template's text the models took for content) to ``rest``
+    (:mod:`ir.repeats`) without the pages."""
     from ir.repeats import leaf_key
     from webseg.page import normalize_text
 
     out: dict[str, dict[str, float]] = {}
+    n: Counter[str] = Counter()
     vis = np.asarray(page.visible, dtype=bool)
     for leaf, p in zip(page.text_leaves.tolist(), p_main.tolist(), strict=True):
         if not vis[leaf] or p < threshold:
@@ -131,10 +133,11 @@ def main_leaves(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float = 
         toks = an.tokens(text)
         if not toks:
             continue
-        terms = out.setdefault(leaf_key(text), {})
-        for t, c in Counter(toks).items():
-            terms[t] = terms.get(t, 0.0) + float(c)
-    return out
+        k = leaf_key(text)
+        n[k] += 1
+        if k not in out:
+            out[k] = {t: float(c) for t, c in Counter(toks).items()}
+    return out, {k: c for k, c in n.items() if c > 1}
 
 
 def weigh_blocks(blocks: list[Block], seg: Any, p_main: np.ndarray) -> list[Block]:

@@ -29,7 +29,7 @@ import numpy as np
 from ir import feedback as fb
 from ir.analysis import Analyzer
 from ir.bm25 import EmbeddedBM25, bm25_term_scores, top_candidates
-from ir.repeats import DEFAULT_REPEATS, RepeatTracker, demote
+from ir.repeats import DEFAULT_REPEATS, RepeatTracker, demote, demoted_keys
 from ir.store import Block, IndexStore, StoredDoc
 
 __all__ = ["BACKENDS", "DEFAULT_B", "DEFAULT_FIELDS", "DEFAULT_K1", "DEFAULT_PASSAGES",
@@ -146,6 +146,9 @@ class Index:
     re-scores the earlier pages that have it (read back from their shards only), so the index
     always equals one built from its documents in any order. The Lucene backend applies the
     rule as it stands when each batch is added (its earlier documents are not re-scored).
+    Re-scoring needs no stored document: a page's engine row changes by the terms of the
+    leaves that changed side, and a repeated leaf's terms are known from any page holding it
+    (equal keys are equal texts up to case and spacing, so equal analysed terms).
     """
 
     def __init__(self, store: IndexStore, **overrides: Any) -> None:
@@ -166,6 +169,12 @@ class Index:
                                                else None)
         self._tracker = (RepeatTracker(int(self.repeats["min_pages"]))
                          if self.repeats and self.fields else None)
+        #: per row, the main-leaf keys its engine row counts as rest (rows with any)
+        self._applied: dict[int, frozenset[str]] = {}
+        #: the terms of one leaf of every key found repeated so far (for re-scoring rows)
+        self._rep_terms: dict[str, Mapping[str, float]] = {}
+        #: per row, how many main leaves share a key, where more than one
+        self._row_n: dict[int, dict[str, int]] = {}
         self._pas: EmbeddedBM25 | None = None
         self._pas_owner: list[int] = []
         self._pas_rows: dict[int, range] = {}
@@ -181,11 +190,11 @@ class Index:
         self.lucene_stale = 0
         if self._tracker is not None:  # repetition counts first, so no row is re-scored
             live: dict[str, int] = {}
-            for row, d in enumerate(store.iter_docs()):
-                if d.id in live:
-                    self._tracker.remove(live[d.id])
-                live[d.id] = row
-                self._tracker.add(row, d.main_leaves)
+            for row, (did, keys) in enumerate(store.iter_leaf_keys()):
+                if did in live:
+                    self._tracker.remove(live[did])
+                live[did] = row
+                self._tracker.add(row, keys)
         for batch in _batched(store.iter_shard_docs(), 2000):
             self._add_rows([d for _, d in batch], [i for i, _ in batch], track=False)
 
@@ -234,14 +243,16 @@ class Index:
         return cls(IndexStore.open(path), k1=k1, b=b, fields=fields, passages=passages,
                    repeats=repeats)
 
-    def index_terms(self, d: StoredDoc) -> Mapping[str, float]:
-        """What the engine scores for ``d``: its terms, or its field-weighted fields."""
+    def index_terms(self, d: StoredDoc, rep: frozenset[str] | None = None
+                    ) -> Mapping[str, float]:
+        """What the engine scores for ``d``: its terms, or its field-weighted fields (``rep``:
+        its demoted main-leaf keys, when already known)."""
         if not self.fields:
             return d.terms
         if not d.fields:  # a document stored without fields: all of it counts as main
             w = self.fields.get("main", 1.0)
             return {t: w * c for t, c in d.terms.items()} if w != 1.0 else d.terms
-        fields = self.doc_fields(d)
+        fields = self.doc_fields(d, rep)
         out: dict[str, float] = {}
         for f, w in self.fields.items():
             if not w:
@@ -255,12 +266,13 @@ class Index:
         or None without the repetition rule."""
         return None if self._tracker is None else self._tracker.stats()
 
-    def doc_fields(self, d: StoredDoc) -> Mapping[str, Mapping[str, float]]:
+    def doc_fields(self, d: StoredDoc, rep: frozenset[str] | None = None
+                   ) -> Mapping[str, Mapping[str, float]]:
         """``d``'s fields as this index scores them: with ``repeats``, its main-text leaves
         repeated across the index's pages moved to ``rest`` (:func:`ir.repeats.demote`)."""
         if self._tracker is None or not d.main_leaves:
             return d.fields
-        return demote(d.fields, d.main_leaves, self._tracker)
+        return demote(d.fields, d.main_leaves, self._tracker, rep, d.main_leaf_n)
 
     def _add_rows(self, docs: Sequence[StoredDoc], shards: Sequence[int],
                   track: bool = True) -> None:
@@ -275,7 +287,9 @@ class Index:
                     stale |= self._tracker.remove(old)
                 here[d.id] = row
                 stale |= self._tracker.add(row, d.main_leaves)
-        rows = self.engine.add(self.index_terms(d) for d in docs)
+        reps = [self._demoted(d, r) for r, d in enumerate(docs, start=self.engine.rows)]
+        rows = self.engine.add(self.index_terms(d, rep) for d, rep in zip(docs, reps,
+                                                                          strict=True))
         for d, r, sh in zip(docs, rows, shards, strict=True):
             old = self.pos.get(d.id)
             if old is not None:  # a re-added id supersedes (and moves to the end)
@@ -297,9 +311,62 @@ class Index:
         if self.backend_name == "lucene":
             self.lucene_stale += len(old_rows)
 
+    def _demoted(self, d: StoredDoc, row: int) -> frozenset[str] | None:
+        """The demoted keys of ``d`` (to be row ``row``), recorded with the terms of its
+        repeated leaves; None without the rule or main leaves."""
+        if self._tracker is None or not d.main_leaves or not d.fields:
+            return None
+        for k, terms in d.main_leaves.items():
+            if k not in self._rep_terms and self._tracker.repeated(k):
+                self._rep_terms[k] = terms
+        if d.main_leaf_n:
+            self._row_n[row] = d.main_leaf_n
+        rep = demoted_keys(d.main_leaves, self._tracker)
+        if rep:
+            self._applied[row] = rep
+        else:
+            self._applied.pop(row, None)
+        return rep
+
     def _rescore(self, rows: set[int]) -> None:
+        """Update the engine rows ``rows`` whose demoted leaves changed: each by the terms of
+        the leaves that changed side, (rest - main) weight times their counts, without
+        reading any document; rows whose leaf terms are unknown are read back from their
+        shards (:meth:`_rescore_from_store`)."""
+        if not rows:
+            return
+        assert self._tracker is not None and self.fields is not None
+        moved = float(self.fields.get("rest", 0.0)) - float(self.fields.get("main", 0.0))
+        new_rows: dict[int, dict[str, float]] = {}
+        unknown: set[int] = set()
+        for r in rows:
+            if self.pos.get(self._ids[r]) != r:
+                continue  # superseded: counts for nothing already
+            old = self._applied.get(r, frozenset())
+            new = demoted_keys(self._tracker.keys_of(r), self._tracker)
+            if new == old:
+                continue
+            changed = [(k, 1.0) for k in new - old] + [(k, -1.0) for k in old - new]
+            if any(k not in self._rep_terms for k, _ in changed):
+                unknown.add(r)
+                continue
+            terms = self.engine.doc_terms(r)
+            mult = self._row_n.get(r, {})
+            for k, sign in changed:
+                w = sign * moved * mult.get(k, 1)
+                for t, c in self._rep_terms[k].items():
+                    terms[t] = terms.get(t, 0.0) + w * c
+            new_rows[r] = {t: c for t, c in terms.items() if c > 1e-6}
+            if new:
+                self._applied[r] = new
+            else:
+                self._applied.pop(r, None)
+        self.engine.replace(new_rows)
+        self._rescore_from_store(unknown)
+
+    def _rescore_from_store(self, rows: set[int]) -> None:
         """Recompute the engine rows ``rows`` from their stored documents (only the shards
-        that hold them are read), after their leaves' repetition changed."""
+        that hold them are read)."""
         live = {r for r in rows if self.pos.get(self._ids[r]) == r}
         if not live:
             return
@@ -309,7 +376,8 @@ class Index:
             r = want.get((sh, d.id))
             if r is not None:
                 found[r] = d  # the last copy of an id in its shard is the live one
-        self.engine.replace({r: self.index_terms(d) for r, d in found.items()})
+        self.engine.replace({r: self.index_terms(d, self._demoted(d, r))
+                             for r, d in found.items()})
 
     def _add_passages(self, pages: Sequence[tuple[int, dict[str, list[Block]]]]) -> None:
         """Content blocks of ``pages`` (row, blocks) as rows of the passage engine."""

@@ -78,7 +78,7 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
         doc.status, doc.reason = "empty", "no index terms in the text"
     if p_main is not None:
         doc.fields = page_fields(page, p_main, an)
-        doc.main_leaves = main_leaves(page, p_main, an)
+        doc.main_leaves, doc.main_leaf_n = main_leaves(page, p_main, an)
     for src in sources:
         if src == "windows":
             continue

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 
 from webseg.page import text_key
 
-__all__ = ["DEFAULT_REPEATS", "RepeatTracker", "demote", "leaf_key"]
+__all__ = ["DEFAULT_REPEATS", "RepeatTracker", "demote", "demoted_keys", "leaf_key"]
 
 #: Repetition setting of ``webseg index`` (chosen on the dev collections with the rest-field
 #: weight, ``eval/results/prf/content/repeats.md``): a main leaf on at least this many pages
@@ -55,6 +55,10 @@ class RepeatTracker:
 
     def repeated(self, key: str) -> bool:
         return len(self._rows_of.get(key, ())) >= self.min_pages
+
+    def keys_of(self, row: int) -> tuple[str, ...]:
+        """The main-leaf keys recorded for ``row``."""
+        return self._keys_of.get(row, ())
 
     def count(self, key: str) -> int:
         """Live rows with ``key`` in their main text."""
@@ -95,18 +99,32 @@ class RepeatTracker:
         return changed
 
 
+def demoted_keys(keys: Iterable[str], tracker: RepeatTracker) -> frozenset[str]:
+    """The keys of a page's main leaves that count as ``rest``: the repeated ones, none when
+    every main leaf is repeated (a duplicate page)."""
+    ks = set(keys)
+    rep = frozenset(k for k in ks if tracker.repeated(k))
+    return frozenset() if len(rep) == len(ks) else rep
+
+
 def demote(fields: Mapping[str, Mapping[str, float]],
-           leaves: Mapping[str, Mapping[str, float]], tracker: RepeatTracker
+           leaves: Mapping[str, Mapping[str, float]], tracker: RepeatTracker,
+           rep: Iterable[str] | None = None, n: Mapping[str, int] | None = None
            ) -> Mapping[str, Mapping[str, float]]:
     """``fields`` with the repeated main leaves' terms moved from ``main`` to ``rest``
-    (``fields`` itself when nothing moves, or when every main leaf is repeated)."""
-    rep = [k for k in leaves if tracker.repeated(k)]
-    if not rep or len(rep) == len(leaves):
+    (``fields`` itself when nothing moves, or when every main leaf is repeated); ``leaves``:
+    key -> the terms of one leaf with that text, ``n``: key -> number of such leaves when
+    more than one; ``rep``: :func:`demoted_keys`, when already known."""
+    n = n or {}
+    rep = list(demoted_keys(leaves, tracker) if rep is None else rep)
+    if not rep:
         return fields
     main = dict(fields.get("main", {}))
     rest = dict(fields.get("rest", {}))
     for k in rep:
-        for t, c in leaves[k].items():
+        m = n.get(k, 1)
+        for t, c1 in leaves[k].items():
+            c = m * c1
             left = main.get(t, 0.0) - c
             if left > 1e-6:
                 main[t] = left

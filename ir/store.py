@@ -5,6 +5,8 @@ Layout of an index directory::
     index.json                 manifest: format, backend, analyzer, BM25 parameters, shards
     00000.docs.jsonl.gz        one line per document: id, url, title, status, reason, terms
     00000.blocks.jsonl.gz      one line per document: its blocks per source (text, terms, ...)
+    00000.keys.jsonl.gz        one line per document: the keys of its main-text leaves (when
+                               it has any; :mod:`ir.repeats` counts them at open time)
     lucene/                    the Lucene index (``lucene`` backend only)
 
 Every :meth:`IndexStore.append` writes a new shard pair and then replaces the manifest
@@ -86,9 +88,10 @@ class StoredDoc:
     ``terms`` are the counts of the whole page (title + all visible text); ``fields`` (optional)
     split them into ``title``, ``main`` and ``rest`` (soft counts weighted by P(main), see
     :mod:`ir.content`), which a field-weighted index scores instead of ``terms``.
-    ``main_leaves`` (optional) splits the ``main`` field by leaf text (leaf key -> term
-    counts, :func:`ir.content.main_leaves`), so the index can move leaves repeated across
-    pages to ``rest`` (:mod:`ir.repeats`).
+    ``main_leaves`` (optional) splits the ``main`` field by leaf text (leaf key -> the term
+    counts of one such leaf; ``main_leaf_n``: key -> number of main leaves with that text,
+    when more than one; :func:`ir.content.main_leaves`), so the index can move leaves
+    repeated across pages to ``rest`` (:mod:`ir.repeats`).
     """
 
     id: str
@@ -100,6 +103,7 @@ class StoredDoc:
     blocks: dict[str, list[Block]] = field(default_factory=dict)
     fields: dict[str, dict[str, float]] = field(default_factory=dict)
     main_leaves: dict[str, dict[str, float]] = field(default_factory=dict)
+    main_leaf_n: dict[str, int] = field(default_factory=dict)
 
     @property
     def length(self) -> int:
@@ -112,6 +116,8 @@ class StoredDoc:
             d["fields"] = self.fields
         if self.main_leaves:
             d["main_leaves"] = self.main_leaves
+        if self.main_leaf_n:
+            d["main_leaf_n"] = self.main_leaf_n
         return d
 
     def to_dict(self) -> dict[str, Any]:
@@ -125,6 +131,7 @@ class StoredDoc:
                    title=d.get("title") or "", status=d.get("status", "ok"),
                    reason=d.get("reason"), fields=d.get("fields") or {},
                    main_leaves=d.get("main_leaves") or {},
+                   main_leaf_n=d.get("main_leaf_n") or {},
                    blocks={s: [Block.from_dict(b) for b in bl]
                            for s, bl in (d.get("blocks") or {}).items()})
 
@@ -223,9 +230,12 @@ class IndexStore:
         _write_jsonl_gz(bpath, ({"id": d.id, "blocks": {s: [b.to_dict() for b in bl]
                                                          for s, bl in d.blocks.items()}}
                                 for d in docs))
-        self.manifest["shards"].append({"name": name, "docs": len(docs),
-                                        "sha256": {"docs": _sha256(dpath),
-                                                   "blocks": _sha256(bpath)}})
+        sums = {"docs": _sha256(dpath), "blocks": _sha256(bpath)}
+        if any(d.main_leaves for d in docs):
+            kpath = self.path / f"{name}.keys.jsonl.gz"
+            _write_jsonl_gz(kpath, ({"id": d.id, "keys": list(d.main_leaves)} for d in docs))
+            sums["keys"] = _sha256(kpath)
+        self.manifest["shards"].append({"name": name, "docs": len(docs), "sha256": sums})
         self._write_manifest()
         return name
 
@@ -256,9 +266,25 @@ class IndexStore:
                                        title=r.get("title") or "",
                                        status=r.get("status", "ok"), reason=r.get("reason"),
                                        fields=r.get("fields") or {},
-                                       main_leaves=r.get("main_leaves") or {})
+                                       main_leaves=r.get("main_leaves") or {},
+                                       main_leaf_n=r.get("main_leaf_n") or {})
                 except (KeyError, TypeError) as e:
                     raise IndexCorruptError(f"shard {shard['name']}: bad record ({e})") from None
+
+    def iter_leaf_keys(self) -> Iterator[tuple[str, list[str]]]:
+        """(doc id, keys of its main-text leaves) for every stored document, shards in order:
+        from the small keys files, or from the documents for shards written without one."""
+        for i, shard in enumerate(self.manifest["shards"]):
+            if "keys" not in shard["sha256"]:
+                for _, d in self.iter_shard_docs({i}):
+                    yield d.id, list(d.main_leaves)
+                continue
+            for r in _read_jsonl_gz(self._shard_file(shard, "keys")):
+                try:
+                    yield str(r["id"]), [str(k) for k in r["keys"]]
+                except (KeyError, TypeError) as e:
+                    raise IndexCorruptError(f"shard {shard['name']}: bad keys record ({e})"
+                                            ) from None
 
     def iter_blocks(self) -> Iterator[tuple[str, dict[str, list[Block]]]]:
         """(doc id, blocks per source) for every stored document, shards in order."""

@@ -49,15 +49,19 @@ def test_demote_moves_repeated_leaves_but_never_a_whole_duplicate():
     assert demote(fields, leaves, t) is fields
 
 
-def _page(pid: str, leaves: dict[str, list[str]], rng: random.Random) -> StoredDoc:
-    """A stored page whose main text is ``leaves`` (key -> words) plus some rest words."""
+def _page(pid: str, leaves: dict[str, list[str]], rng: random.Random,
+          n: dict[str, int] | None = None) -> StoredDoc:
+    """A stored page whose main text is ``leaves`` (key -> words; ``n``: key -> number of
+    leaves with that text, if more than one) plus some rest words."""
+    n = n or {}
     ml = {k: dict(Counter(ws)) for k, ws in leaves.items()}
     main: Counter[str] = Counter()
-    for ws in leaves.values():
-        main.update(ws)
+    for k, ws in leaves.items():
+        for _ in range(n.get(k, 1)):
+            main.update(ws)
     rest = Counter(rng.choice("abcdefgh") for _ in range(5))
     terms = main + rest
-    return StoredDoc(id=pid, terms=dict(terms), main_leaves=ml,
+    return StoredDoc(id=pid, terms=dict(terms), main_leaves=ml, main_leaf_n=n,
                      fields={"title": {}, "main": {t: float(c) for t, c in main.items()},
                              "rest": {t: float(c) for t, c in rest.items()}})
 
@@ -74,7 +78,7 @@ def _expected(docs: dict[str, StoredDoc], min_pages: int, w_rest: float
         terms: Counter[str] = Counter()
         for k, tc in d.main_leaves.items():
             for t, c in tc.items():
-                terms[t] += c * (w_rest if k in rep else 1.0)
+                terms[t] += d.main_leaf_n.get(k, 1) * c * (w_rest if k in rep else 1.0)
         for t, c in d.fields["rest"].items():
             terms[t] += c * w_rest
         out[pid] = {t: c for t, c in terms.items() if c > 0}
@@ -82,7 +86,11 @@ def _expected(docs: dict[str, StoredDoc], min_pages: int, w_rest: float
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_incremental_adds_equal_the_final_repetition_counts(tmp_path, seed):
+def test_incremental_adds_equal_the_final_repetition_counts(tmp_path, seed, monkeypatch):
+    def no_store_reads(self, rows):
+        assert not rows, "re-scoring should not need the stored documents"
+
+    monkeypatch.setattr(Index, "_rescore_from_store", no_store_reads)
     rng = random.Random(seed)
     templates = [{f"t{j}-{i}": [f"nav{j}{i}", "menu"] for i in range(3)} for j in range(4)]
     docs: dict[str, StoredDoc] = {}
@@ -91,7 +99,9 @@ def test_incremental_adds_equal_the_final_repetition_counts(tmp_path, seed):
         pid = f"p{rng.randrange(30)}"  # some ids come again and supersede
         own = {f"own{n}-{i}": [f"w{rng.randrange(50)}" for _ in range(4)]
                for i in range(rng.randrange(0, 3))}
-        d = _page(pid, {**rng.choice(templates), **own}, rng)
+        tmpl = rng.choice(templates)
+        twice = {k: 2 for k in tmpl if rng.random() < 0.3}  # a leaf twice on the page
+        d = _page(pid, {**tmpl, **own}, rng, twice)
         docs[pid] = d
         adds.append(d)
     fields = {"title": 0.0, "main": 1.0, "rest": 0.25}
@@ -143,8 +153,9 @@ def test_a_template_taken_for_main_text_moves_to_rest_once_it_repeats(tmp_path, 
     d0 = docs[0]
     # the main leaves are the main field, by leaf text
     merged: Counter[str] = Counter()
-    for tc in d0.main_leaves.values():
-        merged.update(tc)
+    for k, tc in d0.main_leaves.items():
+        for _ in range(d0.main_leaf_n.get(k, 1)):
+            merged.update(tc)
     assert dict(merged) == d0.fields["main"]
     assert leaf_key("Privacy") in d0.main_leaves
     ix = Index.create(tmp_path / "ix", fields={"title": 0.0, "main": 1.0, "rest": 0.1},
@@ -164,3 +175,61 @@ def test_a_template_taken_for_main_text_moves_to_rest_once_it_repeats(tmp_path, 
     n_keys, n_pages = ix.repeat_stats()
     assert (n_keys, n_pages) == (3, 4)  # the h1 title, "Contact us", "Privacy"
     assert Index.open(tmp_path / "ix", repeats={}).repeat_stats() is None
+
+
+def test_open_counts_from_the_keys_files_and_falls_back_to_documents(tmp_path):
+    """Opening reads the small per-shard keys files; a store written without them (older
+    indexes) gives the same index; a damaged keys file is reported, not read."""
+    import json
+
+    from ir.store import IndexCorruptError
+
+    rng = random.Random(3)
+    nav = {"nav": ["home", "menu"], "foot": ["contact"]}
+    docs = [_page(f"p{i}", {**nav, f"own{i}": [f"w{i}", "text"]}, rng) for i in range(5)]
+    fields = {"title": 0.0, "main": 1.0, "rest": 0.1}
+    ix = Index.create(tmp_path / "ix", fields=fields, repeats={"min_pages": 3})
+    ix.add(docs[:2])
+    ix.add(docs[2:])
+    keyfiles = sorted((tmp_path / "ix").glob("*.keys.jsonl.gz"))
+    assert len(keyfiles) == 2
+    want = {d.id: ix.engine.doc_terms(ix.pos[d.id]) for d in docs}
+
+    def same(other: Index) -> bool:
+        got = {d.id: other.engine.doc_terms(other.pos[d.id]) for d in docs}
+        return all(got[i].keys() == w.keys() and all(got[i][t] == pytest.approx(c)
+                                                      for t, c in w.items())
+                   for i, w in want.items())
+
+    assert same(Index.open(tmp_path / "ix"))
+    assert want["p0"]["home"] == pytest.approx(0.1) and want["p0"]["w0"] == 1.0
+    mf = tmp_path / "ix" / "index.json"
+    manifest = json.loads(mf.read_text())
+    for sh in manifest["shards"]:  # as written before keys files existed
+        del sh["sha256"]["keys"]
+    mf.write_text(json.dumps(manifest))
+    for f in keyfiles:
+        f.unlink()
+    assert same(Index.open(tmp_path / "ix"))
+    ix2 = Index.create(tmp_path / "ix2", fields=fields, repeats={"min_pages": 3})
+    ix2.add(docs)
+    kf = next((tmp_path / "ix2").glob("*.keys.jsonl.gz"))
+    kf.write_bytes(kf.read_bytes()[:-5])
+    with pytest.raises(IndexCorruptError, match="keys"):
+        Index.open(tmp_path / "ix2")
+
+
+def test_main_leaves_keep_one_leaf_per_text_and_its_multiplicity(monkeypatch):
+    import numpy as np
+    from helpers import news_page
+
+    from ir import Analyzer
+    from ir.content import main_leaves
+
+    an = Analyzer()
+    page = news_page(para1="Same words here.", para2="SAME  words here.")
+    p = np.asarray([0.9 if j in {11, 13, 15} else 0.1 for j in page.text_leaves.tolist()])
+    leaves, n = main_leaves(page, p, an)
+    k = leaf_key("same words here.")
+    assert n == {k: 2} and leaves[k] == {t: 1.0 for t in an.tokens("same words here")}
+    assert leaf_key("Bridge repairs begin") in leaves and leaf_key("Home") not in leaves

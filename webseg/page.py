@@ -64,8 +64,9 @@ def normalize_text(text: str) -> str:
 def text_key(text: str) -> str:
     """A 64-bit hex key of a text, equal for texts that differ only in case or whitespace:
     how text repeated across pages (a site's template) is recognised without language
-    knowledge (:mod:`ir.repeats`)."""
-    norm = " ".join(text.casefold().split())
+    knowledge (:mod:`ir.repeats`). ``str.lower`` (not ``casefold``): equal keys then mean
+    equal analysed terms, since analysis lower-cases first."""
+    norm = " ".join(text.lower().split())
     return hashlib.blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
