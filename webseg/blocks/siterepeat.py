@@ -30,17 +30,22 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from urllib.parse import urlsplit
 
 import numpy as np
 
 from webseg.page import Page, text_key
 
-__all__ = ["MIN_PAGES", "SiteRepeats", "leaf_keys", "repeated_drop"]
+__all__ = ["DEFAULT_SITE_REPEATS", "MIN_PAGES", "SiteRepeats", "leaf_keys", "repeated_drop",
+           "site_group"]
 
 #: A kept leaf whose text is a visible leaf of at least this many pages of the group
 #: (itself included) is template text. Fixed (the value of ``ir.repeats.DEFAULT_REPEATS``),
 #: not tuned on the measurement.
 MIN_PAGES = 3
+#: Whether ``webseg clean`` applies the rule to several inputs by default: set by the
+#: pre-registered adoption rule of ``eval/results/blocks/siterepeat/README.md``.
+DEFAULT_SITE_REPEATS = False
 
 
 def leaf_keys(page: Page) -> list[str]:
@@ -98,3 +103,21 @@ def repeated_drop(keep: np.ndarray, keys: Sequence[str], site: SiteRepeats,
     if not drop.any() or drop.sum() == keep.sum():
         return np.zeros(len(keep), dtype=bool)
     return drop
+
+
+def site_group(url: str | None) -> str:
+    """The group of a page in a batch (``webseg clean`` with several inputs): the lower-case
+    host of its http(s) URL, exactly (``www.example.org`` and ``example.org`` are two
+    groups: a host is what one template usually serves, and no public-suffix list is needed);
+    ``""`` for a page without one (a local file, ``file:`` URL): the local pages of one call
+    form one group, since a user who cleans a folder of saved pages in one call usually
+    cleans one site, and the rule only fires on text shown by three of them."""
+    if not url:
+        return ""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return ""
+    if parts.scheme.lower() not in ("http", "https"):
+        return ""
+    return (parts.hostname or "").lower()
