@@ -184,6 +184,8 @@ def test_clean_cli_site_repeats(tmp_path) -> None:
     for d, body in zip(docs, BODIES, strict=True):
         assert FOOTER not in d["text"] and body in d["text"]
         assert len(d["site_repeated"]) == 1 and d["site_repeated"][0].endswith("text()[1]")
+    default = run(main, ["clean", *files, "--no-render", "-f", "json"])
+    assert default.stdout == on.stdout  # adopted: on by default for several inputs
     off = run(main, ["clean", *files, "--no-render", "-f", "json", "--no-site-repeats"])
     docs_off = [json.loads(x) for x in off.stdout.splitlines() if x.startswith("{")]
     assert all(FOOTER in d["text"] and "site_repeated" not in d for d in docs_off)

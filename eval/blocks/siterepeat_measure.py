@@ -67,13 +67,17 @@ def dataset_keys(ds: str, cache: Path) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _wilcoxon(d: np.ndarray) -> float:
-    from scipy.stats import wilcoxon
+def _wilcoxon(d: np.ndarray) -> str:
+    """Two-sided p of the signed-rank test and the side with the larger rank sum (which way
+    the typical page moved, as opposed to the mean)."""
+    from scipy.stats import rankdata, wilcoxon
 
-    d = d[d != 0]
+    d = d[(d != 0) & ~np.isnan(d)]
     if len(d) < 1:
-        return float("nan")
-    return float(wilcoxon(d).pvalue)
+        return "-"
+    r = rankdata(np.abs(d))
+    side = "+" if r[d > 0].sum() > r[d < 0].sum() else "-"
+    return f"{float(wilcoxon(d).pvalue):.3g} ({side})"
 
 
 def _mean(v: list[float]) -> float:
@@ -141,21 +145,22 @@ def measure(out: Path, cache: Path) -> None:
 
 def _line(name: str, rs: list[dict[str, Any]]) -> str:
     if not rs:
-        return f"| {name} | 0 | - | - | - | - | - | - | - | - |"
+        return f"| {name} | 0 | - | - | - | - | - | - | - | - | - |"
     f0 = np.array([r["f0"] for r in rs], dtype=float)
     f1 = np.array([r["f1"] for r in rs], dtype=float)
     changed = sum(r["dropped_leaves"] > 0 for r in rs)
+    up, down = int((f1 > f0).sum()), int((f1 < f0).sum())
     share = (sum(r["dropped_chars"] for r in rs) / max(sum(r["kept_chars"] for r in rs), 1))
-    return (f"| {name} | {len(rs)} | {changed} | {share:.3f} | {_mean(f0):.4f} | "
+    return (f"| {name} | {len(rs)} | {changed} | {up} / {down} | {share:.3f} | {_mean(f0):.4f} | "
             f"{_mean(f1):.4f} | {_mean(f1) - _mean(f0):+.4f} | "
             f"{_mean([r['p0'] for r in rs]):.3f} / {_mean([r['r0'] for r in rs]):.3f} | "
             f"{_mean([r['p1'] for r in rs]):.3f} / {_mean([r['r1'] for r in rs]):.3f} | "
-            f"{_wilcoxon(f1 - f0):.3g} |")
+            f"{_wilcoxon(f1 - f0)} |")
 
 
-HEAD = ["| set | pages | changed | kept chars dropped | F1 before | F1 after | diff | "
-        "P / R before | P / R after | Wilcoxon p |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+HEAD = ["| set | pages | changed | F1 up / down | kept chars dropped | F1 before | F1 after | "
+        "diff | P / R before | P / R after | Wilcoxon p (side) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
 
 
 def summarise(rows: list[dict[str, Any]]) -> str:

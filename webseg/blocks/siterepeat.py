@@ -45,7 +45,7 @@ __all__ = ["DEFAULT_SITE_REPEATS", "MIN_PAGES", "SiteRepeats", "leaf_keys", "rep
 MIN_PAGES = 3
 #: Whether ``webseg clean`` applies the rule to several inputs by default: set by the
 #: pre-registered adoption rule of ``eval/results/blocks/siterepeat/README.md``.
-DEFAULT_SITE_REPEATS = False
+DEFAULT_SITE_REPEATS = True
 
 
 def leaf_keys(page: Page) -> list[str]:

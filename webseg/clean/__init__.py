@@ -198,8 +198,9 @@ def extract(page: Page, method: str = DEFAULT_METHOD, *, page_type: str | None =
     if method == "blocks":  # keep the BlockFunctions: the result's roles come from it
         page, keep, bf = _blocks_result(page, site_pages, model, params)
         groups = None
-        if bf.site_repeated is not None:
-            repeated = bf.site_repeated[page.text_leaves]
+        rep = getattr(bf, "site_repeated", None)
+        if rep is not None:
+            repeated = np.asarray(rep, dtype=bool)[page.text_leaves]
     else:
         keep, groups = leaf_mask(page, method, threshold=threshold, site_pages=site_pages,
                                  model=model, **params)
