@@ -225,3 +225,20 @@ def test_clean_groups_by_host() -> None:
     out = apply_site_repeats(batch)
     assert [FOOTER in r.text for _, r, _ in out] == [False, False, True, False]
     assert out[2][1].site_repeated is not None and not out[2][1].site_repeated.any()
+
+
+def test_batch_equals_block_functions_with_site_pages() -> None:
+    """The batch rule (member of its group) and block_functions with the other pages agree."""
+    from webseg.clean import extract
+    from webseg.clean.run import apply_site_repeats
+    from webseg.inputs import InputRecord
+
+    pages = [parse(article(b, title=f"Story {i}"), url=f"https://a.example/{i}")
+             for i, b in enumerate(BODIES)]
+    batch = [(InputRecord(id=str(i), url=p.url, source=b"", kind="url"), extract(p, "blocks"),
+              None) for i, p in enumerate(pages)]
+    out = apply_site_repeats(batch)
+    for i, p in enumerate(pages):
+        bf = block_functions(p, site_pages=pages[:i] + pages[i + 1:])
+        assert (out[i][1].leaf_keep == bf.keep[bf.page.text_leaves]).all()
+        assert (out[i][1].site_repeated == bf.site_repeated[bf.page.text_leaves]).all()

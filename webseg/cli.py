@@ -482,6 +482,9 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
       webseg clean crawl.warc.gz --no-render --format json > main.jsonl
       webseg clean pages/ -o texts/            # writes texts/<name>.txt
       webseg clean article.html --method pagelevel --format html -o main.html
+
+    With several inputs, text repeated on three pages of one host (local files: of the call)
+    is dropped as the site's template (--no-site-repeats keeps the model's decision).
     """
     from webseg.clean import DEFAULT_METHOD, FORMATS, METHODS
     from webseg.clean.run import clean_records
