@@ -455,14 +455,20 @@ def show(input: str, algo: str, param: tuple[str, ...], output: str, max_height:
                                  "stack-page", "stack-page-forced"]),
               help="blocks: how leaf scores become the main-content mask (default: the "
               "model's own; see webseg.blocks.model).")
+@click.option("--site-repeats/--no-site-repeats", "site_repeats", default=None,
+              help="blocks, several inputs: drop kept text that is a visible text leaf of two "
+              "other input pages of the same host (local files of one call: one group); "
+              "JSON lists the dropped leaves in 'site_repeated'. Default: "
+              "webseg.blocks.siterepeat.DEFAULT_SITE_REPEATS (see "
+              "eval/results/blocks/siterepeat).")
 @click.option("--html", "as_html", is_flag=True, hidden=True, help="Same as --format html.")
 @click.option("--algo", "-a", "algo", default=None, hidden=True, help="Same as --method.")
 @click.option("--concurrency", default=3, show_default=True, help="Pages rendered at once.")
 @with_render_opts
 def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
           method: str | None, no_render: bool, page_type: bool, threshold: float,
-          decoder: str | None, as_html: bool, algo: str | None, concurrency: int, timeout: float,
-          javascript: bool | None, max_nodes: int) -> None:
+          decoder: str | None, site_repeats: bool | None, as_html: bool, algo: str | None,
+          concurrency: int, timeout: float, javascript: bool | None, max_nodes: int) -> None:
     """Main content of pages: text, Markdown, JSON (with XPaths) or HTML.
 
     INPUTS are HTML files, directories of them, WARC files, text files of URLs, URLs,
@@ -476,6 +482,9 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
       webseg clean crawl.warc.gz --no-render --format json > main.jsonl
       webseg clean pages/ -o texts/            # writes texts/<name>.txt
       webseg clean article.html --method pagelevel --format html -o main.html
+
+    With several inputs, text repeated on three pages of one host (local files: of the call)
+    is dropped as the site's template (--no-site-repeats keeps the model's decision).
     """
     from webseg.clean import DEFAULT_METHOD, FORMATS, METHODS
     from webseg.clean.run import clean_records
@@ -518,10 +527,17 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
             type_model = load_model()
         except (OSError, ValueError) as e:
             raise click.UsageError(f"--page-type: {e}") from None
+    if site_repeats and method != "blocks":
+        raise click.UsageError(f"--site-repeats needs the blocks method, not {method}")
+    if site_repeats is None:
+        from webseg.blocks.siterepeat import DEFAULT_SITE_REPEATS
+
+        site_repeats = DEFAULT_SITE_REPEATS
     results = clean_records(records, method, render=not no_render,
                             render_options=_render_options(timeout, javascript, max_nodes),
                             concurrency=concurrency, type_model=type_model,
-                            threshold=threshold, **extra)
+                            threshold=threshold, site_repeats=site_repeats and len(records) > 1,
+                            **extra)
     bar = None
     if many:
         from tqdm import tqdm

@@ -101,9 +101,12 @@ def decodings(s1: np.ndarray, s2: np.ndarray, threshold: float, st: Stages,
 
 def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5, max_rows: int = 30,
                out_csv: Path | None = None, tree_decoders: tuple[str, ...] = TREE_DECODERS,
+               leaf_out: dict[str, np.ndarray] | None = None,
                **hgb: Any) -> list[dict[str, Any]]:
     """Per-page out-of-fold scores for every decoder (written to ``out_csv`` after each fold,
-    so an interrupted run keeps its finished folds)."""
+    so an interrupted run keeps its finished folds). ``leaf_out``: a dict filled with the
+    out-of-fold per-leaf decisions, ``"blocks-<decoder>"`` -> bool array over the table's
+    rows (``t.off``), for later post-processing (:mod:`eval.blocks.siterepeat`)."""
     fold = np.array([fold_of(m["site"], folds) for m in t.meta])
     rows: list[dict[str, Any]] = []
     for k in range(folds):
@@ -126,6 +129,8 @@ def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5, max_rows: 
             for dec, keep in decodings(s1_all[a:b], s2_all[a:b], threshold, st, t.chars[a:b],
                                        t.ranges[a:b], t.X[a:b]):
                 pr, rc, f1 = page_f1(t, p, keep)
+                if leaf_out is not None:
+                    leaf_out.setdefault(f"blocks-{dec}", np.zeros(len(t.y), dtype=bool))[a:b] = keep
                 rows.append({**{k_: t.meta[p][k_] for k_ in ("dataset", "id", "variant",
                                                               "page_type", "split", "site")},
                              "fold": k, "method": f"blocks-{dec}", "p": pr, "r": rc, "f1": f1})

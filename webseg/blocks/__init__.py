@@ -30,6 +30,7 @@ from webseg.blocks.features import LeafFeatures, leaf_features
 from webseg.blocks.model import DEFAULT_MODEL, BlockModel, load_model
 from webseg.blocks.reveal import revealed
 from webseg.blocks.roles import HEADS, RoleModel, load_role_model
+from webseg.blocks.siterepeat import SiteRepeats, leaf_keys, repeated_drop
 from webseg.page import Page, normalize_text
 
 __all__ = ["DEFAULT_MODEL", "FINE_ROLES", "ROLES", "BlockFunctions", "BlockModel",
@@ -53,7 +54,9 @@ class BlockFunctions:
     score for text leaves, the character-weighted mean of its leaves' scores for elements, 0
     where there is no visible text; ``keep``: leaves the model's decision keeps
     (:func:`webseg.blocks.model.decide`), and elements whose visible text is all kept;
-    ``leaf_scores``: per ``page.text_leaves`` entry.
+    ``leaf_scores``: per ``page.text_leaves`` entry. ``site_repeated``: the leaves dropped
+    from ``keep`` as text repeated across the site's pages (:mod:`webseg.blocks.siterepeat`),
+    or None when no site pages were given; ``proba``/``main``/``leaf_scores`` stay the model's.
     """
 
     page: Page
@@ -65,6 +68,7 @@ class BlockFunctions:
     leaf_features: LeafFeatures | None = field(default=None, repr=False)
     role_model: str | Path | RoleModel | None = field(default=None, repr=False)
     _fine: dict[str, np.ndarray] | None = field(default=None, repr=False)
+    site_repeated: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def fine_roles(self) -> dict[str, tuple[str, ...]]:
@@ -164,14 +168,18 @@ def subtree_sums(page: Page, leaves: np.ndarray, values: np.ndarray
     return c[hi] - c[lo], hi > lo
 
 
-def block_functions(page: Page, site_pages: Sequence[Page] = (),
+def block_functions(page: Page, site_pages: Sequence[Page] | SiteRepeats = (),
                     model: str | Path | BlockModel | None = None,
                     decoder: str | None = None,
                     role_model: str | Path | RoleModel | None = None) -> BlockFunctions:
     """Role probabilities and the main-content decision for every node of ``page``.
 
-    ``page`` may be rendered or parsed (:func:`webseg.parse.parse`). ``site_pages`` (other
-    pages of the same site) is accepted for the API but not used by the current model.
+    ``page`` may be rendered or parsed (:func:`webseg.parse.parse`). ``site_pages``: other
+    pages of the same site (``page`` itself is skipped if present), or their
+    :class:`~webseg.blocks.siterepeat.SiteRepeats` (which must not count ``page``); with at
+    least two, a kept leaf whose text is a visible leaf of two of them is dropped as template
+    text, unless every kept leaf is (:mod:`webseg.blocks.siterepeat`; ``site_repeated`` of the
+    result). Without them the result is the model's alone.
     ``decoder``: one of :data:`webseg.blocks.model.DECODERS` (default: the model's own,
     ``"stack"`` for the shipped model; see :mod:`webseg.blocks.model`).
     ``role_model``: the finer-role model (path or loaded; default the shipped one), used only
@@ -182,9 +190,16 @@ def block_functions(page: Page, site_pages: Sequence[Page] = (),
     if not isinstance(page, Page):
         raise TypeError(f"block_functions needs a webseg.page.Page, got {type(page).__name__}")
     m = load_model(model)
+    given = page
     page = revealed(page)  # a page captured before its content showed (webseg.blocks.reveal)
     lf = leaf_features(page)
     s, keep_leaf = m.decode(lf, decoder)
+    site_drop = None
+    if isinstance(site_pages, SiteRepeats) or len(site_pages):
+        site = (site_pages if isinstance(site_pages, SiteRepeats)
+                else SiteRepeats.from_pages(p for p in site_pages if p is not given))
+        site_drop = repeated_drop(keep_leaf, leaf_keys(page), site, member=False)
+        keep_leaf = keep_leaf & ~site_drop
     n = page.n
     leaves = lf.leaves
     # element nodes: character-weighted mean of their leaves' scores; kept when all is kept
@@ -199,5 +214,9 @@ def block_functions(page: Page, site_pages: Sequence[Page] = (),
     proba[has, 0] = main[has]
     if len(m.roles) > 1:
         proba[has, m.roles.index("other")] = 1.0 - main[has]
+    repeated = None
+    if site_drop is not None:
+        repeated = np.zeros(n, dtype=bool)
+        repeated[leaves[site_drop]] = True
     return BlockFunctions(page, proba, main, keep, s, m.roles, leaf_features=lf,
-                          role_model=role_model)
+                          role_model=role_model, site_repeated=repeated)

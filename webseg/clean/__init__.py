@@ -33,7 +33,8 @@ from webseg.clean import html_out, json_out, markdown, txt
 from webseg.clean.mask import node_mask, roots
 from webseg.page import Page
 
-__all__ = ["DEFAULT_METHOD", "FORMATS", "METHODS", "CleanResult", "extract", "leaf_mask"]
+__all__ = ["DEFAULT_METHOD", "FORMATS", "METHODS", "CleanResult", "extract", "leaf_mask",
+           "with_site_repeated"]
 
 METHODS = ("blocks", "pagelevel", "pagelevel-basic", "pagelevel-merge")
 #: The method of ``webseg clean``, the pipeline's clean stage and ``dedup --strip``.
@@ -48,7 +49,10 @@ class CleanResult:
 
     ``leaf_keep`` is a bool per ``page.text_leaves`` entry; ``groups`` (PageLevel only) the
     segment of every leaf, which also breaks text lines; ``blocks`` (method ``blocks`` only)
-    the :class:`webseg.blocks.BlockFunctions` behind the mask, which gives :attr:`roles`.
+    the :class:`webseg.blocks.BlockFunctions` behind the mask, which gives :attr:`roles`;
+    ``site_repeated`` (blocks with site pages only) a bool per leaf: dropped from the mask as
+    text repeated across the site's pages (:mod:`webseg.blocks.siterepeat`), None when the
+    rule did not run.
     """
 
     page: Page
@@ -57,6 +61,7 @@ class CleanResult:
     page_type: str | None = None
     groups: np.ndarray | None = field(default=None, repr=False)
     blocks: Any = field(default=None, repr=False)
+    site_repeated: np.ndarray | None = field(default=None, repr=False)
 
     @cached_property
     def roles(self) -> list[dict[str, str | None]] | None:
@@ -154,6 +159,16 @@ def _blocks_result(page: Page, site_pages: Sequence[Page], model: Any, params: d
     return bf.page, np.asarray(bf.keep, dtype=bool)[bf.page.text_leaves], bf
 
 
+def with_site_repeated(res: CleanResult, drop: np.ndarray) -> CleanResult:
+    """``res`` with the leaves in ``drop`` (bool per text leaf) removed from its mask and
+    recorded as ``site_repeated`` (:mod:`webseg.blocks.siterepeat`); a new result."""
+    drop = np.asarray(drop, dtype=bool)
+    keep = np.asarray(res.leaf_keep, dtype=bool) & ~drop
+    return CleanResult(page=res.page, leaf_keep=keep, method=res.method,
+                       page_type=res.page_type, groups=res.groups, blocks=res.blocks,
+                       site_repeated=drop)
+
+
 def leaf_mask(page: Page, method: str = DEFAULT_METHOD, *, threshold: float = 0.5,
               site_pages: Sequence[Page] = (), model: Any = None, **params: Any
               ) -> tuple[np.ndarray, np.ndarray | None]:
@@ -175,14 +190,19 @@ def extract(page: Page, method: str = DEFAULT_METHOD, *, page_type: str | None =
 
     ``page_type`` is carried into the result when known (e.g. from ``webseg classify``);
     ``threshold`` and ``params`` go to the PageLevel segmenters, ``site_pages`` and ``model``
-    to the block model. Raises ``NoLayoutError`` for PageLevel on a parsed page.
+    to the block model (other pages of the site: :mod:`webseg.blocks.siterepeat`). Raises
+    ``NoLayoutError`` for PageLevel on a parsed page.
     """
     bf = None
+    repeated = None
     if method == "blocks":  # keep the BlockFunctions: the result's roles come from it
         page, keep, bf = _blocks_result(page, site_pages, model, params)
         groups = None
+        rep = getattr(bf, "site_repeated", None)
+        if rep is not None:
+            repeated = np.asarray(rep, dtype=bool)[page.text_leaves]
     else:
         keep, groups = leaf_mask(page, method, threshold=threshold, site_pages=site_pages,
                                  model=model, **params)
     return CleanResult(page=page, leaf_keep=keep, method=method, page_type=page_type,
-                       groups=groups, blocks=bf)
+                       groups=groups, blocks=bf, site_repeated=repeated)

@@ -5,7 +5,10 @@ classified), ``method`` and ``xpaths``: the XPaths of the kept subtrees' roots, 
 order, in the Page's form (``/html[1]/body[1]/div[2]``, text nodes ending in ``text()[k]``),
 which address the same nodes in the rendered and the parsed page. With the ``blocks`` method,
 ``roles`` gives the finer roles of each XPath (``{"content": "body", "layout": "content"}``,
-:mod:`webseg.blocks.roles`), in the same order.
+:mod:`webseg.blocks.roles`), in the same order. When the site-repetition rule ran
+(several pages of a site: :mod:`webseg.blocks.siterepeat`), ``site_repeated`` lists the XPaths
+of the text leaves the model kept but the rule dropped as the site's repeated text (absent
+when it did not run, so a single page's JSON is unchanged).
 """
 
 from __future__ import annotations
@@ -23,6 +26,10 @@ def to_dict(result: Any) -> dict[str, Any]:
     roles = getattr(result, "roles", None)
     if roles is not None:
         d["roles"] = roles
+    rep = getattr(result, "site_repeated", None)
+    if rep is not None:
+        xp = result.page.xpaths
+        d["site_repeated"] = [xp[i] for i in result.page.text_leaves[rep].tolist()]
     return d
 
 

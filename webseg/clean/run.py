@@ -4,6 +4,13 @@
 record, in order, never raising for a bad page. With ``render=False`` (``--no-render``) pages
 are decoded with :mod:`webseg.decode` and parsed with :mod:`webseg.parse` - no browser, no
 geometry, the same block model - which is how crawls too large to render are cleaned.
+
+With ``site_repeats`` (``webseg clean --site-repeats``, blocks method) the results of a batch
+are held back per window of :data:`SITE_WINDOW` records, grouped by site
+(:func:`webseg.blocks.siterepeat.site_group`: the host of the page's URL; local files of the
+call form one group), and a kept leaf whose text is a visible leaf of two other pages of its
+group is dropped (:mod:`webseg.blocks.siterepeat`). The window bounds the memory (every page
+of a window is held) at the price of not seeing a site's pages that are further apart.
 """
 
 from __future__ import annotations
@@ -12,14 +19,17 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from webseg.clean import CleanResult, extract
+from webseg.clean import CleanResult, extract, with_site_repeated
 from webseg.inputs import InputRecord
 from webseg.page import Page
 
-__all__ = ["MAX_BYTES", "clean_records", "is_page_json", "parse_record"]
+__all__ = ["MAX_BYTES", "SITE_WINDOW", "apply_site_repeats", "clean_records", "is_page_json",
+           "parse_record"]
 
 #: Largest page read with --no-render (the renderer's own limit).
 MAX_BYTES = 50 * 1024 * 1024
+#: Records whose results are held back together for the site-repetition rule.
+SITE_WINDOW = 1000
 
 
 def is_page_json(rec: InputRecord) -> bool:
@@ -92,17 +102,66 @@ def _pages(records: list[InputRecord], render: bool, render_options: dict[str, A
             yield rec, page, err
 
 
+Result = tuple[InputRecord, "CleanResult | None", "str | None"]
+
+
+def apply_site_repeats(batch: list[Result]) -> list[Result]:
+    """The batch's block results with the site-repetition rule applied within each site group
+    (:func:`webseg.blocks.siterepeat.site_group`); other results unchanged. Every result of
+    the blocks method gets ``site_repeated`` (all False when nothing was dropped)."""
+    from webseg.blocks.siterepeat import SiteRepeats, leaf_keys, repeated_drop, site_group
+
+    groups: dict[str, list[int]] = {}
+    keys: dict[int, list[str]] = {}
+    for i, (rec, res, _) in enumerate(batch):
+        if res is None or res.method != "blocks":
+            continue
+        keys[i] = leaf_keys(res.page)  # the block model's (revealed) page: its leaves
+        groups.setdefault(site_group(res.page.url or rec.url), []).append(i)
+    out = list(batch)
+    for members in groups.values():
+        site = SiteRepeats(keys[i] for i in members)
+        for i in members:
+            rec, res, err = batch[i]
+            drop = repeated_drop(res.leaf_keep, keys[i], site, member=True)  # type: ignore[union-attr]
+            out[i] = (rec, with_site_repeated(res, drop), err)  # type: ignore[arg-type]
+    return out
+
+
 def clean_records(records: Iterable[InputRecord], method: str, *, render: bool = True,
                   render_options: dict[str, Any] | None = None, concurrency: int = 3,
                   page_types: bool = False, type_model: Any = None, renderer: Any = None,
-                  **extract_params: Any
+                  site_repeats: bool = False, **extract_params: Any
                   ) -> Iterator[tuple[InputRecord, CleanResult | None, str | None]]:
     """Clean every record; yields ``(record, result, error)`` with exactly one of the two.
 
     ``error`` reads ``"<stage>: <reason>"`` (read, decode, parse, render..., clean,
     classify). ``page_types`` adds the type from the shipped page-type model (loaded first:
     a missing model raises before any page is read), or from ``type_model`` when given.
+    ``site_repeats`` (blocks method): drop text repeated across the batch's pages of a site
+    (module docstring); results then come per window of :data:`SITE_WINDOW` records.
     """
+    it = _clean_records(records, method, render=render, render_options=render_options,
+                        concurrency=concurrency, page_types=page_types, type_model=type_model,
+                        renderer=renderer, **extract_params)
+    if not site_repeats or method != "blocks":
+        yield from it
+        return
+    batch: list[Result] = []
+    for r in it:
+        batch.append(r)
+        if len(batch) >= SITE_WINDOW:
+            yield from apply_site_repeats(batch)
+            batch = []
+    if batch:
+        yield from apply_site_repeats(batch)
+
+
+def _clean_records(records: Iterable[InputRecord], method: str, *, render: bool,
+                   render_options: dict[str, Any] | None, concurrency: int,
+                   page_types: bool, type_model: Any, renderer: Any, **extract_params: Any
+                   ) -> Iterator[tuple[InputRecord, CleanResult | None, str | None]]:
+    """:func:`clean_records` without the site-repetition rule."""
     if page_types and type_model is None:
         from classify.model import load_model
 
