@@ -184,11 +184,12 @@ def test_clean_cli_site_repeats(tmp_path) -> None:
     for d, body in zip(docs, BODIES, strict=True):
         assert FOOTER not in d["text"] and body in d["text"]
         assert len(d["site_repeated"]) == 1 and d["site_repeated"][0].endswith("text()[1]")
-    default = run(main, ["clean", *files, "--no-render", "-f", "json"])
-    assert default.stdout == on.stdout  # adopted: on by default for several inputs
     off = run(main, ["clean", *files, "--no-render", "-f", "json", "--no-site-repeats"])
     docs_off = [json.loads(x) for x in off.stdout.splitlines() if x.startswith("{")]
     assert all(FOOTER in d["text"] and "site_repeated" not in d for d in docs_off)
+    # by default local files are not taken for one site (a folder may hold many sites)
+    default = run(main, ["clean", *files, "--no-render", "-f", "json"])
+    assert default.stdout == off.stdout
     bad = run(main, ["clean", *files, "--no-render", "-m", "pagelevel", "--site-repeats",
                      "-f", "json"])
     assert bad.exit_code != 0
@@ -225,6 +226,25 @@ def test_clean_groups_by_host() -> None:
     out = apply_site_repeats(batch)
     assert [FOOTER in r.text for _, r, _ in out] == [False, False, True, False]
     assert out[2][1].site_repeated is not None and not out[2][1].site_repeated.any()
+
+
+def test_default_grouping_needs_a_host_on_three_pages() -> None:
+    from webseg.clean import extract
+    from webseg.clean.run import apply_site_repeats, hosts_repeat
+    from webseg.inputs import InputRecord
+
+    def rec(url: str | None) -> InputRecord:
+        return InputRecord(id=url or "x", url=url, source=b"", kind="url" if url else "file")
+
+    assert hosts_repeat([rec(f"https://a.example/{i}") for i in range(3)])
+    assert not hosts_repeat([rec("https://a.example/1"), rec("https://a.example/2"),
+                             rec("https://b.example/3")])
+    assert not hosts_repeat([rec(None)] * 5 + [rec("file:///tmp/x.html")])
+    local = [(rec(None), extract(parse(article(b, title=f"Story {i}")), "blocks"), None)
+             for i, b in enumerate(BODIES)]
+    kept = apply_site_repeats(local, local_group=False)
+    assert all(r.site_repeated is None and FOOTER in r.text for _, r, _ in kept)
+    assert all(FOOTER not in r.text for _, r, _ in apply_site_repeats(local))
 
 
 def test_batch_equals_block_functions_with_site_pages() -> None:

@@ -457,10 +457,10 @@ def show(input: str, algo: str, param: tuple[str, ...], output: str, max_height:
               "model's own; see webseg.blocks.model).")
 @click.option("--site-repeats/--no-site-repeats", "site_repeats", default=None,
               help="blocks, several inputs: drop kept text that is a visible text leaf of two "
-              "other input pages of the same host (local files of one call: one group); "
-              "JSON lists the dropped leaves in 'site_repeated'. Default: "
-              "webseg.blocks.siterepeat.DEFAULT_SITE_REPEATS (see "
-              "eval/results/blocks/siterepeat).")
+              "other input pages of the same host (with --site-repeats, local files of one "
+              "call form one group too); JSON lists the dropped leaves in 'site_repeated'. "
+              "Default: on for pages with an http(s) host "
+              "(webseg.blocks.siterepeat.DEFAULT_SITE_REPEATS; eval/results/blocks/siterepeat).")
 @click.option("--html", "as_html", is_flag=True, hidden=True, help="Same as --format html.")
 @click.option("--algo", "-a", "algo", default=None, hidden=True, help="Same as --method.")
 @click.option("--concurrency", default=3, show_default=True, help="Pages rendered at once.")
@@ -483,8 +483,9 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
       webseg clean pages/ -o texts/            # writes texts/<name>.txt
       webseg clean article.html --method pagelevel --format html -o main.html
 
-    With several inputs, text repeated on three pages of one host (local files: of the call)
-    is dropped as the site's template (--no-site-repeats keeps the model's decision).
+    With several inputs, text repeated on three pages of one host is dropped as the site's
+    template (--no-site-repeats keeps the model's decision; --site-repeats also treats the
+    local files of the call as one site).
     """
     from webseg.clean import DEFAULT_METHOD, FORMATS, METHODS
     from webseg.clean.run import clean_records
@@ -529,15 +530,17 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
             raise click.UsageError(f"--page-type: {e}") from None
     if site_repeats and method != "blocks":
         raise click.UsageError(f"--site-repeats needs the blocks method, not {method}")
+    local_group = bool(site_repeats)  # asked for: the local files of the call are one site
     if site_repeats is None:
         from webseg.blocks.siterepeat import DEFAULT_SITE_REPEATS
+        from webseg.clean.run import hosts_repeat
 
-        site_repeats = DEFAULT_SITE_REPEATS
+        site_repeats = DEFAULT_SITE_REPEATS and method == "blocks" and hosts_repeat(records)
     results = clean_records(records, method, render=not no_render,
                             render_options=_render_options(timeout, javascript, max_nodes),
                             concurrency=concurrency, type_model=type_model,
                             threshold=threshold, site_repeats=site_repeats and len(records) > 1,
-                            **extra)
+                            local_group=local_group, **extra)
     bar = None
     if many:
         from tqdm import tqdm

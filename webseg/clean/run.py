@@ -8,13 +8,17 @@ geometry, the same block model - which is how crawls too large to render are cle
 With ``site_repeats`` (``webseg clean --site-repeats``, blocks method) the results of a batch
 are held back per window of :data:`SITE_WINDOW` records, grouped by site
 (:func:`webseg.blocks.siterepeat.site_group`: the host of the page's URL; local files of the
-call form one group), and a kept leaf whose text is a visible leaf of two other pages of its
-group is dropped (:mod:`webseg.blocks.siterepeat`). The window bounds the memory (every page
-of a window is held) at the price of not seeing a site's pages that are further apart.
+call form one group when ``local_group``), and a kept leaf whose text is a visible leaf of two
+other pages of its group is dropped (:mod:`webseg.blocks.siterepeat`). The window bounds the
+memory (every page of a window is held) at the price of not seeing a site's pages that are
+further apart. ``webseg clean`` applies the rule by default only to pages with a host
+(:func:`hosts_repeat`): the measurement grouped pages by their site, and a folder of saved
+pages may hold many sites, whose shared words ("Home", "Reviews") are no template of any.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,13 +27,14 @@ from webseg.clean import CleanResult, extract, with_site_repeated
 from webseg.inputs import InputRecord
 from webseg.page import Page
 
-__all__ = ["MAX_BYTES", "SITE_WINDOW", "apply_site_repeats", "clean_records", "is_page_json",
-           "parse_record"]
+__all__ = ["MAX_BYTES", "SITE_WINDOW", "apply_site_repeats", "clean_records", "hosts_repeat",
+           "is_page_json", "parse_record"]
 
 #: Largest page read with --no-render (the renderer's own limit).
 MAX_BYTES = 50 * 1024 * 1024
-#: Records whose results are held back together for the site-repetition rule.
-SITE_WINDOW = 1000
+#: Records whose results are held back together for the site-repetition rule (a held result
+#: keeps its page: about 1.5 MB each, measured on 30 Dragnet pages, so ~0.8 GB per window).
+SITE_WINDOW = 500
 
 
 def is_page_json(rec: InputRecord) -> bool:
@@ -105,10 +110,20 @@ def _pages(records: list[InputRecord], render: bool, render_options: dict[str, A
 Result = tuple[InputRecord, "CleanResult | None", "str | None"]
 
 
-def apply_site_repeats(batch: list[Result]) -> list[Result]:
+def hosts_repeat(records: Iterable[InputRecord]) -> bool:
+    """Whether at least :data:`webseg.blocks.siterepeat.MIN_PAGES` of ``records`` have the
+    same http(s) host (the rule can only fire then, without grouping local files)."""
+    from webseg.blocks.siterepeat import MIN_PAGES, site_group
+
+    n = Counter(g for r in records if (g := site_group(r.url)))
+    return bool(n) and max(n.values()) >= MIN_PAGES
+
+
+def apply_site_repeats(batch: list[Result], local_group: bool = True) -> list[Result]:
     """The batch's block results with the site-repetition rule applied within each site group
-    (:func:`webseg.blocks.siterepeat.site_group`); other results unchanged. Every result of
-    the blocks method gets ``site_repeated`` (all False when nothing was dropped)."""
+    (:func:`webseg.blocks.siterepeat.site_group`); other results unchanged. Every grouped
+    result of the blocks method gets ``site_repeated`` (all False when nothing was dropped);
+    without ``local_group``, pages without an http(s) host are not grouped (unchanged)."""
     from webseg.blocks.siterepeat import SiteRepeats, leaf_keys, repeated_drop, site_group
 
     groups: dict[str, list[int]] = {}
@@ -117,7 +132,9 @@ def apply_site_repeats(batch: list[Result]) -> list[Result]:
         if res is None or res.method != "blocks":
             continue
         keys[i] = leaf_keys(res.page)  # the block model's (revealed) page: its leaves
-        groups.setdefault(site_group(res.page.url or rec.url), []).append(i)
+        g = site_group(res.page.url or rec.url)
+        if g or local_group:
+            groups.setdefault(g, []).append(i)
     out = list(batch)
     for members in groups.values():
         site = SiteRepeats(keys[i] for i in members)
@@ -131,7 +148,8 @@ def apply_site_repeats(batch: list[Result]) -> list[Result]:
 def clean_records(records: Iterable[InputRecord], method: str, *, render: bool = True,
                   render_options: dict[str, Any] | None = None, concurrency: int = 3,
                   page_types: bool = False, type_model: Any = None, renderer: Any = None,
-                  site_repeats: bool = False, **extract_params: Any
+                  site_repeats: bool = False, local_group: bool = True,
+                  **extract_params: Any
                   ) -> Iterator[tuple[InputRecord, CleanResult | None, str | None]]:
     """Clean every record; yields ``(record, result, error)`` with exactly one of the two.
 
@@ -139,7 +157,8 @@ def clean_records(records: Iterable[InputRecord], method: str, *, render: bool =
     classify). ``page_types`` adds the type from the shipped page-type model (loaded first:
     a missing model raises before any page is read), or from ``type_model`` when given.
     ``site_repeats`` (blocks method): drop text repeated across the batch's pages of a site
-    (module docstring); results then come per window of :data:`SITE_WINDOW` records.
+    (module docstring); results then come per window of :data:`SITE_WINDOW` records;
+    ``local_group``: the pages without an http(s) host form one group too.
     """
     it = _clean_records(records, method, render=render, render_options=render_options,
                         concurrency=concurrency, page_types=page_types, type_model=type_model,
@@ -151,10 +170,10 @@ def clean_records(records: Iterable[InputRecord], method: str, *, render: bool =
     for r in it:
         batch.append(r)
         if len(batch) >= SITE_WINDOW:
-            yield from apply_site_repeats(batch)
+            yield from apply_site_repeats(batch, local_group)
             batch = []
     if batch:
-        yield from apply_site_repeats(batch)
+        yield from apply_site_repeats(batch, local_group)
 
 
 def _clean_records(records: Iterable[InputRecord], method: str, *, render: bool,
