@@ -143,12 +143,13 @@ class Index:
 
     With fields and ``repeats`` (:mod:`ir.repeats`), main-text leaves repeated on
     ``min_pages`` pages of the index count as ``rest``: an add that makes a leaf repeated
-    re-scores the earlier pages that have it (read back from their shards only), so the index
-    always equals one built from its documents in any order. The Lucene backend applies the
-    rule as it stands when each batch is added (its earlier documents are not re-scored).
-    Re-scoring needs no stored document: a page's engine row changes by the terms of the
-    leaves that changed side, and a repeated leaf's terms are known from any page holding it
-    (equal keys are equal texts up to case and spacing, so equal analysed terms).
+    (or, superseding a page, no longer repeated) re-scores the earlier pages that have it, so
+    the index always equals one built from its documents in any order. Re-scoring reads no
+    stored document: a page's engine row changes by the terms of the leaves that changed side,
+    and a repeated leaf's terms are known from any page holding it (equal keys are equal texts
+    up to case and spacing, so equal analysed terms). The Lucene backend applies the rule as
+    it stands when each batch is added (its earlier documents are not re-scored; the CLI says
+    so). Feedback blocks and passages keep the weights the page was stored with.
     """
 
     def __init__(self, store: IndexStore, **overrides: Any) -> None:

@@ -10,7 +10,9 @@ nothing is rendered or segmented twice.
 ``python -m eval.prf.content tune --web <dev web versions>`` chooses the main-content model,
 BM25 k1/b, field weights, passage evidence and feedback parameters on the dev collections
 (grid search and coordinate ascent, mean MAP; resumable trace) and writes them to
-``eval/results/prf/content/chosen.json``; ``python -m eval.prf.content report --web ...``
+``eval/results/prf/content/chosen.json``; ``repeats`` then chooses, on the same dev versions,
+the repetition rule of :mod:`ir.repeats` with the rest-field weight and the passage evidence;
+``python -m eval.prf.content report --web ...``
 scores every system with those parameters on the given web versions and writes the tables;
 ``lucene`` adds the Lucene-backend rows of a web version; ``summarize`` the targets tables;
 ``clean --web cacm,cranfield,med`` (re)writes only the clean-collection tables.
