@@ -147,6 +147,15 @@ def _mean_map(ixs: list[Any], prf: str = "none", *, colls: list[Collection],
     return v / len(colls)
 
 
+#: The dev web versions of the second round (``tune``); other sets get their own trace files.
+DEV = ("cranfield-k3-s0", "cranfield-k1-s0")
+
+
+def _dev_file(stem: str, webs: list[Path], ext: str) -> str:
+    names = tuple(w.name for w in webs)
+    return f"{stem}.{ext}" if names == DEV else f"{stem}_{'+'.join(names)}.{ext}"
+
+
 #: Grids of :func:`tune` (kept small: the dev collections are evaluated at every point).
 BM25F_GRID = {"k1": (1.2, 1.5), "b": (0.4, 0.75), "rest": (0.1, 0.25, 0.5)}
 PASSAGE_GRID = [{"source": "vips", "weight": w, "min_blocks": mb}
@@ -167,7 +176,9 @@ BLOCK_STEPS: list[tuple[str, tuple[Any, ...]]] = [
 class _Tuner:
     """Evaluates parameter points on the dev collections, with a resumable trace.
 
-    Every point is recorded in ``tuning_trace.json`` (stage, model, parameters, mean MAP);
+    Every point is recorded in ``tuning_trace.json`` (stage, model, parameters, mean MAP;
+    ``tuning_trace_<versions>.json`` for another set of dev versions than :data:`DEV`, since
+    a point's mean depends on the set);
     a point already in the trace is not evaluated again, so an interrupted run resumes.
     Indexes of one store share their loaded block store (same rows), so that trying passage
     sources does not re-read it.
@@ -176,7 +187,7 @@ class _Tuner:
     def __init__(self, webs: list[Path], log: Callable[[str], None]) -> None:
         self.webs, self.log = webs, log
         self.colls = [load_collection(w, docs_file="pages.jsonl") for w in webs]
-        self.file = RESULTS / "tuning_trace.json"
+        self.file = RESULTS / _dev_file("tuning_trace", webs, "json")
         old = json.loads(self.file.read_text()) if self.file.exists() else []
         self.trace: list[dict[str, Any]] = [t for t in old if "model" in t]
         self.done = {self._key(t["stage"], t["model"], t["params"]): t["map"]
@@ -342,10 +353,11 @@ def tune_repeats(webs: list[Path], log: Callable[[str], None] = _log) -> dict[st
              f"{best['passages']}: "
              f"{m_best:.4f} (current default {m_cur:.4f}); block PRF (chosen parameters) "
              f"on it: {m_blocks:.4f} (was {chosen['blocks_map']:.4f}).\n"]
-    (RESULTS / "repeats.md").write_text("\n".join(lines), encoding="utf-8")
+    (RESULTS / _dev_file("repeats", webs, "md")).write_text("\n".join(lines), encoding="utf-8")
     if m_best > m_cur:
         chosen["fields"], chosen["repeats"] = best["fields"], best["repeats"] or None
         chosen["passages"] = best["passages"]
+        chosen["repeats_dev"] = [w.name for w in webs]
         chosen["repeats_map"], chosen["blocks_map_repeats"] = m_best, m_blocks
         _write_chosen(chosen)
     return chosen
