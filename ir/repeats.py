@@ -26,10 +26,11 @@ from webseg.page import text_key
 
 __all__ = ["DEFAULT_REPEATS", "RepeatTracker", "demote", "demoted_keys", "leaf_key"]
 
-#: Repetition setting of ``webseg index`` (chosen on the dev collections with the rest-field
-#: weight, ``eval/results/prf/content/repeats.md``): a main leaf on at least this many pages
-#: is template text.
-DEFAULT_REPEATS: dict[str, int] = {"min_pages": 3}
+#: Repetition setting of ``webseg index`` (chosen with the rest-field weight on the three dev
+#: versions, cranfield k=3, k=1 and titles-only k=1,
+#: ``eval/results/prf/content/repeats_cranfield-k3-s0+cranfield-k1-s0+cranfield-titles-k1-s0.md``):
+#: a main leaf on at least this many pages is template text.
+DEFAULT_REPEATS: dict[str, int] = {"min_pages": 2}
 
 
 def leaf_key(text: str) -> str:

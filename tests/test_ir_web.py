@@ -69,7 +69,7 @@ def test_webseg_index_defaults_to_the_repetition_rule(tmp_path):
     assert r.exit_code == 0, r.output
     assert "count as template" in r.output
     settings = json.loads((idx / "index.json").read_text())
-    assert settings["repeats"] == {"min_pages": 3} and settings["fields"]["rest"] == 0.1
+    assert settings["repeats"] == {"min_pages": 2} and settings["fields"]["rest"] == 0.1
     ix = Index.open(idx)
     n_keys, n_pages = ix.repeat_stats()
     docs = list(ix.store.iter_docs())
