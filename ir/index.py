@@ -182,7 +182,6 @@ class Index:
         self.engine = EmbeddedBM25(k1=self.k1, b=self.b)
         self._ids: list[str] = []
         self._meta: list[tuple[str | None, str, str, str | None]] = []
-        self._row_shard: list[int] = []
         self.pos: dict[str, int] = {}
         self._blocks: list[dict[str, list[Block]]] | None = None
         self._lucene: Any = None
@@ -196,8 +195,8 @@ class Index:
                     self._tracker.remove(live[did])
                 live[did] = row
                 self._tracker.add(row, keys)
-        for batch in _batched(store.iter_shard_docs(), 2000):
-            self._add_rows([d for _, d in batch], [i for i, _ in batch], track=False)
+        for batch in _batched(store.iter_docs(), 2000):
+            self._add_rows(batch, track=False)
 
     # ------------------------------------------------------------------ lifecycle
     @classmethod
@@ -275,9 +274,8 @@ class Index:
             return d.fields
         return demote(d.fields, d.main_leaves, self._tracker, rep, d.main_leaf_n)
 
-    def _add_rows(self, docs: Sequence[StoredDoc], shards: Sequence[int],
-                  track: bool = True) -> None:
-        """Append ``docs`` (stored in shards ``shards``) as engine rows; with ``track``,
+    def _add_rows(self, docs: Sequence[StoredDoc], track: bool = True) -> None:
+        """Append ``docs`` as engine rows; with ``track``,
         count their main-text leaves first and re-score the earlier rows that changes."""
         stale: set[int] = set()
         if track and self._tracker is not None:
@@ -291,7 +289,7 @@ class Index:
         reps = [self._demoted(d, r) for r, d in enumerate(docs, start=self.engine.rows)]
         rows = self.engine.add(self.index_terms(d, rep) for d, rep in zip(docs, reps,
                                                                           strict=True))
-        for d, r, sh in zip(docs, rows, shards, strict=True):
+        for d, r in zip(docs, rows, strict=True):
             old = self.pos.get(d.id)
             if old is not None:  # a re-added id supersedes (and moves to the end)
                 self.engine.remove(old)
@@ -299,7 +297,6 @@ class Index:
             self.pos[d.id] = r
             self._ids.append(d.id)
             self._meta.append((d.url, d.title, d.status, d.reason))
-            self._row_shard.append(sh)
         if self._blocks is not None:
             self._blocks.extend(d.blocks for d in docs)
         if self._pas is not None:
@@ -314,12 +311,18 @@ class Index:
 
     def _demoted(self, d: StoredDoc, row: int) -> frozenset[str] | None:
         """The demoted keys of ``d`` (to be row ``row``), recorded with the terms of its
-        repeated leaves; None without the rule or main leaves."""
-        if self._tracker is None or not d.main_leaves or not d.fields:
+        repeated leaves; None without the rule or main leaves.
+
+        Every key the tracker counts comes from a page's main leaves that pass through here
+        once it is repeated (this batch's pages, or every page when opening), so the terms of
+        every repeated key are known to :meth:`_rescore`."""
+        if self._tracker is None or not d.main_leaves:
             return None
         for k, terms in d.main_leaves.items():
             if k not in self._rep_terms and self._tracker.repeated(k):
                 self._rep_terms[k] = terms
+        if not d.fields:
+            return None
         if d.main_leaf_n:
             self._row_n[row] = d.main_leaf_n
         rep = demoted_keys(d.main_leaves, self._tracker)
@@ -332,14 +335,12 @@ class Index:
     def _rescore(self, rows: set[int]) -> None:
         """Update the engine rows ``rows`` whose demoted leaves changed: each by the terms of
         the leaves that changed side, (rest - main) weight times their counts, without
-        reading any document; rows whose leaf terms are unknown are read back from their
-        shards (:meth:`_rescore_from_store`)."""
+        reading any document (the terms of a repeated leaf text: :meth:`_demoted`)."""
         if not rows:
             return
         assert self._tracker is not None and self.fields is not None
         moved = float(self.fields.get("rest", 0.0)) - float(self.fields.get("main", 0.0))
         new_rows: dict[int, dict[str, float]] = {}
-        unknown: set[int] = set()
         for r in rows:
             if self.pos.get(self._ids[r]) != r:
                 continue  # superseded: counts for nothing already
@@ -348,9 +349,6 @@ class Index:
             if new == old:
                 continue
             changed = [(k, 1.0) for k in new - old] + [(k, -1.0) for k in old - new]
-            if any(k not in self._rep_terms for k, _ in changed):
-                unknown.add(r)
-                continue
             terms = self.engine.doc_terms(r)
             mult = self._row_n.get(r, {})
             for k, sign in changed:
@@ -363,22 +361,6 @@ class Index:
             else:
                 self._applied.pop(r, None)
         self.engine.replace(new_rows)
-        self._rescore_from_store(unknown)
-
-    def _rescore_from_store(self, rows: set[int]) -> None:
-        """Recompute the engine rows ``rows`` from their stored documents (only the shards
-        that hold them are read)."""
-        live = {r for r in rows if self.pos.get(self._ids[r]) == r}
-        if not live:
-            return
-        want = {(self._row_shard[r], self._ids[r]): r for r in live}
-        found: dict[int, StoredDoc] = {}
-        for sh, d in self.store.iter_shard_docs({self._row_shard[r] for r in live}):
-            r = want.get((sh, d.id))
-            if r is not None:
-                found[r] = d  # the last copy of an id in its shard is the live one
-        self.engine.replace({r: self.index_terms(d, self._demoted(d, r))
-                             for r, d in found.items()})
 
     def _add_passages(self, pages: Sequence[tuple[int, dict[str, list[Block]]]]) -> None:
         """Content blocks of ``pages`` (row, blocks) as rows of the passage engine."""
@@ -443,8 +425,7 @@ class Index:
         if not batch:
             return 0
         self.store.append(batch)
-        shard = len(self.store.manifest["shards"]) - 1
-        self._add_rows(batch, [shard] * len(batch))
+        self._add_rows(batch)
         if self.backend_name == "lucene":
             self._lucene_backend().add([d if not d.main_leaves else
                                         StoredDoc(id=d.id, terms=d.terms,

