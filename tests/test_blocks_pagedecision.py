@@ -7,16 +7,19 @@ import json
 import numpy as np
 import pytest
 
+from webseg.blocks import train
 from webseg.blocks.features import FEATURE_NAMES, leaf_features
 from webseg.blocks.gbt import TreeEnsemble, export_hgb, read_model_json
 from webseg.blocks.model import DEFAULT_MODEL, BlockModel, decide
 from webseg.blocks.pagedecision import (
+    PAGE_CANDIDATES,
     PAGE_FEATURE_NAMES,
+    PAGE_GATE_PARTS,
     PageDecision,
     page_features,
     pick,
 )
-from webseg.blocks.train import THRESHOLDS, PageTable, choose_page_decision
+from webseg.blocks.train import THRESHOLDS, PageTable, choose_page_decision, fold_of, gate_parts
 from webseg.parse import parse
 
 GRID = np.asarray(THRESHOLDS, dtype=np.float64)
@@ -165,6 +168,7 @@ def test_choose_page_decision_learns_a_threshold_per_kind_of_page():
     pages = np.arange(t.n_pages)
     chosen, forced = choose_page_decision(t, pages, s2, 0.5, False, log=lambda _: None)
     assert chosen is not None and chosen["candidate"] != "global"
+    assert chosen["crossfit_parts"] == PAGE_GATE_PARTS
     assert chosen["crossfit"][chosen["candidate"]]["by_set"] > chosen["crossfit"]["global"][
         "by_set"]
     pd = PageDecision(json.loads(json.dumps(chosen)))
@@ -178,3 +182,67 @@ def test_choose_page_decision_learns_a_threshold_per_kind_of_page():
     same[:] = np.tile([0.7, 0.7, 0.1, 0.1], t.n_pages)
     chosen, _ = choose_page_decision(t, pages, same, 0.5, False, log=lambda _: None)
     assert chosen is None
+
+
+def test_gate_parts_are_site_grouped_and_independent_of_the_stage2_halves():
+    t, _ = _two_kinds_table(200)
+    for p, m in enumerate(t.meta):
+        m["site"] = f"site{p % 37}"
+    pages = np.arange(t.n_pages)
+    parts = gate_parts(t, pages)
+    assert set(parts) == set(range(PAGE_GATE_PARTS))
+    for site in {m["site"] for m in t.meta}:
+        assert len({parts[p] for p in pages if t.meta[p]["site"] == site}) == 1
+    halves = np.array([fold_of(m["site"], 2, "stage2-half") for m in t.meta])
+    assert not all(len(set(parts[halves == h])) == 1 for h in (0, 1))
+    # 0: the sixth run's gate, the two stage-2 halves
+    np.testing.assert_array_equal(gate_parts(t, pages, 0), halves)
+
+
+def test_gate_decides_every_page_by_a_model_not_trained_on_its_site(monkeypatch):
+    """Spy on the cross-fit: every page is decided once per page-model candidate, each time by
+    a model fitted on the pages of the other parts only (no page of its site), and those
+    models together saw (K-1)/K of the pages each."""
+    t, s2 = _two_kinds_table(120)
+    for p, m in enumerate(t.meta):
+        m["site"] = f"site{p % 23}"
+    made: dict[int, int] = {}
+    decided: list[tuple[int, frozenset[int]]] = []
+    real_features, real_fit = train.page_features, train.fit_page_decision
+
+    def spy_features(*args):
+        f = real_features(*args)
+        made[id(f)] = len(made)
+        return f
+
+    def spy_fit(feats, *args):
+        d = real_fit(feats, *args)
+        d["trained_on"] = [made[id(f)] for f in feats]
+        return d
+
+    class SpyDecision(PageDecision):
+        def __init__(self, d):
+            super().__init__(d)
+            trained, ens = frozenset(d["trained_on"]), self.ensemble
+
+            class Ens:
+                def raw(self, x):
+                    decided.append((made[id(x)], trained))
+                    return ens.raw(x)
+
+            self.ensemble = Ens()
+
+    monkeypatch.setattr(train, "page_features", spy_features)
+    monkeypatch.setattr(train, "fit_page_decision", spy_fit)
+    monkeypatch.setattr(train, "PageDecision", SpyDecision)
+    pages = np.arange(t.n_pages)
+    choose_page_decision(t, pages, s2, 0.5, False, log=lambda _: None)
+    n_models = sum(p is not None for _, p, _ in PAGE_CANDIDATES)
+    assert sorted(j for j, _ in decided) == sorted(list(pages) * n_models)
+    site = [m["site"] for m in t.meta]
+    parts = gate_parts(t, pages)
+    for j, trained in decided:
+        assert j not in trained and site[j] not in {site[i] for i in trained}
+        # trained on every page of the other parts
+        assert trained == frozenset(np.flatnonzero(parts != parts[j]).tolist())
+    assert len({tr for _, tr in decided}) == PAGE_GATE_PARTS

@@ -31,6 +31,7 @@ import numpy as np
 from webseg.blocks.context import context_features
 from webseg.blocks.isotree import leaf_tree
 from webseg.blocks.model import decide, tree_decision
+from webseg.blocks.pagedecision import PAGE_GATE_PARTS
 from webseg.blocks.train import (
     STAGE2_COLS,
     TABLE_ROOT,
@@ -102,18 +103,21 @@ def decodings(s1: np.ndarray, s2: np.ndarray, threshold: float, st: Stages,
 def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5, max_rows: int = 30,
                out_csv: Path | None = None, tree_decoders: tuple[str, ...] = TREE_DECODERS,
                leaf_out: dict[str, np.ndarray] | None = None,
-               **hgb: Any) -> list[dict[str, Any]]:
+               page_gate_parts: int = PAGE_GATE_PARTS, **hgb: Any) -> list[dict[str, Any]]:
     """Per-page out-of-fold scores for every decoder (written to ``out_csv`` after each fold,
     so an interrupted run keeps its finished folds). ``leaf_out``: a dict filled with the
     out-of-fold per-leaf decisions, ``"blocks-<decoder>"`` -> bool array over the table's
-    rows (``t.off``), for later post-processing (:mod:`eval.blocks.siterepeat`)."""
+    rows (``t.off``), for later post-processing (:mod:`eval.blocks.siterepeat`).
+    ``page_gate_parts``: the parts of each training fold's per-page decision gate
+    (:func:`webseg.blocks.train.gate_parts`; 0: the sixth run's two stage-2 halves)."""
     fold = np.array([fold_of(m["site"], folds) for m in t.meta])
     rows: list[dict[str, Any]] = []
     for k in range(folds):
         t0 = time.perf_counter()
         tr = np.flatnonzero(fold != k)
         te = np.flatnonzero(fold == k)
-        st = fit_stages(t, tr, log=log, max_rows=max_rows, tree_decoders=tree_decoders, **hgb)
+        st = fit_stages(t, tr, log=log, max_rows=max_rows, tree_decoders=tree_decoders,
+                        page_gate_parts=page_gate_parts, **hgb)
         r_te = t.rows(te)
         s1_all = np.zeros(len(t.y))
         s2_all = np.zeros(len(t.y))
@@ -258,6 +262,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tree-decoders", default=",".join(TREE_DECODERS),
                     help="tree decoders chosen on the training folds and reported "
                     "(comma-separated; empty: none)")
+    ap.add_argument("--page-gate-parts", type=int, default=PAGE_GATE_PARTS,
+                    help="site-grouped parts the per-page decision's candidates are "
+                    "cross-fitted over in each training fold (0: the two stage-2 halves, "
+                    "the sixth run's gate)")
     ap.add_argument("--report-only", action="store_true",
                     help="tables from the per-page CSV already in --out")
     a = ap.parse_args(argv)
@@ -280,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
             f"parsed), {len(t.y)} leaves")
         rows = cv_predict(t, a.folds, log, max_rows=a.max_rows, out_csv=per_page,
                           tree_decoders=tuple(d for d in a.tree_decoders.split(",") if d),
-                          max_iter=a.max_iter)
+                          page_gate_parts=a.page_gate_parts, max_iter=a.max_iter)
     peers = [r for r in peer_rows(a.peers_csv) if r["dataset"] in datasets]
     md = summarise(rows, peers)
     cmd = "python -m eval.blocks " + " ".join(sys.argv[1:] if argv is None else argv)

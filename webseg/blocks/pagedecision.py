@@ -27,8 +27,8 @@ import numpy as np
 from webseg.blocks.features import FEATURE_NAMES
 from webseg.blocks.gbt import TreeEnsemble, export_hgb
 
-__all__ = ["PAGE_CANDIDATES", "PAGE_FEATURE_NAMES", "PAGE_HGB_PARAMS", "PageDecision",
-           "fit_page_decision", "page_features", "pick"]
+__all__ = ["PAGE_CANDIDATES", "PAGE_FEATURE_NAMES", "PAGE_GATE_PARTS", "PAGE_GATE_SALT",
+           "PAGE_HGB_PARAMS", "PageDecision", "fit_page_decision", "page_features", "pick"]
 
 #: leaf feature columns whose character-weighted page means are page aggregates
 _MEAN_COLS = {"link_share": "leaf_in_link", "li_share": "t_li_any", "td_share": "t_td_any",
@@ -46,10 +46,10 @@ PAGE_FEATURE_NAMES: tuple[str, ...] = (
 PAGE_HGB_PARAMS: dict[str, Any] = {"max_iter": 60, "learning_rate": 0.1, "max_leaf_nodes": 8,
                                    "min_samples_leaf": 100, "l2_regularization": 1.0,
                                    "early_stopping": False, "random_state": 0}
-#: the candidates training chooses among (cross-fitted on two site-grouped halves, see
-#: :func:`webseg.blocks.train.choose_page_decision`): regressor overrides and the margin by
-#: which a threshold's predicted gain must beat the global threshold's; ``None`` = no page
-#: model (the global threshold). Fixed before the sixth run.
+#: the candidates training chooses among (cross-fitted on :data:`PAGE_GATE_PARTS`
+#: site-grouped parts, see :func:`webseg.blocks.train.choose_page_decision`): regressor
+#: overrides and the margin by which a threshold's predicted gain must beat the global
+#: threshold's; ``None`` = no page model (the global threshold). Fixed before the sixth run.
 PAGE_CANDIDATES: tuple[tuple[str, dict[str, Any] | None, float], ...] = (
     ("global", None, 0.0),
     ("hgb8", {}, 0.0),
@@ -57,6 +57,16 @@ PAGE_CANDIDATES: tuple[tuple[str, dict[str, Any] | None, float], ...] = (
     ("hgb4", {"max_leaf_nodes": 4, "min_samples_leaf": 400, "max_iter": 40}, 0.0),
     ("hgb4-m0.01", {"max_leaf_nodes": 4, "min_samples_leaf": 400, "max_iter": 40}, 0.01),
 )
+#: how many site-grouped parts of the stage-2 training pages the gate cross-fits the candidates
+#: over: each part is decided by page models fitted on the other parts, i.e. on (K-1)/K = 80 %
+#: of the pages, close to the final page model (fitted on all of them). The sixth run's gate
+#: used the two stage-2 halves (page models on ~50 %), so it judged weaker models than the one
+#: it ships and leaned to ``global`` (eval/results/blocks/README.md, sixth and seventh runs).
+#: The parts are independent of the stage-2 halves (their own salt, :data:`PAGE_GATE_SALT`);
+#: the stage-2 scores the pages are judged on stay those of the two-halves refit.
+PAGE_GATE_PARTS = 5
+#: salt of the parts' site hash (:func:`webseg.blocks.train.fold_of`)
+PAGE_GATE_SALT = "page-decision"
 _STEP = 0.05
 
 

@@ -48,13 +48,21 @@ from webseg.blocks.features import FEATURE_NAMES, LeafFeatures, leaf_features
 from webseg.blocks.gbt import export_hgb
 from webseg.blocks.isotree import leaf_tree, smooth_leaf_scores
 from webseg.blocks.model import tree_decision
-from webseg.blocks.pagedecision import PageDecision, fit_page_decision, page_features, pick
+from webseg.blocks.pagedecision import (
+    PAGE_GATE_PARTS,
+    PAGE_GATE_SALT,
+    PageDecision,
+    fit_page_decision,
+    page_features,
+    pick,
+)
 from webseg.blocks.reveal import revealed
 from webseg.datasets import DEFAULT_CACHE, KNOWN_ENCODINGS, cache_path, load_records
 from webseg.page import Page
 
-__all__ = ["PageTable", "Stages", "build_table", "choose_decision", "export_stages", "fit_model",
-           "fit_stages", "load_tables", "page_f1", "table_dir"]
+__all__ = ["PageTable", "Stages", "build_table", "choose_decision", "choose_page_decision",
+           "export_stages", "fit_model", "fit_stages", "gate_parts", "load_tables", "page_f1",
+           "table_dir"]
 
 TABLE_ROOT = Path(".cache/webseg/blocks/table")
 PARSED_SHARE = 0.35
@@ -380,13 +388,25 @@ class Stages:
         return self.stage2.predict_proba(X2[:, STAGE2_COLS])[:, 1]
 
 
+def gate_parts(t: PageTable, pages: np.ndarray, k: int = PAGE_GATE_PARTS) -> np.ndarray:
+    """The part of each of ``pages`` in the per-page decision's cross-fit: ``k`` parts by a
+    hash of the site (:data:`webseg.blocks.pagedecision.PAGE_GATE_SALT`), so that a page is
+    never decided by a page model trained on a page of its site; ``k = 0``: the two stage-2
+    halves (the sixth run's gate, see :func:`fit_stages`)."""
+    salt, k = (PAGE_GATE_SALT, k) if k else ("stage2-half", 2)
+    return np.array([fold_of(t.meta[p]["site"], k, salt) for p in pages], dtype=np.int64)
+
+
 def fit_stages(t: PageTable, pages: np.ndarray, inner_folds: int = 2, log=print,
                max_rows: int = 30, stage2_share: float = 0.5, choose: bool = True,
-               tree_decoders: tuple[str, ...] = (), **hgb: Any) -> Stages:
+               tree_decoders: tuple[str, ...] = (), page_gate_parts: int = PAGE_GATE_PARTS,
+               **hgb: Any) -> Stages:
     """Stage 1: one model per inner fold (grouped by site), each scoring the pages it did not
     see - those out-of-fold scores train stage 2; new pages get the mean of the models.
     Stage 2 trains on a ``stage2_share`` of the pages (by hash of the id; scoring every leaf
-    of every training page is the expensive part), with twice the draws per page."""
+    of every training page is the expensive part), with twice the draws per page.
+    ``page_gate_parts``: the parts the per-page decision's candidates are cross-fitted over
+    (:func:`gate_parts`; 0: the two stage-2 halves, as in the sixth run)."""
     pages = np.sort(np.asarray(pages))
     s1 = np.zeros(len(t.y))
     inner = np.array([fold_of(t.meta[p]["site"], inner_folds, "inner") for p in pages])
@@ -437,7 +457,8 @@ def fit_stages(t: PageTable, pages: np.ndarray, inner_folds: int = 2, log=print,
         f"{f1:.4f} on {len(pages2)} training pages; by page: {thr_p}, {fb_p}, {f1_p:.4f}), "
         f"{time.perf_counter() - t0:.0f} s")
     t0 = time.perf_counter()
-    pdec, pdec_forced = choose_page_decision(t, pages2, s2, thr, fb, half, log)
+    pdec, pdec_forced = choose_page_decision(t, pages2, s2, thr, fb,
+                                             gate_parts(t, pages2, page_gate_parts), log)
     log(f"    per-page decision: {time.perf_counter() - t0:.0f} s")
     tree: dict[str, dict[str, Any]] = {}
     if tree_decoders:
@@ -452,15 +473,16 @@ def fit_stages(t: PageTable, pages: np.ndarray, inner_folds: int = 2, log=print,
 
 
 def choose_page_decision(t: PageTable, pages: np.ndarray, s2: np.ndarray, threshold: float,
-                         fallback: bool, half: np.ndarray | None = None, log=print
+                         fallback: bool, parts: np.ndarray | None = None, log=print
                          ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     """The per-page threshold model (:mod:`webseg.blocks.pagedecision`) for ``pages`` under
     their out-of-fold stage-2 scores ``s2``, with the global ``fallback``.
 
     Every candidate of :data:`webseg.blocks.pagedecision.PAGE_CANDIDATES` (``global``: no page
-    model, the global ``threshold``) is cross-fitted on the two site-grouped halves ``half``
-    (each half decided by the model fitted on the other) and scored by the criterion of the
-    global decision (mean over datasets of the mean page F1; ties: the earlier candidate, so
+    model, the global ``threshold``) is cross-fitted on the site-grouped ``parts`` (default:
+    :func:`gate_parts`, :data:`~webseg.blocks.pagedecision.PAGE_GATE_PARTS` of them; each part
+    decided by the model fitted on the other parts) and scored by the criterion of the global
+    decision (mean over datasets of the mean page F1; ties: the earlier candidate, so
     ``global`` first). The winner is refitted on all ``pages``. Returns ``(chosen, forced)``:
     the chosen model's JSON (``None`` when ``global`` wins) with the cross-fit scores, and
     the first page-model candidate fitted on all pages whatever wins (a diagnostic)."""
@@ -477,18 +499,18 @@ def choose_page_decision(t: PageTable, pages: np.ndarray, s2: np.ndarray, thresh
     g = int(np.argmin(np.abs(grid - threshold)))
     ds = np.array([t.meta[p].get("dataset", "") for p in pages])
     groups = [ds == d for d in np.unique(ds)]
-    if half is None or len(np.unique(half)) < 2:
-        half = np.array([fold_of(t.meta[p]["site"], 2, "stage2-half") for p in pages])
+    parts = gate_parts(t, pages) if parts is None else np.asarray(parts)
+    ks = np.unique(parts)
     scores: dict[str, dict[str, float]] = {}
     best: tuple[float, str] | None = None
     for name, params, margin in PAGE_CANDIDATES:
         chosen = f1[:, g].copy()
-        if params is not None and len(np.unique(half)) == 2:
-            for k in (0, 1):
+        if params is not None and len(ks) >= 2:
+            for k in ks:
                 pd = PageDecision(fit_page_decision(
-                    [feats[j] for j in np.flatnonzero(half != k)], f1[half != k], grid,
+                    [feats[j] for j in np.flatnonzero(parts != k)], f1[parts != k], grid,
                     params, margin))
-                for j in np.flatnonzero(half == k):
+                for j in np.flatnonzero(parts == k):
                     thr = pick(grid, pd.ensemble.raw(feats[j]), threshold, margin)
                     chosen[j] = f1[j, int(np.argmin(np.abs(grid - thr)))]
         crit = round(float(np.mean([chosen[m].mean() for m in groups])), 6)
@@ -497,7 +519,7 @@ def choose_page_decision(t: PageTable, pages: np.ndarray, s2: np.ndarray, thresh
         if best is None or crit > best[0]:
             best = (crit, name)
     assert best is not None
-    log("    per-page decision, cross-fitted on the two halves: " + "; ".join(
+    log(f"    per-page decision, cross-fitted on {len(ks)} site-grouped parts: " + "; ".join(
         f"{n} {v['by_set']:.4f} (by page {v['by_page']:.4f})" for n, v in scores.items())
         + f" -> {best[1]}")
     cands = {n: (p, m) for n, p, m in PAGE_CANDIDATES}
@@ -508,7 +530,8 @@ def choose_page_decision(t: PageTable, pages: np.ndarray, s2: np.ndarray, thresh
         return None, forced
     chosen_model = forced if best[1] == first else fit_page_decision(feats, f1, grid,
                                                                       *cands[best[1]])
-    chosen_model = {**chosen_model, "candidate": best[1], "crossfit": scores}
+    chosen_model = {**chosen_model, "candidate": best[1], "crossfit": scores,
+                    "crossfit_parts": len(ks)}
     return chosen_model, forced
 
 
@@ -627,12 +650,13 @@ def export_stages(st: Stages) -> tuple[dict[str, Any], dict[str, Any]]:
     return e1, e2
 
 
-def fit_model(t: PageTable, log=print, max_rows: int = 30, **hgb: Any) -> dict[str, Any]:
+def fit_model(t: PageTable, log=print, max_rows: int = 30,
+              page_gate_parts: int = PAGE_GATE_PARTS, **hgb: Any) -> dict[str, Any]:
     """The JSON model trained on every page of ``t``."""
     from webseg.blocks import ROLES
 
     st = fit_stages(t, np.arange(t.n_pages), log=log, max_rows=max_rows,
-                    tree_decoders=TREE_DECODERS, **hgb)
+                    tree_decoders=TREE_DECODERS, page_gate_parts=page_gate_parts, **hgb)
     e1, e2 = export_stages(st)
     datasets = sorted({m["dataset"] for m in t.meta})
     return {"format": "webseg.blocks", "version": 1, "roles": list(ROLES),
@@ -663,6 +687,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reuse", type=Path, default=None,
                     help="table: link the files of unrevealed pages to this older table "
                     "directory instead of recomputing them (see build_table)")
+    ap.add_argument("--page-gate-parts", type=int, default=PAGE_GATE_PARTS,
+                    help="site-grouped parts the per-page decision's candidates are "
+                    "cross-fitted over (fit; 0: the two stage-2 halves, the sixth run's gate)")
     a = ap.parse_args(argv)
 
     def log(msg: str) -> None:
@@ -677,7 +704,8 @@ def main(argv: list[str] | None = None) -> int:
     names = [load_records(d)[0].dataset for d in a.data]
     t = load_tables(names, a.table_root)
     log(f"table: {t.n_pages} pages, {len(t.y)} leaves")
-    model = fit_model(t, log=log, max_rows=a.max_rows, max_iter=a.max_iter)
+    model = fit_model(t, log=log, max_rows=a.max_rows, page_gate_parts=a.page_gate_parts,
+                      max_iter=a.max_iter)
     a.out.parent.mkdir(parents=True, exist_ok=True)
     with gzip.open(a.out, "wt", encoding="utf-8") as f:
         json.dump(model, f, separators=(",", ":"))
