@@ -39,9 +39,11 @@ BACKENDS = ("bm25", "lucene")
 _T = TypeVar("_T")
 
 #: Field weights of the content-aware default (``webseg index``), chosen on the dev collections
-#: (cranfield k=1 and k=3 web versions; eval/results/prf/content/README.md, ``chosen.json``;
-#: the rest weight together with :data:`ir.repeats.DEFAULT_REPEATS`).
-DEFAULT_FIELDS: dict[str, float] = {"title": 0.0, "main": 1.0, "rest": 0.1}
+#: (cranfield k=1 and k=3 web versions, and cranfield titles at k=1 for the rest weight;
+#: eval/results/prf/content/README.md, ``chosen.json``; the rest weight together with
+#: :data:`ir.repeats.DEFAULT_REPEATS`: with template text out of ``main``, the rest of the page
+#: is worth little more than a tie-breaker).
+DEFAULT_FIELDS: dict[str, float] = {"title": 0.0, "main": 1.0, "rest": 0.03}
 #: BM25 parameters of ``webseg index`` (chosen on the same dev collections).
 DEFAULT_K1, DEFAULT_B = 1.5, 0.4
 #: Passage evidence of ``webseg index``: a page's score is its field-weighted BM25 plus

@@ -301,7 +301,10 @@ def tune(webs: list[Path], models: list[str] | None = None,
 
 
 #: Repetition grid of :func:`tune_repeats`: ``min_pages`` (None: off) x rest-field weight.
-REPEATS_GRID = {"min_pages": (None, 2, 3, 5), "rest": BM25F_GRID["rest"]}
+#: The rest weights extend :data:`BM25F_GRID`'s below 0.1 (session 7): with the rule, the
+#: dev choice sat at that grid's lower edge, and a choice at the edge of a grid says the grid
+#: should go on (0: the rest of the page is not indexed for scoring, only fed back).
+REPEATS_GRID = {"min_pages": (None, 2, 3, 5), "rest": (0.0, 0.03, *BM25F_GRID["rest"])}
 
 
 def tune_repeats(webs: list[Path], log: Callable[[str], None] = _log) -> dict[str, Any]:
@@ -322,7 +325,7 @@ def tune_repeats(webs: list[Path], log: Callable[[str], None] = _log) -> dict[st
         rep = {"min_pages": mp} if mp else {}
         prm = {**base, "fields": f, "repeats": rep}
         m = tu.point("repeats", model, prm, partial(tu.opened, model, **prm))
-        res.append((m, mp is None, -rest, prm))
+        res.append((m, mp is None, rest, prm))
         rows.append(f"| {mp or 'off'} | {rest} | {m:.4f} |")
     m_best, _, _, best = max(res, key=lambda r: r[:3])  # ties: off, then the larger rest
     # the passage evidence was chosen without the rule: choose it again with it (same grid)
