@@ -34,6 +34,7 @@ from webseg.blocks.model import decide, tree_decision
 from webseg.blocks.pagedecision import PAGE_GATE_PARTS
 from webseg.blocks.train import (
     STAGE2_COLS,
+    STAGE2_SHARE,
     TABLE_ROOT,
     PageTable,
     Stages,
@@ -103,13 +104,15 @@ def decodings(s1: np.ndarray, s2: np.ndarray, threshold: float, st: Stages,
 def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5, max_rows: int = 30,
                out_csv: Path | None = None, tree_decoders: tuple[str, ...] = TREE_DECODERS,
                leaf_out: dict[str, np.ndarray] | None = None,
-               page_gate_parts: int = PAGE_GATE_PARTS, **hgb: Any) -> list[dict[str, Any]]:
+               page_gate_parts: int = PAGE_GATE_PARTS, stage2_share: float = STAGE2_SHARE,
+               **hgb: Any) -> list[dict[str, Any]]:
     """Per-page out-of-fold scores for every decoder (written to ``out_csv`` after each fold,
     so an interrupted run keeps its finished folds). ``leaf_out``: a dict filled with the
     out-of-fold per-leaf decisions, ``"blocks-<decoder>"`` -> bool array over the table's
     rows (``t.off``), for later post-processing (:mod:`eval.blocks.siterepeat`).
     ``page_gate_parts``: the parts of each training fold's per-page decision gate
-    (:func:`webseg.blocks.train.gate_parts`; 0: the sixth run's two stage-2 halves)."""
+    (:func:`webseg.blocks.train.gate_parts`; 0: the sixth run's two stage-2 halves).
+    ``stage2_share``: share of each training fold's pages stage 2 learns from."""
     fold = np.array([fold_of(m["site"], folds) for m in t.meta])
     rows: list[dict[str, Any]] = []
     for k in range(folds):
@@ -117,7 +120,7 @@ def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5, max_rows: 
         tr = np.flatnonzero(fold != k)
         te = np.flatnonzero(fold == k)
         st = fit_stages(t, tr, log=log, max_rows=max_rows, tree_decoders=tree_decoders,
-                        page_gate_parts=page_gate_parts, **hgb)
+                        page_gate_parts=page_gate_parts, stage2_share=stage2_share, **hgb)
         r_te = t.rows(te)
         s1_all = np.zeros(len(t.y))
         s2_all = np.zeros(len(t.y))
@@ -266,6 +269,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="site-grouped parts the per-page decision's candidates are "
                     "cross-fitted over in each training fold (0: the two stage-2 halves, "
                     "the sixth run's gate)")
+    ap.add_argument("--stage2-share", type=float, default=STAGE2_SHARE,
+                    help="share of each training fold's pages stage 2 and the decisions "
+                    "learn from")
     ap.add_argument("--report-only", action="store_true",
                     help="tables from the per-page CSV already in --out")
     a = ap.parse_args(argv)
@@ -288,7 +294,8 @@ def main(argv: list[str] | None = None) -> int:
             f"parsed), {len(t.y)} leaves")
         rows = cv_predict(t, a.folds, log, max_rows=a.max_rows, out_csv=per_page,
                           tree_decoders=tuple(d for d in a.tree_decoders.split(",") if d),
-                          page_gate_parts=a.page_gate_parts, max_iter=a.max_iter)
+                          page_gate_parts=a.page_gate_parts, stage2_share=a.stage2_share,
+                          max_iter=a.max_iter)
     peers = [r for r in peer_rows(a.peers_csv) if r["dataset"] in datasets]
     md = summarise(rows, peers)
     cmd = "python -m eval.blocks " + " ".join(sys.argv[1:] if argv is None else argv)
