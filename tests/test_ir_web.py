@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ir import Index, index_paths
+from ir.index import DEFAULT_FIELDS, DEFAULT_REPEATS
 
 FIXTURE = Path(__file__).parent / "fixtures" / "news.html"
 
@@ -69,7 +70,7 @@ def test_webseg_index_defaults_to_the_repetition_rule(tmp_path):
     assert r.exit_code == 0, r.output
     assert "count as template" in r.output
     settings = json.loads((idx / "index.json").read_text())
-    assert settings["repeats"] == {"min_pages": 2} and settings["fields"]["rest"] == 0.1
+    assert settings["repeats"] == DEFAULT_REPEATS and settings["fields"] == DEFAULT_FIELDS
     ix = Index.open(idx)
     n_keys, n_pages = ix.repeat_stats()
     docs = list(ix.store.iter_docs())
