@@ -276,6 +276,16 @@ def tune(webs: list[Path], models: list[str] | None = None,
                                if k in ("k1", "b", "fields", "passages")},
                             "dev": [w.name for w in webs], "per_model": per_model}
     settings = {k: best[k] for k in ("k1", "b", "fields", "passages")}
+    return _tune_feedback(tu, model, settings, best)
+
+
+def _tune_feedback(tu: _Tuner, model: str, settings: dict[str, Any], best: dict[str, Any],
+                   extra: tuple[dict[str, Any], ...] = ()) -> dict[str, Any]:
+    """RM3 (:data:`RM3_GRID`) and block PRF (coordinate ascent from :data:`BLOCK_START`,
+    :data:`BLOCK_STEPS`; the block settings in ``extra`` compete with its result) on the
+    index of ``settings``, mean MAP over the tuner's dev versions; ``best`` gets ``rm3``,
+    ``rm3_map``, ``blocks``, ``blocks_map`` and is written to ``chosen.json`` after every
+    step (ties: the earlier point)."""
     ixs = tu.opened(model, **settings)
     res = []
     for fb_docs, fb_terms, ow in product(*RM3_GRID.values()):
@@ -297,7 +307,28 @@ def tune(webs: list[Path], models: list[str] | None = None,
                 cur, cur_map = prm, m
         best["blocks"], best["blocks_map"] = dict(cur), cur_map
         _write_chosen(best)
+    for prm in extra:
+        m = tu.point("blocks", model, {**settings, "blocks": dict(prm)}, lambda: ixs,
+                     "blocks", dict(prm))
+        if m > cur_map:
+            cur, cur_map = dict(prm), m
+    best["blocks"], best["blocks_map"] = dict(cur), cur_map
+    _write_chosen(best)
     return best
+
+
+def tune_feedback(webs: list[Path], log: Callable[[str], None] = _log) -> dict[str, Any]:
+    """Choose RM3 and block PRF again on the dev web versions ``webs``, on the current
+    default index (``chosen.json``'s model, k1, b, fields, passages and repetition rule), by
+    the procedure of :func:`tune`; the current block settings compete with the ascent's
+    result. Updates ``chosen.json`` (``rm3``, ``blocks`` and their dev MAP, ``feedback_dev``)."""
+    chosen = json.loads((RESULTS / "chosen.json").read_text())
+    model = chosen["model"]
+    tu = _Tuner(webs, log)
+    settings = {k: chosen[k] for k in ("k1", "b", "fields", "passages")}
+    settings["repeats"] = chosen.get("repeats") or {}
+    chosen["feedback_dev"] = [w.name for w in webs]
+    return _tune_feedback(tu, model, settings, chosen, (dict(chosen["blocks"]),))
 
 
 #: Repetition grid of :func:`tune_repeats`: ``min_pages`` (None: off) x rest-field weight.
@@ -710,8 +741,8 @@ def summarize(names: list[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.prf.content", description=__doc__)
     ap.add_argument("command",
-                    choices=["index", "tune", "repeats", "report", "summarize", "lucene",
-                             "clean"])
+                    choices=["index", "tune", "repeats", "feedback", "report", "summarize",
+                             "lucene", "clean"])
     ap.add_argument("--web", required=True, help="web version folder(s), comma-separated")
     ap.add_argument("--data", default="../shared/data/ir")
     ap.add_argument("--parts", default="content,peer", help="index: content, peer or both")
@@ -734,6 +765,8 @@ def main(argv: list[str] | None = None) -> int:
                          indent=1))
     elif a.command == "repeats":
         print(json.dumps(tune_repeats(webs), indent=1))
+    elif a.command == "feedback":
+        print(json.dumps(tune_feedback(webs), indent=1))
     elif a.command == "summarize":
         print(summarize([w.name for w in webs]))  # every model's table
     elif a.command == "lucene":
