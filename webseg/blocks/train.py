@@ -449,7 +449,7 @@ def fit_stages(t: PageTable, pages: np.ndarray, inner_folds: int = 2, log=print,
     # each scoring the other half's pages (every leaf), then the (threshold, fallback) with
     # the best mean page F1 over those out-of-fold scores
     t0 = time.perf_counter()
-    half = np.array([fold_of(t.meta[p]["site"], 2, "stage2-half") for p in pages2])
+    half = gate_parts(t, pages2, 0)  # the two stage-2 halves
     row_page = np.searchsorted(t.off, rows2, side="right") - 1
     row_half = half[np.searchsorted(pages2, row_page)]
     s2 = np.zeros(len(t.y))
