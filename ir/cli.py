@@ -18,7 +18,7 @@ from webseg.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, _err
 _PARAM_TYPES = {"fb_docs": int, "fb_terms": int, "orig_weight": float, "max_df_ratio": float,
                 "fb_pages": int, "fb_blocks": int, "min_block_terms": int,
                 "page_weight": float, "min_block_weight": float, "weight_power": float,
-                "idf_power": float, "score_power": float}
+                "idf_power": float, "score_power": float, "repeat_pages": int}
 
 
 def _parse_params(params: tuple[str, ...]) -> dict[str, Any]:

@@ -29,7 +29,7 @@ import numpy as np
 from ir import feedback as fb
 from ir.analysis import Analyzer
 from ir.bm25 import EmbeddedBM25, bm25_term_scores, top_candidates
-from ir.repeats import DEFAULT_REPEATS, RepeatTracker, demote, demoted_keys
+from ir.repeats import DEFAULT_REPEATS, RepeatTracker, demote, demoted_keys, leaf_key
 from ir.store import Block, IndexStore, StoredDoc
 
 __all__ = ["BACKENDS", "DEFAULT_B", "DEFAULT_FIELDS", "DEFAULT_K1", "DEFAULT_PASSAGES",
@@ -50,7 +50,10 @@ DEFAULT_K1, DEFAULT_B = 1.5, 0.4
 #: ``weight`` x the best BM25 score of its content blocks of ``source`` (blocks with P(main) >=
 #: ``min_block_weight`` and >= ``min_terms`` terms, scored as documents of their own); with
 #: ``min_blocks`` > 1 only pages with at least that many content blocks get passage evidence
-#: (a page with a single content region is already scored by it).
+#: (a page with a single content region is already scored by it). ``repeat_pages`` >= 2 would
+#: leave out blocks whose text is on that many pages (:meth:`Index.content_blocks`); it is
+#: off: on the dev versions it lowers the default index (eval/results/prf/content/
+#: ``repeated_blocks_*.md``).
 DEFAULT_PASSAGES: dict[str, Any] = {"source": "vips", "weight": 2.0, "min_block_weight": 0.5,
                                     "min_terms": 3, "min_blocks": 1}
 
@@ -186,6 +189,8 @@ class Index:
         self._meta: list[tuple[str | None, str, str, str | None]] = []
         self.pos: dict[str, int] = {}
         self._blocks: list[dict[str, list[Block]]] | None = None
+        #: (block source, min_pages) -> live pages per block text (:meth:`block_repeats`)
+        self._blk_rep: dict[tuple[str, int], RepeatTracker] = {}
         self._lucene: Any = None
         #: Lucene documents added before a later add made some of their main leaves
         #: repeated (or no longer repeated): Lucene keeps their old fields until a rebuild
@@ -291,21 +296,32 @@ class Index:
         reps = [self._demoted(d, r) for r, d in enumerate(docs, start=self.engine.rows)]
         rows = self.engine.add(self.index_terms(d, rep) for d, rep in zip(docs, reps,
                                                                           strict=True))
+        superseded: set[int] = set()
         for d, r in zip(docs, rows, strict=True):
             old = self.pos.get(d.id)
             if old is not None:  # a re-added id supersedes (and moves to the end)
                 self.engine.remove(old)
                 self._retire_passages(old)
+                superseded.add(old)
             self.pos[d.id] = r
             self._ids.append(d.id)
             self._meta.append((d.url, d.title, d.status, d.reason))
         if self._blocks is not None:
             self._blocks.extend(d.blocks for d in docs)
+        live = [r for r in rows if r not in superseded]  # an id twice in this batch: its last
+        redo: set[int] = set()  # earlier rows whose passages change with the block counts
+        for key, tr in self._blk_rep.items():  # only once blocks are loaded
+            changed: set[int] = set()
+            for old in superseded:
+                changed |= tr.remove(old)
+            for r in live:
+                changed |= tr.add(r, self._block_keys(r, key[0]))
+            if key == self._passage_repeats():
+                redo |= {r for r in changed if r < rows.start and self.pos[self._ids[r]] == r}
         if self._pas is not None:
-            self._add_passages([(r, d.blocks) for d, r in zip(docs, rows, strict=True)])
-            for d, r in zip(docs, rows, strict=True):  # an id twice in this batch
-                if self.pos[d.id] != r:
-                    self._retire_passages(r)
+            for r in redo:
+                self._retire_passages(r)
+            self._add_passages([*sorted(redo), *live])
         old_rows = {r for r in stale if r < rows.start}
         self._rescore(old_rows)
         if self.backend_name == "lucene":
@@ -364,19 +380,22 @@ class Index:
                 self._applied.pop(r, None)
         self.engine.replace(new_rows)
 
-    def _add_passages(self, pages: Sequence[tuple[int, dict[str, list[Block]]]]) -> None:
-        """Content blocks of ``pages`` (row, blocks) as rows of the passage engine."""
+    def _passage_repeats(self) -> tuple[str, int] | None:
+        """The :meth:`block_repeats` key the passages use (None: they keep repeated blocks)."""
+        p = self.passages
+        rp = int(p.get("repeat_pages", 0)) if p else 0
+        return (str(p["source"]), rp) if p and rp >= 2 else None
+
+    def _add_passages(self, rows: Sequence[int]) -> None:
+        """The content blocks of ``rows`` as rows of the passage engine."""
         assert self.passages is not None and self._pas is not None
         p = self.passages
         src = p["source"]
         mw, mt = float(p.get("min_block_weight", 0.5)), int(p.get("min_terms", 3))
-        mb = int(p.get("min_blocks", 1))
+        mb, rp = int(p.get("min_blocks", 1)), int(p.get("repeat_pages", 0))
         terms: list[dict[str, int]] = []
-        for row, bl in pages:
-            got = bl.get(src)
-            if got is None:
-                got = bl.get("windows", [])
-            sel = [b.terms for b in got if b.weight >= mw and b.length >= mt]
+        for row in rows:
+            sel = [b.terms for b in self.content_blocks(row, src, mw, rp) if b.length >= mt]
             if len(sel) < mb:  # one content region: the page score already is its score
                 sel = []
             start = self._pas.rows + len(terms)
@@ -395,8 +414,7 @@ class Index:
             self._pas = EmbeddedBM25(k1=self.k1, b=self.b)
             if self._ids:
                 self.blocks(0)  # loads the block store once
-            blocks = self._blocks or []
-            self._add_passages([(r, blocks[r]) for r in sorted(self.pos.values())])
+            self._add_passages(sorted(self.pos.values()))
         if len(self._pas_owner) != getattr(self, "_pas_owner_len", -1):
             self._pas_owner_arr = np.asarray(self._pas_owner, dtype=np.int64)
             self._pas_owner_len = len(self._pas_owner)
@@ -453,6 +471,44 @@ class Index:
         bl = self.blocks(idx)
         got = bl.get(source)
         return got if got is not None else bl.get("windows", [])
+
+    def _block_keys(self, idx: int, source: str) -> list[str]:
+        """:func:`ir.repeats.leaf_key` of the text of each block of ``source`` on row ``idx``."""
+        return [leaf_key(b.text) for b in self._source_blocks(idx, source)]
+
+    def block_repeats(self, source: str, min_pages: int) -> RepeatTracker:
+        """Live pages per block text of ``source``, as a :class:`ir.repeats.RepeatTracker`
+        with ``min_pages`` (counted over every live row on first use, then kept up to date
+        by :meth:`add`)."""
+        key = (source, int(min_pages))
+        tr = self._blk_rep.get(key)
+        if tr is None:
+            tr = RepeatTracker(int(min_pages))
+            for r in sorted(self.pos.values()):
+                tr.add(r, self._block_keys(r, source))
+            self._blk_rep[key] = tr
+        return tr
+
+    def content_blocks(self, idx: int, source: str, min_weight: float = 0.0,
+                       repeat_pages: int = 0) -> list[Block]:
+        """Blocks of ``source`` on row ``idx`` with ``weight`` >= ``min_weight``; with
+        ``repeat_pages`` >= 2, without those whose text is on at least that many pages of the
+        index - unless all of them are (a duplicate page, not a template).
+
+        Why: the content model judges one page at a time and takes a template's own article,
+        comments or sidebar posts for content on many pages (on the cranfield web version with
+        one abstract per page, about 80% of the terms of the VIPS content blocks are in blocks
+        whose text recurs on other pages); the block-level twin of the repetition rule of
+        :mod:`ir.repeats`.
+        """
+        bl = self._source_blocks(idx, source)
+        if repeat_pages < 2:
+            return [b for b in bl if b.weight >= min_weight]
+        tracker = self.block_repeats(source, repeat_pages)
+        cand = [(b, k) for b, k in zip(bl, self._block_keys(idx, source), strict=True)
+                if b.weight >= min_weight]
+        rep = demoted_keys((k for _, k in cand), tracker)
+        return [b for b, k in cand if k not in rep]
 
     def _lucene_backend(self) -> Any:
         if self._lucene is None:
@@ -536,7 +592,9 @@ class Index:
             info = [{"doc": self._ids[i], "score": round(s, 4)} for i, s in top]
             return fb.expand(terms, units, p.fb_terms, p.orig_weight, df, n,
                              p.max_df_ratio), info
-        blocks = fb.block_units(terms, first, lambda i: self._source_blocks(i, p.source),
+        blocks = fb.block_units(terms, first,
+                                lambda i: self.content_blocks(i, p.source, p.min_block_weight,
+                                                              p.repeat_pages),
                                 self.engine.idf, self.k1, self.b, p)
         info = [{"doc": self._ids[i], "seg": blk.seg, "score": round(s, 4),
                  "role": blk.role, "weight": blk.weight, "text": blk.text[:120]}

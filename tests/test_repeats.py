@@ -5,11 +5,13 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import numpy as np
 import pytest
 
-from ir import Index
+from ir import Analyzer, Index
+from ir.feedback import BlockParams
 from ir.repeats import RepeatTracker, demote, leaf_key
-from ir.store import StoredDoc
+from ir.store import Block, StoredDoc
 
 
 def test_leaf_key_folds_case_and_whitespace_only():
@@ -229,3 +231,82 @@ def test_main_leaves_keep_one_leaf_per_text_and_its_multiplicity(monkeypatch):
     k = leaf_key("same words here.")
     assert n == {k: 2} and leaves[k] == {t: 1.0 for t in an.tokens("same words here")}
     assert leaf_key("Bridge repairs begin") in leaves and leaf_key("Home") not in leaves
+
+
+def _blk(text: str, weight: float = 0.9) -> Block:
+    return Block(text, dict(Counter(Analyzer().tokens(text))), weight=weight,
+                 role="main" if weight >= 0.5 else "template")
+
+
+def test_content_blocks_leave_out_blocks_repeated_across_pages(tmp_path):
+    """A template's block the content model took for content (same text on two pages) is
+    left out of a page's content blocks; a page whose content blocks all repeat (a duplicate)
+    keeps them; adds and superseding pages update the counts without a rebuild."""
+    tmpl = "Recent posts: homebrewing adventures"
+    ix = Index.create(tmp_path / "i", sources=["vips"])
+    ix.add([StoredDoc("a", {"x": 1}, blocks={"vips": [_blk(tmpl), _blk("steel cable one"),
+                                                      _blk("menu", 0.1)]})])
+
+    def texts(row: int, **kw: int) -> list[str]:
+        return [b.text for b in ix.content_blocks(row, "vips", 0.5, **kw)]
+
+    assert texts(0, repeat_pages=2) == [tmpl, "steel cable one"]  # on one page only
+    ix.add([StoredDoc("b", {"x": 1}, blocks={"vips": [_blk(tmpl.upper()), _blk("beam two")]}),
+            StoredDoc("c", {"x": 1}, blocks={"vips": [_blk("  beam   TWO ")]})])
+    assert texts(0, repeat_pages=2) == ["steel cable one"]
+    # every content block of "b" (and of "c") repeats: a duplicate keeps them all
+    assert texts(ix.pos["b"], repeat_pages=2) == [tmpl.upper(), "beam two"]
+    assert texts(ix.pos["c"], repeat_pages=2) == ["  beam   TWO "]
+    assert texts(0, repeat_pages=3) == [tmpl, "steel cable one"]
+    assert texts(0) == [tmpl, "steel cable one"]  # off: weight only
+    # "b" superseded by a page without the template text: nothing repeats any more
+    ix.add([StoredDoc("b", {"x": 1}, blocks={"vips": [_blk("girder three")]})])
+    assert texts(0, repeat_pages=2) == [tmpl, "steel cable one"]
+    assert texts(ix.pos["c"], repeat_pages=2) == ["  beam   TWO "]
+    # an index opened afresh counts the same
+    again = Index.open(tmp_path / "i")
+    for did, r in ix.pos.items():
+        got = [b.text for b in again.content_blocks(again.pos[did], "vips", 0.5, 2)]
+        assert got == texts(r, repeat_pages=2)
+
+
+def test_block_feedback_skips_repeated_template_blocks(tmp_path):
+    """Block PRF with ``repeat_pages`` takes no feedback terms from a block that recurs on
+    every page of a site, even when the content model scored it as content."""
+    tmpl = "bridge club newsletter dinner dance raffle"
+    docs = [StoredDoc(f"p{i}", {"bridg": 1, f"w{i}": 1},
+                      blocks={"vips": [_blk(tmpl), _blk(f"bridge steel cable w{i}")]})
+            for i in range(6)]
+    docs += [StoredDoc(f"f{i}", {f"filler{i}": 3}) for i in range(30)]
+    ix = Index.create(tmp_path / "i", sources=["vips"])
+    ix.add(docs)
+    kw = {"source": "vips", "fb_pages": 6, "fb_blocks": 12, "fb_terms": 10,
+          "min_block_weight": 0.5, "min_block_terms": 1}
+    keep = ix.search("bridge", prf="blocks", **kw)
+    skip = ix.search("bridge", prf="blocks", repeat_pages=2, **kw)
+    club = set(Analyzer().tokens(tmpl)) - set(Analyzer().tokens("bridge"))
+    assert club & set(keep.expanded)
+    assert not club & set(skip.expanded)
+    assert all(u["text"] != tmpl for u in skip.feedback_units)
+    with pytest.raises(ValueError):
+        BlockParams(repeat_pages=1)
+
+
+def test_passages_without_repeated_blocks_follow_incremental_adds(tmp_path):
+    """With ``repeat_pages`` in the passage setting, a block that becomes repeated stops
+    giving passage evidence to the earlier page too, and the index equals a fresh open."""
+    pas = {"source": "vips", "weight": 1.0, "min_block_weight": 0.5, "min_terms": 1,
+           "repeat_pages": 2}
+    tmpl = "steel cable bridge club"
+    fill = [StoredDoc(f"f{i}", {f"w{i}": 2}) for i in range(8)]
+    ix = Index.create(tmp_path / "i", sources=["vips"], passages=pas)
+    ix.add([StoredDoc("a", {"steel": 1, "x": 3}, blocks={"vips": [_blk(tmpl), _blk("x x x")]}),
+            StoredDoc("b", {"steel": 1, "x": 3}, blocks={"vips": [_blk("steel y"),
+                                                                  _blk("z x x")]}),
+            *fill])
+    assert ix.search("steel cable", k=2).ids == ["a", "b"]  # its block holds both terms
+    ix.add([StoredDoc("c", {"q": 1}, blocks={"vips": [_blk(tmpl), _blk("q q")]})])
+    after = ix.search("steel cable", k=3)
+    fresh = Index.open(tmp_path / "i").search("steel cable", k=3)
+    assert after.ids == fresh.ids and np.allclose(after.scores, fresh.scores)
+    assert after.ids[:2] == ["b", "a"]  # "a" lost the template block's evidence

@@ -12,6 +12,8 @@ BM25 k1/b, field weights, passage evidence and feedback parameters on the dev co
 (grid search and coordinate ascent, mean MAP; resumable trace) and writes them to
 ``eval/results/prf/content/chosen.json``; ``repeats`` then chooses, on the same dev versions,
 the repetition rule of :mod:`ir.repeats` with the rest-field weight and the passage evidence;
+``repeated-blocks`` whether passages and block PRF leave out content blocks whose text
+repeats across pages;
 ``python -m eval.prf.content report --web ...``
 scores every system with those parameters on the given web versions and writes the tables;
 ``lucene`` adds the Lucene-backend rows of a web version; ``summarize`` the targets tables;
@@ -397,6 +399,57 @@ def tune_repeats(webs: list[Path], log: Callable[[str], None] = _log) -> dict[st
     return chosen
 
 
+#: Values of ``repeat_pages`` compared by :func:`tune_repeated_blocks` (0: off; 2: the
+#: ``min_pages`` of the leaf-level rule, :data:`ir.repeats.DEFAULT_REPEATS`).
+REPEATED_BLOCKS_GRID = (0, 2)
+
+
+def tune_repeated_blocks(webs: list[Path], log: Callable[[str], None] = _log
+                         ) -> dict[str, Any]:
+    """Leave out the content blocks whose text is on ``repeat_pages`` pages
+    (:meth:`ir.index.Index.content_blocks`) from the passage evidence, from block PRF, or
+    both, on the dev web versions (:data:`REPEATED_BLOCKS_GRID`; everything else as in
+    ``chosen.json``): mean MAP of the default index and of block PRF on it. The passage
+    setting is chosen by the default index's MAP, then block PRF's by its MAP on the chosen
+    index (ties: off). Updates ``chosen.json`` and writes ``repeated_blocks.md``."""
+    chosen = json.loads((RESULTS / "chosen.json").read_text())
+    model = chosen["model"]
+    tu = _Tuner(webs, log)
+    base = {k: chosen[k] for k in ("k1", "b", "fields")}
+    base["repeats"] = chosen.get("repeats") or {}
+    bp = {k: v for k, v in chosen["blocks"].items() if k != "repeat_pages"}
+    pas0 = {k: v for k, v in chosen["passages"].items() if k != "repeat_pages"}
+    rows, res = [], {}
+    for rp_pas, rp_fb in product(REPEATED_BLOCKS_GRID, REPEATED_BLOCKS_GRID):
+        pas = {**pas0, "repeat_pages": rp_pas} if rp_pas else pas0
+        prm = {**base, "passages": pas}
+        ixs = partial(tu.opened, model, **prm)
+        m_ix = tu.point("repeated-blocks", model, prm, ixs)
+        b = {**bp, "repeat_pages": rp_fb} if rp_fb else bp
+        m_fb = tu.point("repeated-blocks-prf", model, {**prm, "blocks": b}, ixs, "blocks", b)
+        res[rp_pas, rp_fb] = (m_ix, m_fb, pas, b)
+        rows.append(f"| {rp_pas or 'off'} | {rp_fb or 'off'} | {m_ix:.4f} | {m_fb:.4f} |")
+    rp_pas = max(REPEATED_BLOCKS_GRID, key=lambda v: (res[v, 0][0], -v))
+    rp_fb = max(REPEATED_BLOCKS_GRID, key=lambda v: (res[rp_pas, v][1], -v))
+    m_ix, m_fb, pas, b = res[rp_pas, rp_fb]
+    lines = [f"Content blocks whose text repeats across pages, on the dev web versions "
+             f"({', '.join(w.name for w in webs)}; model `{model}`, everything else as in "
+             "`chosen.json`; `python -m eval.prf.content repeated-blocks --web <dev>`): mean "
+             "MAP@1000 of the default index and of block PRF on it, with repeated blocks "
+             "left out (`repeat_pages`) of the passage evidence and of the feedback.\n",
+             "| passages: repeat_pages | block PRF: repeat_pages | default index | "
+             "block PRF |", "|---|---|---:|---:|", *rows,
+             f"\nChosen: passages {rp_pas or 'off'} ({m_ix:.4f}), block PRF {rp_fb or 'off'} "
+             f"({m_fb:.4f}).\n"]
+    (RESULTS / _dev_file("repeated_blocks", webs, "md")).write_text("\n".join(lines),
+                                                                    encoding="utf-8")
+    chosen["passages"], chosen["blocks"] = pas, b
+    chosen["repeated_blocks_dev"] = [w.name for w in webs]
+    chosen["repeated_blocks_map"] = {"default": m_ix, "blocks": m_fb}
+    _write_chosen(chosen)
+    return chosen
+
+
 def _write_chosen(best: dict[str, Any]) -> None:
     (RESULTS / "chosen.json").write_text(json.dumps(best, indent=1), encoding="utf-8")
 
@@ -444,7 +497,8 @@ def systems_for(web: Path, chosen: dict[str, Any], model: str = CONTENT_MODEL,
     rows.append(System("blocks(vips) content, default index, first parameters", best,
                        "blocks", FIRST_BLOCKS))
     rows.append(System(f"blocks({bp['source']}) all blocks, default index", best, "blocks",
-                       {**bp, "min_block_weight": 0.0, "weight_power": 0.0}))
+                       {**bp, "min_block_weight": 0.0, "weight_power": 0.0,
+                        "repeat_pages": 0}))
     rows.append(System("blocks(vips) page index, issue-7 defaults", page_d, "blocks",
                        {"source": "vips"}))
     return rows
@@ -741,8 +795,8 @@ def summarize(names: list[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.prf.content", description=__doc__)
     ap.add_argument("command",
-                    choices=["index", "tune", "repeats", "feedback", "report", "summarize",
-                             "lucene", "clean"])
+                    choices=["index", "tune", "repeats", "repeated-blocks", "feedback",
+                             "report", "summarize", "lucene", "clean"])
     ap.add_argument("--web", required=True, help="web version folder(s), comma-separated")
     ap.add_argument("--data", default="../shared/data/ir")
     ap.add_argument("--parts", default="content,peer", help="index: content, peer or both")
@@ -765,6 +819,8 @@ def main(argv: list[str] | None = None) -> int:
                          indent=1))
     elif a.command == "repeats":
         print(json.dumps(tune_repeats(webs), indent=1))
+    elif a.command == "repeated-blocks":
+        print(json.dumps(tune_repeated_blocks(webs), indent=1))
     elif a.command == "feedback":
         print(json.dumps(tune_feedback(webs), indent=1))
     elif a.command == "summarize":
