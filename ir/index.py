@@ -50,10 +50,11 @@ DEFAULT_K1, DEFAULT_B = 1.5, 0.4
 #: ``weight`` x the best BM25 score of its content blocks of ``source`` (blocks with P(main) >=
 #: ``min_block_weight`` and >= ``min_terms`` terms, scored as documents of their own); with
 #: ``min_blocks`` > 1 only pages with at least that many content blocks get passage evidence
-#: (a page with a single content region is already scored by it). ``repeat_pages`` >= 2 would
-#: leave out blocks whose text is on that many pages (:meth:`Index.content_blocks`); it is
-#: off: on the dev versions it lowers the default index (eval/results/prf/content/
-#: ``repeated_blocks_*.md``).
+#: (a page with a single content region is already scored by it). ``idf``: ``blocks`` (the
+#: passage engine's own block-level IDF, the default) or ``pages`` (the page index's).
+#: ``repeat_pages`` >= 2 would leave out blocks whose text is on that many pages
+#: (:meth:`Index.content_blocks`). Both are off: on the dev versions each lowers the default
+#: index (eval/results/prf/content/README.md, session 8).
 DEFAULT_PASSAGES: dict[str, Any] = {"source": "vips", "weight": 2.0, "min_block_weight": 0.5,
                                     "min_terms": 3, "min_blocks": 1}
 
@@ -171,6 +172,9 @@ class Index:
         self.fields: dict[str, float] | None = dict(s["fields"]) if s.get("fields") else None
         self.passages: dict[str, Any] | None = (dict(s["passages"]) if s.get("passages")
                                                 else None)
+        if self.passages and self.passages.get("idf", "blocks") not in ("blocks", "pages"):
+            raise ValueError(f"passages idf must be blocks or pages, got "
+                             f"{self.passages['idf']!r}")
         self.repeats: dict[str, Any] | None = (dict(s["repeats"]) if s.get("repeats")
                                                else None)
         self._tracker = (RepeatTracker(int(self.repeats["min_pages"]))
@@ -539,6 +543,10 @@ class Index:
             return self.engine.top(weights, k)
         s, cand = self.engine.match(weights)
         pas, owner = self._passage_engine()
+        if self.passages.get("idf", "blocks") == "pages":
+            # the page engine's IDF: BM25 is linear in idf(t), so scale each term's weight
+            weights = {t: w * self.engine.idf(t) / pi for t, w in weights.items()
+                       if (pi := pas.idf(t)) > 0}
         ps, pcand = pas.match(weights)
         if len(pcand):
             best = np.zeros(len(s))

@@ -301,3 +301,31 @@ def test_library_defaults_are_the_configuration_chosen_on_dev():
     assert chosen["repeats"] == DEFAULT_REPEATS
     assert chosen["model"] == DEFAULT_MODEL
     assert chosen["blocks"] == BEST_BLOCKS
+
+
+def test_passages_can_use_the_page_index_idf(tmp_path):
+    """``idf: pages`` scores passages with the page engine's IDF: the passage part of a
+    page's score is then ``weight`` x BM25 of its best block with the pages' IDF."""
+    from ir.bm25 import bm25_term_scores
+
+    def blk(text):
+        return Block(text, {t: 1 for t in text.split()}, weight=0.9, role="main")
+
+    docs = [StoredDoc("a", {"steel": 1, "x": 2}, blocks={"vips": [blk("steel x x")]}),
+            *[StoredDoc(f"f{i}", {f"w{i}": 2, "x": 1},
+                        blocks={"vips": [blk(f"w{i} w{i} x"), blk(f"v{i} v{i} x")]})
+              for i in range(6)]]  # 13 blocks on 7 pages: the two IDFs differ
+    pas = {"source": "vips", "weight": 2.0, "min_block_weight": 0.5, "min_terms": 1,
+           "idf": "pages"}
+    Index.create(tmp_path / "i", sources=["vips"], passages=pas, k1=1.2, b=0.75).add(docs)
+    ix, plain = Index.open(tmp_path / "i"), Index.open(tmp_path / "i", passages={})
+    got = ix.search("steel", k=1).scores[0] - plain.search("steel", k=1).scores[0]
+    dl = np.asarray([3.0] * 13)
+    want = 2.0 * bm25_term_scores(np.asarray([1.0]), dl[:1], float(dl.mean()),
+                                  plain.engine.idf("steel"), 1.2, 0.75)[0]
+    assert got == pytest.approx(want, rel=1e-5)
+    blocks_idf = Index.open(tmp_path / "i", passages={**pas, "idf": "blocks"})
+    assert blocks_idf.search("steel", k=1).scores[0] != pytest.approx(
+        ix.search("steel", k=1).scores[0])
+    with pytest.raises(ValueError, match="idf"):
+        Index.open(tmp_path / "i", passages={**pas, "idf": "page"})

@@ -282,9 +282,11 @@ def tune(webs: list[Path], models: list[str] | None = None,
 
 
 def _tune_feedback(tu: _Tuner, model: str, settings: dict[str, Any], best: dict[str, Any],
-                   extra: tuple[dict[str, Any], ...] = ()) -> dict[str, Any]:
-    """RM3 (:data:`RM3_GRID`) and block PRF (coordinate ascent from :data:`BLOCK_START`,
-    :data:`BLOCK_STEPS`; the block settings in ``extra`` compete with its result) on the
+                   extra: tuple[dict[str, Any], ...] = (),
+                   start: dict[str, Any] | None = None) -> dict[str, Any]:
+    """RM3 (:data:`RM3_GRID`) and block PRF (coordinate ascent from ``start``, by default
+    :data:`BLOCK_START`, over :data:`BLOCK_STEPS`; the block settings in ``extra`` compete
+    with its result) on the
     index of ``settings``, mean MAP over the tuner's dev versions; ``best`` gets ``rm3``,
     ``rm3_map``, ``blocks``, ``blocks_map`` and is written to ``chosen.json`` after every
     step (ties: the earlier point)."""
@@ -295,7 +297,7 @@ def _tune_feedback(tu: _Tuner, model: str, settings: dict[str, Any], best: dict[
         res.append((tu.point("rm3", model, {**settings, "rm3": prm}, lambda: ixs, "rm3", prm),
                     prm))
     best["rm3_map"], best["rm3"] = max(res, key=lambda r: r[0])
-    cur = dict(BLOCK_START)
+    cur = dict(start or BLOCK_START)
     cur_map = tu.point("blocks", model, {**settings, "blocks": cur}, lambda: ixs, "blocks",
                        cur)
     best["blocks"], best["blocks_map"] = dict(cur), cur_map
@@ -323,14 +325,18 @@ def tune_feedback(webs: list[Path], log: Callable[[str], None] = _log) -> dict[s
     """Choose RM3 and block PRF again on the dev web versions ``webs``, on the current
     default index (``chosen.json``'s model, k1, b, fields, passages and repetition rule), by
     the procedure of :func:`tune`; the current block settings compete with the ascent's
-    result. Updates ``chosen.json`` (``rm3``, ``blocks`` and their dev MAP, ``feedback_dev``)."""
+    result. The ascent starts from :data:`BLOCK_START` with the current ``repeat_pages``
+    (session 8: the blocks left out change every other parameter's optimum). Updates
+    ``chosen.json`` (``rm3``, ``blocks`` and their dev MAP, ``feedback_dev``)."""
     chosen = json.loads((RESULTS / "chosen.json").read_text())
     model = chosen["model"]
     tu = _Tuner(webs, log)
     settings = {k: chosen[k] for k in ("k1", "b", "fields", "passages")}
     settings["repeats"] = chosen.get("repeats") or {}
     chosen["feedback_dev"] = [w.name for w in webs]
-    return _tune_feedback(tu, model, settings, chosen, (dict(chosen["blocks"]),))
+    rp = chosen["blocks"].get("repeat_pages", 0)
+    start = {**BLOCK_START, "repeat_pages": rp} if rp else BLOCK_START
+    return _tune_feedback(tu, model, settings, chosen, (dict(chosen["blocks"]),), start)
 
 
 #: Repetition grid of :func:`tune_repeats`: ``min_pages`` (None: off) x rest-field weight.
