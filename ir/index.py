@@ -195,6 +195,8 @@ class Index:
         self._blocks: list[dict[str, list[Block]]] | None = None
         #: (block source, min_pages) -> live pages per block text (:meth:`block_repeats`)
         self._blk_rep: dict[tuple[str, int], RepeatTracker] = {}
+        #: block source -> row -> :meth:`_block_keys` (rows asked for so far)
+        self._blk_keys: dict[str, dict[int, tuple[str, ...]]] = {}
         self._lucene: Any = None
         #: Lucene documents added before a later add made some of their main leaves
         #: repeated (or no longer repeated): Lucene keeps their old fields until a rebuild
@@ -318,6 +320,7 @@ class Index:
             changed: set[int] = set()
             for old in superseded:
                 changed |= tr.remove(old)
+                self._blk_keys.get(key[0], {}).pop(old, None)
             for r in live:
                 changed |= tr.add(r, self._block_keys(r, key[0]))
             if key == self._passage_repeats():
@@ -476,9 +479,14 @@ class Index:
         got = bl.get(source)
         return got if got is not None else bl.get("windows", [])
 
-    def _block_keys(self, idx: int, source: str) -> list[str]:
-        """:func:`ir.repeats.leaf_key` of the text of each block of ``source`` on row ``idx``."""
-        return [leaf_key(b.text) for b in self._source_blocks(idx, source)]
+    def _block_keys(self, idx: int, source: str) -> tuple[str, ...]:
+        """:func:`ir.repeats.leaf_key` of the text of each block of ``source`` on row ``idx``
+        (hashed once per row: feedback asks again for every query)."""
+        memo = self._blk_keys.setdefault(source, {})
+        got = memo.get(idx)
+        if got is None:
+            got = memo[idx] = tuple(leaf_key(b.text) for b in self._source_blocks(idx, source))
+        return got
 
     def block_repeats(self, source: str, min_pages: int) -> RepeatTracker:
         """Live pages per block text of ``source``, as a :class:`ir.repeats.RepeatTracker`
