@@ -65,7 +65,9 @@ class EmptyQueryError(ValueError):
 
 @dataclass
 class Hit:
-    """One ranked page; ``snippet`` is its best-matching stored block for the query."""
+    """One ranked page; ``snippet`` is its best-matching stored block for the query (its own
+    text first: a block whose text is on other pages of the index, a template's, only when no
+    other block matches)."""
 
     rank: int
     id: str
@@ -639,6 +641,12 @@ class Index:
                 sc += bm25_term_scores(tf, dl, avgdl, self.engine.idf(t), self.k1, self.b)
                 matched |= tf > 0
         sc[~matched] = -np.inf  # a block with a query term beats any without
+        if matched.sum() > 1:  # the page's own text beats a template's repeated block
+            own = {id(b) for b in self.content_blocks(idx, src, 0.0,
+                                                      int(DEFAULT_REPEATS["min_pages"]))}
+            mine = np.asarray([id(b) in own for b in bl]) & matched
+            if mine.any():
+                sc[~mine] = -np.inf
         j = int(np.argmax(sc))
         h.snippet = bl[j].text if len(bl[j].text) <= 300 else bl[j].text[:297] + "..."
         h.snippet_source = src if src in self.blocks(idx) else "windows"

@@ -185,6 +185,29 @@ def test_snippet_is_best_matching_block(tmp_path):
     assert h.snippet_seg == 7 and h.snippet_source == "vips" and "lava" in h.snippet
 
 
+
+def test_snippet_prefers_the_pages_own_text_to_a_repeated_template_block(tmp_path):
+    """A sidebar block repeated on every page of a site matches the query better, but the
+    snippet comes from the page's own block that matches it."""
+    ix = Index.create(tmp_path / "i", sources=["vips"])
+    an = ix.analyzer
+
+    def blk(text: str, seg: int) -> Block:
+        return Block(text, dict(Counter(an.tokens(text))), seg=seg)
+
+    side = "lava lava lava tours: book volcano lava trips"
+    docs = [StoredDoc(f"p{i}", {"lava": 5}, blocks={"vips": [
+        blk(side, 1), blk(f"page {i} mentions lava once among many other words here", 2)]})
+        for i in range(3)]
+    ix.add(docs)
+    for h in ix.search("lava volcano", k=3).hits:
+        assert h.snippet_seg == 2, h.snippet
+    one = Index.create(tmp_path / "j", sources=["vips"])
+    one.add([docs[0], *[StoredDoc(f"f{i}", {f"w{i}": 1}) for i in range(5)]])
+    # the sidebar on one page only: it is the page's best match
+    assert one.search("lava volcano").hits[0].snippet_seg == 1
+
+
 # ---------------------------------------------------------------- feedback
 
 
