@@ -52,9 +52,9 @@ DEFAULT_K1, DEFAULT_B = 1.5, 0.4
 #: ``min_blocks`` > 1 only pages with at least that many content blocks get passage evidence
 #: (a page with a single content region is already scored by it). ``idf``: ``blocks`` (the
 #: passage engine's own block-level IDF, the default) or ``pages`` (the page index's).
-#: ``repeat_pages`` >= 2 would leave out blocks whose text is on that many pages
-#: (:meth:`Index.content_blocks`). Both are off: on the dev versions each lowers the default
-#: index (eval/results/prf/content/README.md, session 8).
+#: ``repeat_pages`` >= 2: blocks whose text is on that many pages (:meth:`Index.content_blocks`)
+#: give no evidence; ``repeated``: ``drop`` leaves them out of the passage engine, ``mask``
+#: keeps them in its statistics (eval/results/prf/content/README.md, session 8).
 DEFAULT_PASSAGES: dict[str, Any] = {"source": "vips", "weight": 2.0, "min_block_weight": 0.5,
                                     "min_terms": 3, "min_blocks": 1}
 
@@ -179,6 +179,9 @@ class Index:
         if self.passages and self.passages.get("idf", "blocks") not in ("blocks", "pages"):
             raise ValueError(f"passages idf must be blocks or pages, got "
                              f"{self.passages['idf']!r}")
+        if self.passages and self.passages.get("repeated", "drop") not in ("drop", "mask"):
+            raise ValueError(f"passages repeated must be drop or mask, got "
+                             f"{self.passages['repeated']!r}")
         self.repeats: dict[str, Any] | None = (dict(s["repeats"]) if s.get("repeats")
                                                else None)
         self._tracker = (RepeatTracker(int(self.repeats["min_pages"]))
@@ -191,6 +194,9 @@ class Index:
         self._row_n: dict[int, dict[str, int]] = {}
         self._pas: EmbeddedBM25 | None = None
         self._pas_owner: list[int] = []
+        #: per passage row: a repeated block kept for the statistics only (``repeated: mask``)
+        self._pas_masked: list[bool] = []
+        self._pas_dirty = True
         self._pas_rows: dict[int, range] = {}
         self.engine = EmbeddedBM25(k1=self.k1, b=self.b)
         self._ids: list[str] = []
@@ -327,6 +333,13 @@ class Index:
             if key == self._passage_repeats():
                 redo |= {r for r in changed if r < rows.start and self.pos[self._ids[r]] == r}
         if self._pas is not None:
+            if self.passages and self.passages.get("repeated", "drop") == "mask":
+                for r in redo:  # same blocks, other evidence
+                    flags = self._passage_blocks(r)[1]
+                    for pr, f in zip(self._pas_rows.get(r, range(0)), flags, strict=False):
+                        self._pas_masked[pr] = f
+                self._pas_dirty = True
+                redo = set()
             for r in redo:
                 self._retire_passages(r)
             self._add_passages([*sorted(redo), *live])
@@ -394,39 +407,58 @@ class Index:
         rp = int(p.get("repeat_pages", 0)) if p else 0
         return (str(p["source"]), rp) if p and rp >= 2 else None
 
-    def _add_passages(self, rows: Sequence[int]) -> None:
-        """The content blocks of ``rows`` as rows of the passage engine."""
-        assert self.passages is not None and self._pas is not None
+    def _passage_blocks(self, row: int) -> tuple[list[Block], list[bool]]:
+        """The blocks of ``row`` the passage engine holds and, for each, whether it gives no
+        evidence: a repeated block under ``repeated: mask``, which stays in the engine's
+        statistics (``drop`` leaves repeated blocks out of the engine altogether)."""
+        assert self.passages is not None
         p = self.passages
         src = p["source"]
         mw, mt = float(p.get("min_block_weight", 0.5)), int(p.get("min_terms", 3))
-        mb, rp = int(p.get("min_blocks", 1)), int(p.get("repeat_pages", 0))
+        rp = int(p.get("repeat_pages", 0))
+        if rp < 2 or p.get("repeated", "drop") == "drop":
+            sel = [b for b in self.content_blocks(row, src, mw, rp) if b.length >= mt]
+            return sel, [False] * len(sel)
+        own = {id(b) for b in self.content_blocks(row, src, mw, rp)}
+        sel = [b for b in self.content_blocks(row, src, mw) if b.length >= mt]
+        return sel, [id(b) not in own for b in sel]
+
+    def _add_passages(self, rows: Sequence[int]) -> None:
+        """The content blocks of ``rows`` as rows of the passage engine."""
+        assert self.passages is not None and self._pas is not None
+        mb = int(self.passages.get("min_blocks", 1))
         terms: list[dict[str, int]] = []
         for row in rows:
-            sel = [b.terms for b in self.content_blocks(row, src, mw, rp) if b.length >= mt]
+            sel, masked = self._passage_blocks(row)
             if len(sel) < mb:  # one content region: the page score already is its score
-                sel = []
+                sel, masked = [], []
             start = self._pas.rows + len(terms)
-            terms.extend(sel)
+            terms.extend(b.terms for b in sel)
             self._pas_owner.extend([row] * len(sel))
+            self._pas_masked.extend(masked)
             self._pas_rows[row] = range(start, start + len(sel))
         self._pas.add(terms)
+        self._pas_dirty = True
 
     def _retire_passages(self, row: int) -> None:
         if self._pas is not None:
             for pr in self._pas_rows.pop(row, range(0)):
                 self._pas.remove(pr)
 
-    def _passage_engine(self) -> tuple[EmbeddedBM25, np.ndarray]:
+    def _passage_engine(self) -> tuple[EmbeddedBM25, np.ndarray, np.ndarray | None]:
+        """The passage engine, the page row of each passage row, and which passage rows give
+        no evidence (None when none)."""
         if self._pas is None:
             self._pas = EmbeddedBM25(k1=self.k1, b=self.b)
             if self._ids:
                 self.blocks(0)  # loads the block store once
             self._add_passages(sorted(self.pos.values()))
-        if len(self._pas_owner) != getattr(self, "_pas_owner_len", -1):
+        if self._pas_dirty:
             self._pas_owner_arr = np.asarray(self._pas_owner, dtype=np.int64)
-            self._pas_owner_len = len(self._pas_owner)
-        return self._pas, self._pas_owner_arr
+            masked = np.asarray(self._pas_masked, dtype=bool)
+            self._pas_masked_arr = masked if masked.any() else None
+            self._pas_dirty = False
+        return self._pas, self._pas_owner_arr, self._pas_masked_arr
 
     def __len__(self) -> int:
         return len(self.pos)
@@ -557,12 +589,14 @@ class Index:
         if not self.passages:
             return self.engine.top(weights, k)
         s, cand = self.engine.match(weights)
-        pas, owner = self._passage_engine()
+        pas, owner, masked = self._passage_engine()
         if self.passages.get("idf", "blocks") == "pages":
             # the page engine's IDF: BM25 is linear in idf(t), so scale each term's weight
             weights = {t: w * self.engine.idf(t) / pi for t, w in weights.items()
                        if (pi := pas.idf(t)) > 0}
         ps, pcand = pas.match(weights)
+        if masked is not None:
+            pcand = pcand[~masked[pcand]]
         if len(pcand):
             best = np.zeros(len(s))
             np.maximum.at(best, owner[pcand], ps[pcand])

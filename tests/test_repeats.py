@@ -292,13 +292,16 @@ def test_block_feedback_skips_repeated_template_blocks(tmp_path):
         BlockParams(repeat_pages=1)
 
 
-def test_passages_without_repeated_blocks_follow_incremental_adds(tmp_path):
+@pytest.mark.parametrize("mode", ["drop", "mask"])
+def test_passages_without_repeated_blocks_follow_incremental_adds(tmp_path, mode):
     """With ``repeat_pages`` in the passage setting, a block that becomes repeated stops
-    giving passage evidence to the earlier page too, and the index equals a fresh open."""
+    giving passage evidence to the earlier page too (``drop``: it leaves the passage engine;
+    ``mask``: it stays in its statistics), and the index equals a fresh open."""
     pas = {"source": "vips", "weight": 1.0, "min_block_weight": 0.5, "min_terms": 1,
-           "repeat_pages": 2}
+           "repeat_pages": 2, "repeated": mode}
     tmpl = "steel cable bridge club"
-    fill = [StoredDoc(f"f{i}", {f"w{i}": 2}) for i in range(8)]
+    fill = [StoredDoc(f"f{i}", {f"w{i}": 2}, blocks={"vips": [_blk(f"w{i} w{i}")]})
+            for i in range(8)]  # blocks without the query terms: positive IDF for them
     ix = Index.create(tmp_path / "i", sources=["vips"], passages=pas)
     ix.add([StoredDoc("a", {"steel": 1, "x": 3}, blocks={"vips": [_blk(tmpl), _blk("x x x")]}),
             StoredDoc("b", {"steel": 1, "x": 3}, blocks={"vips": [_blk("steel y"),
@@ -310,3 +313,25 @@ def test_passages_without_repeated_blocks_follow_incremental_adds(tmp_path):
     fresh = Index.open(tmp_path / "i").search("steel cable", k=3)
     assert after.ids == fresh.ids and np.allclose(after.scores, fresh.scores)
     assert after.ids[:2] == ["b", "a"]  # "a" lost the template block's evidence
+
+
+def test_masked_repeated_blocks_count_in_the_passage_statistics(tmp_path):
+    """``mask`` and ``drop`` take evidence from the same blocks, but under ``mask`` the
+    repeated blocks still count in the passage engine's statistics (N, avgdl), so the
+    evidence of the same block differs; an unknown mode is refused."""
+    tmpl = "steel cable bridge club"
+    docs = [StoredDoc(f"p{i}", {"steel": 1, f"o{i}": 2},
+                      blocks={"vips": [_blk(tmpl), _blk(f"steel o{i} o{i}")]})
+            for i in range(4)] + [StoredDoc(f"f{i}", {f"w{i}": 2}) for i in range(8)]
+    pas = {"source": "vips", "weight": 1.0, "min_block_weight": 0.5, "min_terms": 1,
+           "repeat_pages": 2}
+    Index.create(tmp_path / "i", sources=["vips"], passages=pas).add(docs)
+    drop = Index.open(tmp_path / "i", passages={**pas, "repeated": "drop"})
+    mask = Index.open(tmp_path / "i", passages={**pas, "repeated": "mask"})
+    plain = Index.open(tmp_path / "i", passages={})
+    d, m, p0 = (ix.search("steel", k=4) for ix in (drop, mask, plain))
+    assert d.ids == m.ids == p0.ids
+    assert (d.scores > p0.scores).all() and (m.scores > p0.scores).all()
+    assert not np.allclose(d.scores, m.scores)  # N = 4 blocks vs 8 in the passage engine
+    with pytest.raises(ValueError, match="repeated"):
+        Index.open(tmp_path / "i", passages={**pas, "repeated": "skip"})

@@ -408,16 +408,21 @@ def tune_repeats(webs: list[Path], log: Callable[[str], None] = _log) -> dict[st
 #: Values of ``repeat_pages`` compared by :func:`tune_repeated_blocks` (0: off; 2: the
 #: ``min_pages`` of the leaf-level rule, :data:`ir.repeats.DEFAULT_REPEATS`).
 REPEATED_BLOCKS_GRID = (0, 2)
+#: How the passage evidence treats repeated blocks (``repeated``): ``drop`` leaves them out of
+#: the passage engine, ``mask`` keeps them in its statistics but takes no evidence from them
+#: (session 8: added after the ``drop`` run, see the README).
+PASSAGE_REPEATED = ("drop", "mask")
 
 
 def tune_repeated_blocks(webs: list[Path], log: Callable[[str], None] = _log
                          ) -> dict[str, Any]:
     """Leave out the content blocks whose text is on ``repeat_pages`` pages
-    (:meth:`ir.index.Index.content_blocks`) from the passage evidence, from block PRF, or
-    both, on the dev web versions (:data:`REPEATED_BLOCKS_GRID`; everything else as in
-    ``chosen.json``): mean MAP of the default index and of block PRF on it. The passage
+    (:meth:`ir.index.Index.content_blocks`) from the passage evidence (dropped from the
+    passage engine, or masked: kept in its statistics, :data:`PASSAGE_REPEATED`), from block
+    PRF, or both, on the dev web versions (:data:`REPEATED_BLOCKS_GRID`; everything else as
+    in ``chosen.json``): mean MAP of the default index and of block PRF on it. The passage
     setting is chosen by the default index's MAP, then block PRF's by its MAP on the chosen
-    index (ties: off). Updates ``chosen.json`` and writes ``repeated_blocks.md``."""
+    index (ties: off). Updates ``chosen.json`` and writes ``repeated_blocks_<dev>.md``."""
     chosen = json.loads((RESULTS / "chosen.json").read_text())
     model = chosen["model"]
     tu = _Tuner(webs, log)
@@ -425,27 +430,33 @@ def tune_repeated_blocks(webs: list[Path], log: Callable[[str], None] = _log
     base["repeats"] = chosen.get("repeats") or {}
     bp = {k: v for k, v in chosen["blocks"].items() if k != "repeat_pages"}
     pas0 = {k: v for k, v in chosen["passages"].items() if k != "repeat_pages"}
+    pas0 = {k: v for k, v in pas0.items() if k != "repeated"}
+    pas_grid: list[tuple[str, dict[str, Any]]] = [("off", pas0)]
+    for rp in REPEATED_BLOCKS_GRID[1:]:
+        for mode in PASSAGE_REPEATED:  # drop: the key as in the first run (same trace point)
+            extra = {"repeat_pages": rp} | ({"repeated": mode} if mode != "drop" else {})
+            pas_grid.append((f"{rp}, {mode}", {**pas0, **extra}))
     rows, res = [], {}
-    for rp_pas, rp_fb in product(REPEATED_BLOCKS_GRID, REPEATED_BLOCKS_GRID):
-        pas = {**pas0, "repeat_pages": rp_pas} if rp_pas else pas0
+    for (name, pas), rp_fb in product(pas_grid, REPEATED_BLOCKS_GRID):
         prm = {**base, "passages": pas}
         ixs = partial(tu.opened, model, **prm)
         m_ix = tu.point("repeated-blocks", model, prm, ixs)
         b = {**bp, "repeat_pages": rp_fb} if rp_fb else bp
         m_fb = tu.point("repeated-blocks-prf", model, {**prm, "blocks": b}, ixs, "blocks", b)
-        res[rp_pas, rp_fb] = (m_ix, m_fb, pas, b)
-        rows.append(f"| {rp_pas or 'off'} | {rp_fb or 'off'} | {m_ix:.4f} | {m_fb:.4f} |")
-    rp_pas = max(REPEATED_BLOCKS_GRID, key=lambda v: (res[v, 0][0], -v))
-    rp_fb = max(REPEATED_BLOCKS_GRID, key=lambda v: (res[rp_pas, v][1], -v))
-    m_ix, m_fb, pas, b = res[rp_pas, rp_fb]
+        res[name, rp_fb] = (m_ix, m_fb, pas, b)
+        rows.append(f"| {name} | {rp_fb or 'off'} | {m_ix:.4f} | {m_fb:.4f} |")
+    order = {name: i for i, (name, _) in enumerate(pas_grid)}  # ties: the earlier (off)
+    name = max(order, key=lambda n: (res[n, 0][0], -order[n]))
+    rp_fb = max(REPEATED_BLOCKS_GRID, key=lambda v: (res[name, v][1], -v))
+    m_ix, m_fb, pas, b = res[name, rp_fb]
     lines = [f"Content blocks whose text repeats across pages, on the dev web versions "
              f"({', '.join(w.name for w in webs)}; model `{model}`, everything else as in "
              "`chosen.json`; `python -m eval.prf.content repeated-blocks --web <dev>`): mean "
              "MAP@1000 of the default index and of block PRF on it, with repeated blocks "
              "left out (`repeat_pages`) of the passage evidence and of the feedback.\n",
-             "| passages: repeat_pages | block PRF: repeat_pages | default index | "
+             "| passages: repeat_pages, repeated | block PRF: repeat_pages | default index | "
              "block PRF |", "|---|---|---:|---:|", *rows,
-             f"\nChosen: passages {rp_pas or 'off'} ({m_ix:.4f}), block PRF {rp_fb or 'off'} "
+             f"\nChosen: passages {name} ({m_ix:.4f}), block PRF {rp_fb or 'off'} "
              f"({m_fb:.4f}).\n"]
     (RESULTS / _dev_file("repeated_blocks", webs, "md")).write_text("\n".join(lines),
                                                                     encoding="utf-8")
