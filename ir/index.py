@@ -52,11 +52,14 @@ DEFAULT_K1, DEFAULT_B = 1.5, 0.4
 #: ``min_blocks`` > 1 only pages with at least that many content blocks get passage evidence
 #: (a page with a single content region is already scored by it). ``idf``: ``blocks`` (the
 #: passage engine's own block-level IDF, the default) or ``pages`` (the page index's).
-#: ``repeat_pages`` >= 2: blocks whose text is on that many pages (:meth:`Index.content_blocks`)
-#: give no evidence; ``repeated``: ``drop`` leaves them out of the passage engine, ``mask``
-#: keeps them in its statistics (eval/results/prf/content/README.md, session 8).
+#: ``repeat_pages`` >= 2: blocks whose text is on that many pages (:meth:`Index.content_blocks`;
+#: a template's own post, comments or widgets the per-page model took for content) give no
+#: evidence; ``repeated``: ``drop`` leaves them out of the passage engine, ``mask`` (the
+#: default, chosen on dev) keeps them in its statistics (eval/results/prf/content/README.md,
+#: session 8).
 DEFAULT_PASSAGES: dict[str, Any] = {"source": "vips", "weight": 2.0, "min_block_weight": 0.5,
-                                    "min_terms": 3, "min_blocks": 1}
+                                    "min_terms": 3, "min_blocks": 1, "repeat_pages": 2,
+                                    "repeated": "mask"}
 
 
 class EmptyQueryError(ValueError):
