@@ -286,10 +286,9 @@ def _tune_feedback(tu: _Tuner, model: str, settings: dict[str, Any], best: dict[
                    start: dict[str, Any] | None = None) -> dict[str, Any]:
     """RM3 (:data:`RM3_GRID`) and block PRF (coordinate ascent from ``start``, by default
     :data:`BLOCK_START`, over :data:`BLOCK_STEPS`; the block settings in ``extra`` compete
-    with its result) on the
-    index of ``settings``, mean MAP over the tuner's dev versions; ``best`` gets ``rm3``,
-    ``rm3_map``, ``blocks``, ``blocks_map`` and is written to ``chosen.json`` after every
-    step (ties: the earlier point)."""
+    with its result) on the index of ``settings``, mean MAP over the tuner's dev versions;
+    ``best`` gets ``rm3``, ``rm3_map``, ``blocks``, ``blocks_map`` and is written to
+    ``chosen.json`` after every step (ties: the earlier point)."""
     ixs = tu.opened(model, **settings)
     res = []
     for fb_docs, fb_terms, ow in product(*RM3_GRID.values()):
@@ -429,8 +428,8 @@ def tune_repeated_blocks(webs: list[Path], log: Callable[[str], None] = _log
     base = {k: chosen[k] for k in ("k1", "b", "fields")}
     base["repeats"] = chosen.get("repeats") or {}
     bp = {k: v for k, v in chosen["blocks"].items() if k != "repeat_pages"}
-    pas0 = {k: v for k, v in chosen["passages"].items() if k != "repeat_pages"}
-    pas0 = {k: v for k, v in pas0.items() if k != "repeated"}
+    pas0 = {k: v for k, v in chosen["passages"].items()
+            if k not in ("repeat_pages", "repeated")}
     pas_grid: list[tuple[str, dict[str, Any]]] = [("off", pas0)]
     for rp in REPEATED_BLOCKS_GRID[1:]:
         for mode in PASSAGE_REPEATED:  # drop: the key as in the first run (same trace point)
