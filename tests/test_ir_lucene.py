@@ -64,7 +64,8 @@ def _templated(pid: str, own: str, nav: str) -> StoredDoc:
 def test_lucene_follows_supersedes_and_repetition_rescoring(tmp_path):
     """A re-added id has one Lucene document (its last); a page whose template leaf became
     repeated by a later add is re-scored in Lucene too (at rest weight 0.25 a single
-    occurrence rounds to nothing there), so Lucene and the embedded engine agree."""
+    occurrence rounds to nothing there), so Lucene follows the fields the embedded engine
+    scores, up to its integer rounding."""
     fields = {"title": 0.0, "main": 1.0, "rest": 0.25}
     ix = Index.create(tmp_path / "l", backend="lucene", fields=fields,
                       repeats={"min_pages": 2})
@@ -73,7 +74,7 @@ def test_lucene_follows_supersedes_and_repetition_rescoring(tmp_path):
     ix.add([_templated("b", "betax", "navx")])  # now on two pages: template
     assert ix.search("navx", k=5).ids == []
     emb = Index.open(tmp_path / "l", fields=fields)
-    emb.backend_name = "bm25"
+    emb.backend_name = "bm25"  # the same index through its embedded engine
     assert emb.search("navx", k=5).ids == ["a", "b"]  # kept at rest weight there
     ix.add([_templated("b", "gammax", "other2")])  # supersedes: navx on one page again
     assert ix.search("navx", k=5).ids == ["a"]
