@@ -418,13 +418,11 @@ class Index:
         p = self.passages
         src = p["source"]
         mw, mt = float(p.get("min_block_weight", 0.5)), int(p.get("min_terms", 3))
-        rp = int(p.get("repeat_pages", 0))
-        if rp < 2 or p.get("repeated", "drop") == "drop":
-            sel = [b for b in self.content_blocks(row, src, mw, rp) if b.length >= mt]
-            return sel, [False] * len(sel)
-        own = {id(b) for b in self.content_blocks(row, src, mw, rp)}
-        sel = [b for b in self.content_blocks(row, src, mw) if b.length >= mt]
-        return sel, [id(b) not in own for b in sel]
+        flagged = [(b, rep) for b, rep in self._flagged_blocks(
+            row, src, mw, int(p.get("repeat_pages", 0))) if b.length >= mt]
+        if p.get("repeated", "drop") == "drop":
+            flagged = [(b, False) for b, rep in flagged if not rep]
+        return [b for b, _ in flagged], [rep for _, rep in flagged]
 
     def _add_passages(self, rows: Sequence[int]) -> None:
         """The content blocks of ``rows`` as rows of the passage engine."""
@@ -555,14 +553,21 @@ class Index:
         whose text recurs on other pages); the block-level twin of the repetition rule of
         :mod:`ir.repeats`.
         """
+        return [b for b, rep in self._flagged_blocks(idx, source, min_weight, repeat_pages)
+                if not rep]
+
+    def _flagged_blocks(self, idx: int, source: str, min_weight: float, repeat_pages: int
+                        ) -> list[tuple[Block, bool]]:
+        """The blocks of :meth:`content_blocks` before the repeated ones are left out, each
+        with whether it is one (never with ``repeat_pages`` < 2)."""
         bl = self._source_blocks(idx, source)
         if repeat_pages < 2:
-            return [b for b in bl if b.weight >= min_weight]
+            return [(b, False) for b in bl if b.weight >= min_weight]
         tracker = self.block_repeats(source, repeat_pages)
         cand = [(b, k) for b, k in zip(bl, self._block_keys(idx, source), strict=True)
                 if b.weight >= min_weight]
         rep = demoted_keys((k for _, k in cand), tracker)
-        return [b for b, k in cand if k not in rep]
+        return [(b, k in rep) for b, k in cand]
 
     def _lucene_backend(self) -> Any:
         if self._lucene is None:
@@ -679,9 +684,8 @@ class Index:
                 matched |= tf > 0
         sc[~matched] = -np.inf  # a block with a query term beats any without
         if matched.sum() > 1:  # the page's own text beats a template's repeated block
-            own = {id(b) for b in self.content_blocks(idx, src, 0.0,
-                                                      int(DEFAULT_REPEATS["min_pages"]))}
-            mine = np.asarray([id(b) in own for b in bl]) & matched
+            flags = self._flagged_blocks(idx, src, 0.0, int(DEFAULT_REPEATS["min_pages"]))
+            mine = ~np.asarray([rep for _, rep in flags]) & matched
             if mine.any():
                 sc[~mine] = -np.inf
         j = int(np.argmax(sc))
