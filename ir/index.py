@@ -182,6 +182,9 @@ class Index:
         if self.passages and self.passages.get("idf", "blocks") not in ("blocks", "pages"):
             raise ValueError(f"passages idf must be blocks or pages, got "
                              f"{self.passages['idf']!r}")
+        if self.passages and self.passages.get("norm", "none") not in ("none", "max"):
+            raise ValueError(f"passages norm must be none or max, got "
+                             f"{self.passages['norm']!r}")
         if self.passages and self.passages.get("repeated", "drop") not in ("drop", "mask"):
             raise ValueError(f"passages repeated must be drop or mask, got "
                              f"{self.passages['repeated']!r}")
@@ -608,6 +611,11 @@ class Index:
         if len(pcand):
             best = np.zeros(len(s))
             np.maximum.at(best, owner[pcand], ps[pcand])
+            if self.passages.get("norm", "none") == "max" and len(cand):
+                # each evidence over its best candidate: the weight then means the same on
+                # every collection and query, whatever the two engines' IDF scales
+                s = s / max(float(s[cand].max()), 1e-12)
+                best = best / max(float(best.max()), 1e-12)
             s = s + float(self.passages.get("weight", 1.0)) * best
         return top_candidates(s, cand, k)
 

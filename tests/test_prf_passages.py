@@ -11,9 +11,13 @@ def test_sweep_settings_start_without_passages_and_cover_the_grid():
     got = list(settings([1.0, 2.0], ["blocks"], ["keep", "mask"]))
     assert got[0] == ("fields only", {})
     assert len(got) == 1 + 4
-    assert ("idf blocks, repeated keep, weight 2", {"weight": 2.0, "idf": "blocks"}) in got
+    assert ("idf blocks, repeated keep, weight 2",
+            {"weight": 2.0, "idf": "blocks", "norm": "none"}) in got
     assert dict(got)["idf blocks, repeated mask, weight 1"] == {
-        "weight": 1.0, "idf": "blocks", "repeat_pages": 2, "repeated": "mask"}
+        "weight": 1.0, "idf": "blocks", "norm": "none", "repeat_pages": 2, "repeated": "mask"}
+    both = dict(settings([1.0], ["blocks"], ["mask"], norms=("none", "max")))
+    assert len(both) == 1 + 2
+    assert both["norm max, idf blocks, repeated mask, weight 1"]["norm"] == "max"
 
 
 def test_paired_counts_topics_and_scales_the_reference(tmp_path):

@@ -33,21 +33,24 @@ from eval.prf.collection import load_collection
 from eval.prf.content import RESULTS, _map, content_index_path
 
 #: passage keys the sweep sets itself (the rest come from ``chosen.json``)
-_SWEPT = ("weight", "idf", "repeat_pages", "repeated")
+_SWEPT = ("weight", "idf", "repeat_pages", "repeated", "norm")
 
 
 def settings(weights: list[float], idfs: list[str], modes: list[str],
-             min_pages: int = 2) -> Iterator[tuple[str, dict[str, Any]]]:
+             min_pages: int = 2, norms: tuple[str, ...] = ("none",)
+             ) -> Iterator[tuple[str, dict[str, Any]]]:
     """(label, passage overrides) of every swept point; ``{}`` first: no passage evidence."""
     yield "fields only", {}
-    for idf, mode, w in product(idfs, modes, weights):
-        over: dict[str, Any] = {"weight": w, "idf": idf}
+    for norm, idf, mode, w in product(norms, idfs, modes, weights):
+        over: dict[str, Any] = {"weight": w, "idf": idf, "norm": norm}
         if mode != "keep":
             over |= {"repeat_pages": min_pages, "repeated": mode}
-        yield f"idf {idf}, repeated {mode}, weight {w:g}", over
+        label = f"idf {idf}, repeated {mode}, weight {w:g}"
+        yield (label if norm == "none" else f"norm {norm}, {label}"), over
 
 
-def sweep(webs: list[Path], weights: list[float], idfs: list[str], modes: list[str]) -> str:
+def sweep(webs: list[Path], weights: list[float], idfs: list[str], modes: list[str],
+          norms: tuple[str, ...] = ("none",)) -> str:
     from ir import Index
 
     chosen = json.loads((RESULTS / "chosen.json").read_text())
@@ -56,7 +59,7 @@ def sweep(webs: list[Path], weights: list[float], idfs: list[str], modes: list[s
     blocks: dict[Path, Any] = {}  # one loaded block store per index, shared by every point
     lines = ["| passages | " + " | ".join(w.name for w in webs) + " | mean |",
              "|---|" + "---:|" * (len(webs) + 1)]
-    for label, over in settings(weights, idfs, modes):
+    for label, over in settings(weights, idfs, modes, norms=norms):
         maps = []
         for w, coll in zip(webs, colls, strict=True):
             path = content_index_path(w, chosen["model"])
@@ -110,6 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     sw.add_argument("--weights", default="2")
     sw.add_argument("--idf", default="blocks", help="blocks, pages or both (comma-separated)")
     sw.add_argument("--repeated", default="keep", help="keep, drop, mask (comma-separated)")
+    sw.add_argument("--norm", default="none",
+                    help="none (page score + weight x best passage score), max (each over its "
+                         "best candidate first), or both (comma-separated)")
     pa = sub.add_parser("paired")
     pa.add_argument("--per-topic", required=True, type=Path)
     pa.add_argument("--a", required=True)
@@ -120,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.command == "sweep":
         print(sweep([Path(w) for w in a.web.split(",") if w],
                     [float(w) for w in a.weights.split(",")], a.idf.split(","),
-                    a.repeated.split(",")))
+                    a.repeated.split(","), tuple(a.norm.split(","))))
     else:
         print(paired(a.per_topic, a.a, a.b, a.b_csv, a.b_scale), end="")
     return 0
