@@ -30,7 +30,7 @@ from ir import feedback as fb
 from ir.analysis import Analyzer
 from ir.bm25 import EmbeddedBM25, bm25_term_scores, top_candidates
 from ir.repeats import DEFAULT_REPEATS, RepeatTracker, demote, demoted_keys, leaf_key
-from ir.store import Block, IndexStore, StoredDoc
+from ir.store import Block, IndexStore, StoredDoc, passage_record, source_blocks
 
 __all__ = ["BACKENDS", "DEFAULT_B", "DEFAULT_FIELDS", "DEFAULT_K1", "DEFAULT_PASSAGES",
            "DEFAULT_REPEATS", "EmptyQueryError", "Hit", "Index", "SearchResult"]
@@ -120,6 +120,8 @@ class SearchResult:
         if self._hits is None:
             ix = self._index
             out = []
+            if self._snippets:
+                ix._prefetch_blocks(self.rows.tolist())
             for rank, (i, sc) in enumerate(zip(self.rows.tolist(), self.scores.tolist(),
                                                strict=True), 1):
                 url, title, status, _ = ix._meta[i]
@@ -209,6 +211,13 @@ class Index:
         self._meta: list[tuple[str | None, str, str, str | None]] = []
         self.pos: dict[str, int] = {}
         self._blocks: list[dict[str, list[Block]]] | None = None
+        #: blocks of a few rows read without loading the store (:meth:`_prefetch_blocks`)
+        self._few_blocks: dict[int, dict[str, list[Block]]] = {}
+        #: per row, its passage source's block keys and content blocks as (position, weight,
+        #: terms), read from the shards' passages files instead of the block store
+        #: (:meth:`_passage_data`; None until then, or when a shard has none)
+        self._pas_data: dict[int, tuple[tuple[str, ...],
+                                        list[tuple[int, float, dict[str, int]]]]] | None = None
         #: (block source, min_pages) -> live pages per block text (:meth:`block_repeats`)
         self._blk_rep: dict[tuple[str, int], RepeatTracker] = {}
         #: block source -> row -> :meth:`_block_keys` (rows asked for so far)
@@ -321,12 +330,20 @@ class Index:
             if old is not None:  # a re-added id supersedes (and moves to the end)
                 self.engine.remove(old)
                 self._retire_passages(old)
+                if self._pas_data is not None:
+                    self._pas_data.pop(old, None)
                 superseded.add(old)
             self.pos[d.id] = r
             self._ids.append(d.id)
             self._meta.append((d.url, d.title, d.status, d.reason))
         if self._blocks is not None:
             self._blocks.extend(d.blocks for d in docs)
+        if self._pas_data is not None and self.passages:
+            src, mw = str(self.passages["source"]), self._passage_min_weight()
+            for d, r in zip(docs, rows, strict=True):
+                rec = passage_record(d.blocks, src, mw)
+                self._pas_data[r] = (tuple(rec["keys"]),
+                                     [(i, w, t) for i, w, t in rec["content"]])
         live = [r for r in rows if r not in superseded]  # an id twice in this batch: its last
         redo: set[int] = set()  # earlier rows whose passages change with the block counts
         for key, tr in self._blk_rep.items():  # only once blocks are loaded
@@ -413,19 +430,52 @@ class Index:
         rp = int(p.get("repeat_pages", 0)) if p else 0
         return (str(p["source"]), rp) if p and rp >= 2 else None
 
-    def _passage_blocks(self, row: int) -> tuple[list[Block], list[bool]]:
-        """The blocks of ``row`` the passage engine holds and, for each, whether it gives no
-        evidence: a repeated block under ``repeated: mask``, which stays in the engine's
-        statistics (``drop`` leaves repeated blocks out of the engine altogether)."""
+    def _passage_min_weight(self) -> float:
+        assert self.passages is not None
+        return float(self.passages.get("min_block_weight", 0.5))
+
+    def _passage_data(self) -> bool:
+        """Read the shards' passages files (:func:`ir.store.passage_record`) unless the block
+        store is loaded already; False when a shard has none for these passage settings
+        (an index written before them, or opened with other settings): the passages then
+        come from the block store."""
+        if self._pas_data is not None:
+            return True
+        if self._blocks is not None or not self.passages:
+            return False
+        src, mw = str(self.passages["source"]), self._passage_min_weight()
+        if not self.store.has_passages(src, mw):
+            return False
+        data: dict[int, tuple[tuple[str, ...], list[tuple[int, float, dict[str, int]]]]] = {}
+        for did, keys, content in self.store.iter_passages():
+            r = self.pos.get(did)
+            if r is not None:  # later copies of an id come later: the live row's is last
+                data[r] = (tuple(keys), content)
+        self._pas_data = data
+        return True
+
+    def _passage_blocks(self, row: int) -> tuple[list[dict[str, int]], list[bool]]:
+        """The terms of the blocks of ``row`` the passage engine holds and, for each, whether
+        it gives no evidence: a repeated block under ``repeated: mask``, which stays in the
+        engine's statistics (``drop`` leaves repeated blocks out of the engine altogether)."""
         assert self.passages is not None
         p = self.passages
-        src = p["source"]
-        mw, mt = float(p.get("min_block_weight", 0.5)), int(p.get("min_terms", 3))
-        flagged = [(b, rep) for b, rep in self._flagged_blocks(
-            row, src, mw, int(p.get("repeat_pages", 0))) if b.length >= mt]
+        src, mw, mt = str(p["source"]), self._passage_min_weight(), int(p.get("min_terms", 3))
+        rp = int(p.get("repeat_pages", 0))
+        if self._passage_data():
+            keys, content = self._pas_data[row] if self._pas_data and row in self._pas_data \
+                else ((), [])
+            cand = [(t, keys[i]) for i, w, t in content if w >= mw]
+        else:
+            bl = self._source_blocks(row, src)
+            keys = self._block_keys(row, src) if rp >= 2 else ("",) * len(bl)
+            cand = [(b.terms, k) for b, k in zip(bl, keys, strict=True) if b.weight >= mw]
+        flags = self._repeat_flags([k for _, k in cand], src, rp)
+        flagged = [(t, rep) for (t, _), rep in zip(cand, flags, strict=True)
+                   if sum(t.values()) >= mt]
         if p.get("repeated", "drop") == "drop":
-            flagged = [(b, False) for b, rep in flagged if not rep]
-        return [b for b, _ in flagged], [rep for _, rep in flagged]
+            flagged = [(t, False) for t, rep in flagged if not rep]
+        return [t for t, _ in flagged], [rep for _, rep in flagged]
 
     def _add_passages(self, rows: Sequence[int]) -> None:
         """The content blocks of ``rows`` as rows of the passage engine."""
@@ -437,7 +487,7 @@ class Index:
             if len(sel) < mb:  # one content region: the page score already is its score
                 sel, masked = [], []
             start = self._pas.rows + len(terms)
-            terms.extend(b.terms for b in sel)
+            terms.extend(sel)
             self._pas_owner.extend([row] * len(sel))
             self._pas_masked.extend(masked)
             self._pas_rows[row] = range(start, start + len(sel))
@@ -454,7 +504,7 @@ class Index:
         no evidence (None when none)."""
         if self._pas is None:
             self._pas = EmbeddedBM25(k1=self.k1, b=self.b)
-            if self._ids:
+            if self._ids and not self._passage_data():
                 self.blocks(0)  # loads the block store once
             self._add_passages(sorted(self.pos.values()))
         if self._pas_dirty:
@@ -506,6 +556,8 @@ class Index:
     # ------------------------------------------------------------------ access
     def blocks(self, idx: int) -> dict[str, list[Block]]:
         """Stored blocks of row ``idx`` per source (loaded once, on first use)."""
+        if self._blocks is None and idx in self._few_blocks:
+            return self._few_blocks[idx]
         if self._blocks is None:
             found: dict[str, dict[str, list[Block]]] = {}
             for did, bl in self.store.iter_blocks():
@@ -514,13 +566,29 @@ class Index:
             for did, r in self.pos.items():
                 rows[r] = found.get(did, {})
             self._blocks = rows
+            self._few_blocks = {}
         return self._blocks[idx]
+
+    def _prefetch_blocks(self, rows: Sequence[int]) -> None:
+        """Read the blocks of ``rows`` alone (for their snippets) unless the store is loaded."""
+        if self._blocks is not None:
+            return
+        want = {self._ids[r]: r for r in rows if r not in self._few_blocks}
+        if not want:
+            return
+        if len(self._few_blocks) > 10_000:
+            self._few_blocks = {}
+        # rows are numbered in shard order (superseded copies included), so a row's shard
+        # follows from the shards' document counts
+        ends = np.cumsum([sh["docs"] for sh in self.store.manifest["shards"]])
+        shards = set(np.searchsorted(ends, list(want.values()), side="right").tolist())
+        found = self.store.blocks_of(want, shards)
+        for did, r in want.items():
+            self._few_blocks[r] = found.get(did, {})
 
     def _source_blocks(self, idx: int, source: str) -> list[Block]:
         """Blocks of ``source``; pages without them (text-only pages) fall back to windows."""
-        bl = self.blocks(idx)
-        got = bl.get(source)
-        return got if got is not None else bl.get("windows", [])
+        return source_blocks(self.blocks(idx), source)
 
     def _block_keys(self, idx: int, source: str) -> tuple[str, ...]:
         """:func:`ir.repeats.leaf_key` of the text of each block of ``source`` on row ``idx``
@@ -528,7 +596,12 @@ class Index:
         memo = self._blk_keys.setdefault(source, {})
         got = memo.get(idx)
         if got is None:
-            got = memo[idx] = tuple(leaf_key(b.text) for b in self._source_blocks(idx, source))
+            if (self._pas_data is not None and self.passages
+                    and source == self.passages["source"] and idx in self._pas_data):
+                got = memo[idx] = self._pas_data[idx][0]  # the same keys, read compactly
+            else:
+                got = memo[idx] = tuple(leaf_key(b.text)
+                                        for b in self._source_blocks(idx, source))
         return got
 
     def block_repeats(self, source: str, min_pages: int) -> RepeatTracker:
@@ -566,11 +639,19 @@ class Index:
         bl = self._source_blocks(idx, source)
         if repeat_pages < 2:
             return [(b, False) for b in bl if b.weight >= min_weight]
-        tracker = self.block_repeats(source, repeat_pages)
         cand = [(b, k) for b, k in zip(bl, self._block_keys(idx, source), strict=True)
                 if b.weight >= min_weight]
-        rep = demoted_keys((k for _, k in cand), tracker)
-        return [(b, k in rep) for b, k in cand]
+        flags = self._repeat_flags([k for _, k in cand], source, repeat_pages)
+        return [(b, f) for (b, _), f in zip(cand, flags, strict=True)]
+
+    def _repeat_flags(self, keys: Sequence[str], source: str, repeat_pages: int
+                      ) -> list[bool]:
+        """For one page's content-block keys, whether each is repeated on ``repeat_pages``
+        pages (none are when all of them are: a duplicate page; :func:`ir.repeats.demoted_keys`)."""
+        if repeat_pages < 2:
+            return [False] * len(keys)
+        rep = demoted_keys(keys, self.block_repeats(source, repeat_pages))
+        return [k in rep for k in keys]
 
     def _lucene_backend(self) -> Any:
         if self._lucene is None:

@@ -7,6 +7,9 @@ Layout of an index directory::
     00000.blocks.jsonl.gz      one line per document: its blocks per source (text, terms, ...)
     00000.keys.jsonl.gz        one line per document: the keys of its main-text leaves (when
                                it has any; :mod:`ir.repeats` counts them at open time)
+    00000.passages.jsonl.gz    one line per document: what the passage evidence needs of its
+                               blocks (indexes with passages: :func:`passage_record`), so the
+                               first query reads this, not every stored block
     lucene/                    the Lucene index (``lucene`` backend only)
 
 Every :meth:`IndexStore.append` writes a new shard pair and then replaces the manifest
@@ -22,13 +25,15 @@ import gzip
 import hashlib
 import json
 import os
-from collections.abc import Container, Iterator, Sequence
+from collections.abc import Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from webseg.page import text_key
+
 __all__ = ["FORMAT", "Block", "IndexCorruptError", "IndexNotFoundError", "IndexStore",
-           "StoredDoc"]
+           "StoredDoc", "passage_record", "source_blocks"]
 
 FORMAT = "webseg.ir"
 VERSION = 1
@@ -136,6 +141,26 @@ class StoredDoc:
                            for s, bl in (d.get("blocks") or {}).items()})
 
 
+def source_blocks(blocks: Mapping[str, list[Block]], source: str) -> list[Block]:
+    """A page's blocks of ``source``; pages without them (text-only pages) fall back to
+    windows."""
+    got = blocks.get(source)
+    return got if got is not None else blocks.get("windows", [])
+
+
+def passage_record(blocks: Mapping[str, list[Block]], source: str, min_weight: float
+                   ) -> dict[str, Any]:
+    """What passage evidence reads of a page: the text key of each of its ``source`` blocks
+    (:func:`webseg.page.text_key`, for the block repetition counts) and the position, weight
+    and terms of those with weight >= ``min_weight``. Why: a block store holds every source's
+    blocks with their text and geometry; reading all of it on a process's first query took
+    11 s on a 3,204-page index."""
+    bl = source_blocks(blocks, source)
+    return {"keys": [text_key(b.text) for b in bl],
+            "content": [[i, b.weight, b.terms] for i, b in enumerate(bl)
+                        if b.weight >= min_weight]}
+
+
 def _sha256(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as f:
@@ -235,7 +260,17 @@ class IndexStore:
             kpath = self.path / f"{name}.keys.jsonl.gz"
             _write_jsonl_gz(kpath, ({"id": d.id, "keys": list(d.main_leaves)} for d in docs))
             sums["keys"] = _sha256(kpath)
-        self.manifest["shards"].append({"name": name, "docs": len(docs), "sha256": sums})
+        entry: dict[str, Any] = {"name": name, "docs": len(docs), "sha256": sums}
+        pas = self.settings.get("passages")
+        if pas:
+            what = {"source": str(pas["source"]),
+                    "min_block_weight": float(pas.get("min_block_weight", 0.5))}
+            ppath = self.path / f"{name}.passages.jsonl.gz"
+            _write_jsonl_gz(ppath, ({"id": d.id, **passage_record(
+                d.blocks, what["source"], what["min_block_weight"])} for d in docs))
+            sums["passages"] = _sha256(ppath)
+            entry["passages"] = what
+        self.manifest["shards"].append(entry)
         self._write_manifest()
         return name
 
@@ -278,6 +313,57 @@ class IndexStore:
                 except (KeyError, TypeError) as e:
                     raise IndexCorruptError(f"shard {shard['name']}: bad keys record ({e})"
                                             ) from None
+
+    def has_passages(self, source: str, min_weight: float) -> bool:
+        """Whether every shard has a passages file for ``source`` holding all blocks of
+        weight >= ``min_weight`` (shards written before it, or for other settings, do not)."""
+        return all((w := sh.get("passages")) and w["source"] == source
+                   and float(w["min_block_weight"]) <= min_weight
+                   for sh in self.manifest["shards"])
+
+    def iter_passages(self) -> Iterator[tuple[str, list[str], list[tuple[int, float,
+                                                                          dict[str, int]]]]]:
+        """(doc id, block keys, content blocks as (position, weight, terms)) for every stored
+        document, shards in order (:func:`passage_record`; check :meth:`has_passages`)."""
+        for shard in self.manifest["shards"]:
+            for r in _read_jsonl_gz(self._shard_file(shard, "passages")):
+                try:
+                    yield (str(r["id"]), [str(k) for k in r["keys"]],
+                           [(int(i), float(w), t) for i, w, t in r["content"]])
+                except (KeyError, TypeError, ValueError) as e:
+                    raise IndexCorruptError(f"shard {shard['name']}: bad passages record ({e})"
+                                            ) from None
+
+    def blocks_of(self, ids: Container[str], shards: Container[int] | None = None
+                  ) -> dict[str, dict[str, list[Block]]]:
+        """The blocks of the documents ``ids`` (their last stored copies; ``shards``: look in
+        those shards only, by position): only the lines of those ids are parsed, so showing
+        a page of results does not parse every stored block."""
+        out: dict[str, dict[str, list[Block]]] = {}
+        dec = json.JSONDecoder()
+        for i, shard in enumerate(self.manifest["shards"]):
+            if shards is not None and i not in shards:
+                continue
+            path = self._shard_file(shard, "blocks")
+            try:
+                with gzip.open(path, "rb") as f:
+                    for line in f:
+                        if not line.startswith(b'{"id":'):
+                            continue
+                        head = line[6:400].decode("utf-8", "ignore")
+                        try:
+                            did = dec.raw_decode(head)[0]
+                        except json.JSONDecodeError:
+                            continue  # an id too long for the head: not one asked for here
+                        if did in ids:
+                            r = json.loads(line)
+                            out[str(did)] = {s: [Block.from_dict(b) for b in bl]
+                                             for s, bl in r["blocks"].items()}
+            except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError, KeyError,
+                    TypeError, AttributeError) as e:
+                raise IndexCorruptError(f"{path}: unreadable ({type(e).__name__}: {e})"
+                                        ) from None
+        return out
 
     def iter_blocks(self) -> Iterator[tuple[str, dict[str, list[Block]]]]:
         """(doc id, blocks per source) for every stored document, shards in order."""
