@@ -503,7 +503,8 @@ class Index:
         """The passage engine, the page row of each passage row, and which passage rows give
         no evidence (None when none)."""
         if self._pas is None:
-            self._pas = EmbeddedBM25(k1=self.k1, b=self.b)
+            p = self.passages or {}
+            self._pas = EmbeddedBM25(k1=float(p.get("k1", self.k1)), b=float(p.get("b", self.b)))
             if self._ids and not self._passage_data():
                 self.blocks(0)  # loads the block store once
             self._add_passages(sorted(self.pos.values()))

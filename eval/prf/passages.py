@@ -33,24 +33,32 @@ from eval.prf.collection import load_collection
 from eval.prf.content import RESULTS, _map, content_index_path
 
 #: passage keys the sweep sets itself (the rest come from ``chosen.json``)
-_SWEPT = ("weight", "idf", "repeat_pages", "repeated", "norm")
+_SWEPT = ("weight", "idf", "repeat_pages", "repeated", "norm", "k1", "b")
 
 
 def settings(weights: list[float], idfs: list[str], modes: list[str],
-             min_pages: int = 2, norms: tuple[str, ...] = ("none",)
+             min_pages: int = 2, norms: tuple[str, ...] = ("none",),
+             engines: tuple[tuple[float, float] | None, ...] = (None,)
              ) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(label, passage overrides) of every swept point; ``{}`` first: no passage evidence."""
+    """(label, passage overrides) of every swept point; ``{}`` first: no passage evidence.
+    ``engines``: the passage engine's own (k1, b), None for the page index's."""
     yield "fields only", {}
-    for norm, idf, mode, w in product(norms, idfs, modes, weights):
+    for eng, norm, idf, mode, w in product(engines, norms, idfs, modes, weights):
         over: dict[str, Any] = {"weight": w, "idf": idf, "norm": norm}
         if mode != "keep":
             over |= {"repeat_pages": min_pages, "repeated": mode}
         label = f"idf {idf}, repeated {mode}, weight {w:g}"
-        yield (label if norm == "none" else f"norm {norm}, {label}"), over
+        if norm != "none":
+            label = f"norm {norm}, {label}"
+        if eng is not None:
+            over |= {"k1": eng[0], "b": eng[1]}
+            label = f"passage k1 {eng[0]:g} b {eng[1]:g}, {label}"
+        yield label, over
 
 
 def sweep(webs: list[Path], weights: list[float], idfs: list[str], modes: list[str],
-          norms: tuple[str, ...] = ("none",)) -> str:
+          norms: tuple[str, ...] = ("none",),
+          engines: tuple[tuple[float, float] | None, ...] = (None,)) -> str:
     from ir import Index
 
     chosen = json.loads((RESULTS / "chosen.json").read_text())
@@ -59,7 +67,7 @@ def sweep(webs: list[Path], weights: list[float], idfs: list[str], modes: list[s
     blocks: dict[Path, Any] = {}  # one loaded block store per index, shared by every point
     lines = ["| passages | " + " | ".join(w.name for w in webs) + " | mean |",
              "|---|" + "---:|" * (len(webs) + 1)]
-    for label, over in settings(weights, idfs, modes, norms=norms):
+    for label, over in settings(weights, idfs, modes, norms=norms, engines=engines):
         maps = []
         for w, coll in zip(webs, colls, strict=True):
             path = content_index_path(w, chosen["model"])
@@ -116,6 +124,10 @@ def main(argv: list[str] | None = None) -> int:
     sw.add_argument("--norm", default="none",
                     help="none (page score + weight x best passage score), max (each over its "
                          "best candidate first), or both (comma-separated)")
+    sw.add_argument("--passage-k1", default="",
+                    help="the passage engine's own k1 values (comma-separated; with "
+                         "--passage-b, every pair; default: the page index's k1 and b)")
+    sw.add_argument("--passage-b", default="")
     pa = sub.add_parser("paired")
     pa.add_argument("--per-topic", required=True, type=Path)
     pa.add_argument("--a", required=True)
@@ -124,9 +136,14 @@ def main(argv: list[str] | None = None) -> int:
     pa.add_argument("--b-scale", type=float, default=1.0)
     a = ap.parse_args(argv)
     if a.command == "sweep":
+        k1s = [float(v) for v in a.passage_k1.split(",") if v]
+        bs = [float(v) for v in a.passage_b.split(",") if v]
+        if bool(k1s) != bool(bs):
+            ap.error("--passage-k1 and --passage-b go together")
+        engines = tuple(product(k1s, bs)) if k1s else (None,)
         print(sweep([Path(w) for w in a.web.split(",") if w],
                     [float(w) for w in a.weights.split(",")], a.idf.split(","),
-                    a.repeated.split(","), tuple(a.norm.split(","))))
+                    a.repeated.split(","), tuple(a.norm.split(",")), engines))
     else:
         print(paired(a.per_topic, a.a, a.b, a.b_csv, a.b_scale), end="")
     return 0
