@@ -32,8 +32,9 @@ import numpy as np
 from eval.prf.collection import load_collection
 from eval.prf.content import RESULTS, _map, content_index_path
 
-#: passage keys the sweep sets itself (the rest come from ``chosen.json``)
-_SWEPT = ("weight", "idf", "repeat_pages", "repeated", "norm", "k1", "b")
+#: passage keys the sweep sets itself (the rest, the engine's own k1 and b included unless
+#: ``--passage-k1``/``--passage-b`` are given, come from ``chosen.json``)
+_SWEPT = ("weight", "idf", "repeat_pages", "repeated", "norm")
 
 
 def settings(weights: list[float], idfs: list[str], modes: list[str],
