@@ -104,14 +104,15 @@ class BlockParams:
 
 
 #: Block-PRF parameters of ``webseg search --prf blocks``: the best configuration measured on
-#: the dev collections (cranfield k=3, k=1 and titles-only k=1; eval/results/prf/content/
-#: chosen.json and README.md, session 8; the dataclass defaults above stay the paper's, which
-#: the issue-7 tables use): VIPS content blocks of the top 80 pages, without the blocks whose
-#: text is on two pages or more (a template's), the 10 best with their BM25 score squared x
-#: P(main), unit models weighted by sqrt(idf), 20 terms, original query weight 0.8.
-BEST_BLOCKS: dict[str, Any] = {"source": "vips", "fb_pages": 80, "fb_blocks": 10,
-                               "fb_terms": 20, "orig_weight": 0.8, "min_block_weight": 0.5,
-                               "weight_power": 1.0, "idf_power": 0.5, "score_power": 2.0,
+#: the dev collections (cranfield k=3, k=1, titles-only k=1 and mixed-length k=1;
+#: eval/results/prf/content/chosen.json and README.md, session 9; the dataclass defaults above
+#: stay the paper's, which the issue-7 tables use): VIPS content blocks of the top 20 pages,
+#: without the blocks whose text is on two pages or more (a template's), the 10 best with
+#: their BM25 score squared x P(main), unit models weighted by idf, 20 terms, original query
+#: weight 0.7.
+BEST_BLOCKS: dict[str, Any] = {"source": "vips", "fb_pages": 20, "fb_blocks": 10,
+                               "fb_terms": 20, "orig_weight": 0.7, "min_block_weight": 0.5,
+                               "weight_power": 1.0, "idf_power": 1.0, "score_power": 2.0,
                                "page_weight": 0.0, "repeat_pages": 2}
 
 

@@ -115,3 +115,25 @@ def test_snippets_read_only_the_shown_pages_blocks(tmp_path):
         assert any(h.snippet for h in few)
     got = IndexStore.open(tmp_path / "i").blocks_of({"p3", "missing"})
     assert set(got) == {"p3"} and "vips" in got["p3"]
+
+
+def test_passage_engine_parameters_and_normalised_fusion(tmp_path):
+    """``k1``/``b`` in the passage setting are the passage engine's own (the page index keeps
+    its); ``norm: max`` puts both evidences on [0, 1] before the weighted sum."""
+    rng = random.Random(5)
+    Index.create(tmp_path / "i", sources=["vips"], k1=1.5, b=0.4,
+                 passages=PAS).add([_page(rng, f"p{i}") for i in range(30)])
+    base = {k: v for k, v in PAS.items() if k not in ("k1", "b")}
+    own = Index.open(tmp_path / "i", passages={**base, "k1": 1.2, "b": 1.0})
+    same = Index.open(tmp_path / "i", passages=base)
+    assert own._passage_engine()[0].b == 1.0 and same._passage_engine()[0].b == 0.4
+    assert own.engine.b == same.engine.b == 0.4
+    q = "steel cable bridge truss"
+    assert not np.allclose(own.search(q, k=10, snippets=False).scores,
+                           same.search(q, k=10, snippets=False).scores)
+    normed = Index.open(tmp_path / "i", passages={**base, "norm": "max"}).search(
+        q, k=30, snippets=False)
+    assert normed.scores.max() <= 1.0 + base["weight"] + 1e-9
+    assert normed.scores.max() >= 1.0  # the best field match scores 1 before its bonus
+    with pytest.raises(ValueError, match="norm"):
+        Index.open(tmp_path / "i", passages={**base, "norm": "rank"})
