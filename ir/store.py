@@ -350,13 +350,14 @@ class IndexStore:
                     for line in f:
                         if not line.startswith(b'{"id":'):
                             continue
-                        head = line[6:400].decode("utf-8", "ignore")
-                        try:
-                            did = dec.raw_decode(head)[0]
-                        except json.JSONDecodeError:
-                            continue  # an id too long for the head: not one asked for here
-                        if did in ids:
+                        r = None
+                        try:  # the id alone, from the line's head
+                            did = dec.raw_decode(line[6:400].decode("utf-8", "ignore"))[0]
+                        except json.JSONDecodeError:  # an id longer than the head
                             r = json.loads(line)
+                            did = r["id"]
+                        if did in ids:
+                            r = r or json.loads(line)
                             out[str(did)] = {s: [Block.from_dict(b) for b in bl]
                                              for s, bl in r["blocks"].items()}
             except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError, KeyError,

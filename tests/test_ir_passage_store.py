@@ -113,8 +113,11 @@ def test_snippets_read_only_the_shown_pages_blocks(tmp_path):
         assert [(h.id, h.snippet, h.snippet_seg) for h in few] == \
             [(h.id, h.snippet, h.snippet_seg) for h in want]
         assert any(h.snippet for h in few)
-    got = IndexStore.open(tmp_path / "i").blocks_of({"p3", "missing"})
-    assert set(got) == {"p3"} and "vips" in got["p3"]
+    long_id = "https://example.org/" + "a/" * 300  # longer than the line head read first
+    ix.add([StoredDoc(long_id, {"steel": 1}, blocks={"vips": [_blk("steel girder", 0.9)]})])
+    got = IndexStore.open(tmp_path / "i").blocks_of({"p3", long_id, "missing"})
+    assert set(got) == {"p3", long_id} and "vips" in got["p3"]
+    assert got[long_id]["vips"][0].text == "steel girder"
 
 
 def test_passage_engine_parameters_and_normalised_fusion(tmp_path):
