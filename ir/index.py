@@ -18,6 +18,8 @@ pages. Fields come from :mod:`ir.content` (main-content probabilities per text l
 
 from __future__ import annotations
 
+import json
+import shutil
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -63,6 +65,12 @@ DEFAULT_K1, DEFAULT_B = 1.5, 0.4
 DEFAULT_PASSAGES: dict[str, Any] = {"source": "vips", "weight": 2.0, "min_block_weight": 0.5,
                                     "min_terms": 3, "min_blocks": 1, "repeat_pages": 2,
                                     "repeated": "mask", "k1": 1.2, "b": 0.75}
+
+
+#: Lucene backend with passages: how many of Lucene's field-weighted top pages the passage
+#: evidence re-ranks (at least k). Lucene cannot take a maximum over a page's blocks inside
+#: one query, so the passages re-rank its page ranking instead of scoring every page.
+LUCENE_PASSAGE_DEPTH = 1000
 
 
 class EmptyQueryError(ValueError):
@@ -226,6 +234,7 @@ class Index:
         #: block source -> row -> :meth:`_block_keys` (rows asked for so far)
         self._blk_keys: dict[str, dict[int, tuple[str, ...]]] = {}
         self._lucene: Any = None
+        self._lucene_pas: Any = None
         if self._tracker is not None:  # repetition counts first, so no row is re-scored
             live: dict[str, int] = {}
             for row, (did, keys) in enumerate(store.iter_leaf_keys()):
@@ -248,7 +257,8 @@ class Index:
         ``sources``: block sources stored per page. ``fields``: per-field weights (e.g.
         :data:`DEFAULT_FIELDS`) to score pages by their ``title``/``main``/``rest`` fields;
         ``None`` scores whole pages (full-page indexing). ``passages`` (e.g.
-        :data:`DEFAULT_PASSAGES`) adds the best content block's score (embedded backend).
+        :data:`DEFAULT_PASSAGES`) adds the best content block's score (the Lucene backend
+        re-ranks its top pages with it, :data:`LUCENE_PASSAGE_DEPTH`).
         ``repeats`` (e.g. :data:`DEFAULT_REPEATS`; with fields): main-text leaves repeated
         across pages count as ``rest`` (:mod:`ir.repeats`).
         """
@@ -555,6 +565,8 @@ class Index:
                                         StoredDoc(id=d.id, terms=d.terms,
                                                   fields=dict(self.doc_fields(d)))
                                         for d in batch], weighted, known)
+            if self.passages:
+                self._sync_lucene_passages()
         return len(batch)
 
     # ------------------------------------------------------------------ access
@@ -678,10 +690,14 @@ class Index:
     def retrieve(self, weights: Mapping[str, float], k: int) -> tuple[np.ndarray, np.ndarray]:
         """Top ``k`` rows and scores for a weighted query on this index's backend."""
         if self.backend_name == "lucene":
-            pairs = [(self.pos[d], s) for d, s in self._lucene_backend().top(weights, k)
+            depth = max(k, LUCENE_PASSAGE_DEPTH) if self.passages else k
+            pairs = [(self.pos[d], s) for d, s in self._lucene_backend().top(weights, depth)
                      if d in self.pos]
-            return (np.asarray([r for r, _ in pairs], dtype=np.int64),
-                    np.asarray([s for _, s in pairs], dtype=np.float64))
+            rows = np.asarray([r for r, _ in pairs], dtype=np.int64)
+            scores = np.asarray([s for _, s in pairs], dtype=np.float64)
+            if self.passages and len(rows):
+                return self._lucene_passage_rerank(weights, rows, scores, k)
+            return rows, scores
         if not self.passages:
             return self.engine.top(weights, k)
         s, cand = self.engine.match(weights)
@@ -696,13 +712,94 @@ class Index:
         if len(pcand):
             best = np.zeros(len(s))
             np.maximum.at(best, owner[pcand], ps[pcand])
-            if self.passages.get("norm", "none") == "max" and len(cand):
-                # each evidence over its best candidate: the weight then means the same on
-                # every collection and query, whatever the two engines' IDF scales
-                s = s / max(float(s[cand].max()), 1e-12)
-                best = best / max(float(best.max()), 1e-12)
-            s = s + float(self.passages.get("weight", 1.0)) * best
+            s = self._combine(s, best, cand)
         return top_candidates(s, cand, k)
+
+    def _combine(self, s: np.ndarray, best: np.ndarray, cand: np.ndarray) -> np.ndarray:
+        """Page scores ``s`` plus ``weight`` x best passage scores ``best`` (both over every
+        row, or both over the candidates; ``cand`` indexes ``s``'s candidates)."""
+        assert self.passages is not None
+        if self.passages.get("norm", "none") == "max" and len(cand):
+            # each evidence over its best candidate: the weight then means the same on
+            # every collection and query, whatever the two engines' IDF scales
+            s = s / max(float(s[cand].max()), 1e-12)
+            best = best / max(float(best.max()), 1e-12)
+        return s + float(self.passages.get("weight", 1.0)) * best
+
+    def _lucene_passages(self) -> Any:
+        """The passage engine of a Lucene index: its content blocks as Lucene documents
+        ``<row>#<n>`` in ``lucene-passages/`` (the passage engine's own k1 and b)."""
+        if self._lucene_pas is None:
+            from ir.lucene import LuceneBackend
+
+            p = self.passages or {}
+            self._lucene_pas = LuceneBackend(self.store.path / "lucene-passages",
+                                             float(p.get("k1", self.k1)),
+                                             float(p.get("b", self.b)))
+        return self._lucene_pas
+
+    def _sync_lucene_passages(self) -> None:
+        """Write the passage rows the Lucene passage index lacks (rows are numbered in store
+        order, so ``lucene-passages.json`` records how many are in; a page added again has
+        its earlier row's passages deleted). Other block settings than those it was written
+        with rebuild it. Repeated blocks are masked at query time, so they stay in."""
+        assert self.passages is not None
+        p = self.passages
+        if p.get("repeated", "drop") != "mask" and int(p.get("repeat_pages", 0)) >= 2:
+            raise ValueError("the lucene backend's passages keep repeated blocks in their "
+                             "statistics: use repeated: mask (or repeat_pages 0)")
+        if p.get("idf", "blocks") != "blocks":
+            raise ValueError("the lucene backend's passages use their own IDF (idf: blocks)")
+        layout = {"source": p["source"], "min_block_weight": self._passage_min_weight(),
+                  "min_terms": int(p.get("min_terms", 3)),
+                  "min_blocks": int(p.get("min_blocks", 1))}
+        mark = self.store.path / "lucene-passages.json"
+        try:
+            m = json.loads(mark.read_text(encoding="utf-8"))
+            covered = int(m["rows"]) if m.get("layout") == layout else 0
+        except (OSError, ValueError, KeyError, TypeError):
+            covered = 0
+        n = self.engine.rows
+        if covered >= n:
+            return
+        lp = self._lucene_passages()
+        if covered == 0 and lp.path.exists():
+            shutil.rmtree(lp.path)
+        again = set(self._ids[covered:n])
+        stale = [f"{r}#" for r in range(covered) if self._ids[r] in again]
+        items: list[tuple[str, Mapping[str, int]]] = []
+        for r in range(covered, n):
+            if self.pos.get(self._ids[r]) != r:
+                continue
+            terms = self._passage_blocks(r)[0]
+            if len(terms) >= layout["min_blocks"]:
+                items.extend((f"{r}#{i}", t) for i, t in enumerate(terms))
+        if items or stale or not lp.path.exists():
+            lp.write(items, delete_prefixes=stale)
+        mark.write_text(json.dumps({"rows": n, "layout": layout}), encoding="utf-8")
+
+    def _lucene_passage_rerank(self, weights: Mapping[str, float], rows: np.ndarray,
+                               scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Lucene's field-weighted top pages (:data:`LUCENE_PASSAGE_DEPTH` deep) re-ranked
+        with the best unmasked passage among Lucene's top passages (10 per page)."""
+        self._sync_lucene_passages()
+        at = {r: i for i, r in enumerate(rows.tolist())}
+        best = np.zeros(len(rows))
+        flags: dict[int, list[bool]] = {}
+        for pid, sc in self._lucene_passages().top(weights, 10 * len(rows)):
+            r_s, _, n_s = pid.rpartition("#")
+            i = at.get(int(r_s))
+            if i is None or sc <= best[i]:
+                continue
+            r = int(r_s)
+            if r not in flags:
+                flags[r] = self._passage_blocks(r)[1]
+            n = int(n_s)
+            if n < len(flags[r]) and not flags[r][n]:
+                best[i] = sc
+        s = self._combine(scores, best, np.arange(len(rows)))
+        order = np.lexsort((rows, -s))[:k]
+        return rows[order], s[order]
 
     def search(self, query: str, k: int = 10, prf: str = "none", snippets: bool = True,
                snippet_source: str | None = None, **params: Any) -> SearchResult:

@@ -67,6 +67,7 @@ def _java() -> dict[str, Any]:
             LuceneIndexer=LuceneIndexer, LuceneSearcher=LuceneSearcher,
             Term=autoclass("org.apache.lucene.index.Term"),
             TermQuery=autoclass("org.apache.lucene.search.TermQuery"),
+            PrefixQuery=autoclass("org.apache.lucene.search.PrefixQuery"),
             BoostQuery=autoclass("org.apache.lucene.search.BoostQuery"),
             Builder=autoclass("org.apache.lucene.search.BooleanQuery$Builder"),
             Occur=autoclass("org.apache.lucene.search.BooleanClause$Occur"),
@@ -120,19 +121,26 @@ class LuceneBackend:
         (``weighted``: pages re-scored by the repetition rule); the ids in ``replace`` (and
         in ``weighted``) are deleted first, so a re-added id has one Lucene document, its
         last. The first add creates the Lucene index."""
+        last = {d.id: d for d in docs}  # an id twice in this batch: its last copy
+        items = [(d.id, self._terms(d)) for d in last.values()]
+        items += [(i, quantise(w)) for i, w in (weighted or {}).items() if i not in last]
+        self.write(items, set(replace) | set(weighted or ()))
+
+    def write(self, items: Sequence[tuple[str, Mapping[str, int]]], delete: Iterable[str] = (),
+              delete_prefixes: Iterable[str] = ()) -> None:
+        """Add Lucene documents (id, term counts) after deleting the ids in ``delete`` and
+        every id starting with one of ``delete_prefixes``; the first write creates the
+        index."""
         j = _java()
-        append = (self.path / "segments_1").exists() or any(self.path.glob("segments_*"))
+        append = any(self.path.glob("segments_*"))
         if not append and self.path.exists():
             shutil.rmtree(self.path)
         self.path.mkdir(parents=True, exist_ok=True)
-        last = {d.id: d for d in docs}  # an id twice in this batch: its last copy
         if append:
-            self._delete(set(replace) | set(weighted or ()))
+            self._delete(set(delete), set(delete_prefixes))
         args = ["-index", str(self.path), "-pretokenized", "-storeDocvectors"]
         ix = j["LuceneIndexer"](args=args, append=append, threads=1)
         try:
-            items = [(d.id, self._terms(d)) for d in last.values()]
-            items += [(i, quantise(w)) for i, w in (weighted or {}).items() if i not in last]
             for did, terms in items:
                 toks = " ".join(t for t, c in sorted(terms.items()) for _ in range(int(c)))
                 ix.add_doc_dict({"id": did, "contents": toks})
@@ -140,9 +148,10 @@ class LuceneBackend:
             ix.close()
         self._searcher = None
 
-    def _delete(self, ids: set[str]) -> None:
-        """Delete the Lucene documents of ``ids`` (Anserini's ``id`` field is a keyword)."""
-        if not ids:
+    def _delete(self, ids: set[str], prefixes: Iterable[str] = ()) -> None:
+        """Delete the Lucene documents of ``ids`` and of ids starting with ``prefixes``
+        (Anserini's ``id`` field is a keyword)."""
+        if not ids and not prefixes:
             return
         j = _java()
         cfg = j["IndexWriterConfig"]()
@@ -150,6 +159,8 @@ class LuceneBackend:
         try:
             for i in sorted(ids):  # jnius resolves the varargs overload with one Query
                 w.deleteDocuments(j["TermQuery"](j["Term"]("id", i)))
+            for pre in sorted(set(prefixes)):
+                w.deleteDocuments(j["PrefixQuery"](j["Term"]("id", pre)))
             w.commit()
         finally:
             w.close()

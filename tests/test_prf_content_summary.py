@@ -52,5 +52,18 @@ def test_lucene_row_compares_backends_per_topic(tmp_path, monkeypatch):
              .strip("|").split("|")]
     assert cells[1].startswith("0.3500 vs 0.4000 (-0.0500")
     assert cells[2].startswith("0.5000 vs 0.5000 (+0.0000, p 1.000")
-    assert cells[4] == "0.3000"  # the largest per-topic gap between the two RM3 runs
-    assert cells[5:] == ["0.5000", "0.5500"]
+    assert cells[3] == "-"  # tables written before the Lucene default row
+    assert cells[5] == "0.3000"  # the largest per-topic gap between the two RM3 runs
+    assert cells[6:] == ["0.5000", "-", "0.5500"]
+    systems |= {"default: bm25f+passages (embedded)": [0.6, 0.4],
+                "default: bm25f+passages (lucene)": [0.6, 0.2],
+                "blocks(vips) content, lucene default index": [0.8, 0.4]}
+    with (d / "per_topic.csv").open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["system", "qid", "AP", "P@10", "nDCG@10", "R@1000"])
+        for s, aps in systems.items():
+            w.writerows([s, q, ap, 0, 0, 0] for q, ap in zip(("1", "2"), aps, strict=True))
+    cells = [c.strip() for c in content._lucene_row("web-k1-s0", CHOSEN, "-max")
+             .strip("|").split("|")]
+    assert cells[3].startswith("0.4000 vs 0.5000 (-0.1000")
+    assert cells[6:] == ["0.5000", "0.6000", "0.5500"]
