@@ -73,6 +73,16 @@ DEFAULT_PASSAGES: dict[str, Any] = {"source": "vips", "weight": 2.0, "min_block_
 LUCENE_PASSAGE_DEPTH = 1000
 
 
+def _check_lucene_passages(p: Mapping[str, Any]) -> None:
+    """Refuse passage settings the Lucene backend cannot follow: its passage index keeps
+    every block (repeated ones are masked at query time) and scores with its own IDF."""
+    if p.get("repeated", "drop") != "mask" and int(p.get("repeat_pages", 0)) >= 2:
+        raise ValueError("the lucene backend's passages keep repeated blocks in their "
+                         "statistics: use repeated: mask (or repeat_pages 0)")
+    if p.get("idf", "blocks") != "blocks":
+        raise ValueError("the lucene backend's passages use their own IDF (idf: blocks)")
+
+
 class EmptyQueryError(ValueError):
     """The query has no index terms after analysis (empty, or only stop words)."""
 
@@ -268,6 +278,8 @@ class Index:
             from ir import lucene
 
             lucene.require()
+            if passages:
+                _check_lucene_passages(passages)
         an = analyzer or Analyzer()
         store = IndexStore.create(path, {"backend": backend, "analyzer": an.to_dict(),
                                          "k1": k1, "b": b, "sources": list(sources),
@@ -476,8 +488,7 @@ class Index:
         src, mw, mt = str(p["source"]), self._passage_min_weight(), int(p.get("min_terms", 3))
         rp = int(p.get("repeat_pages", 0))
         if self._passage_data():
-            keys, content = self._pas_data[row] if self._pas_data and row in self._pas_data \
-                else ((), [])
+            keys, content = (self._pas_data or {}).get(row, ((), []))
             cand = [(t, keys[i]) for i, w, t in content if w >= mw]
         else:
             bl = self._source_blocks(row, src)
@@ -745,11 +756,7 @@ class Index:
         with rebuild it. Repeated blocks are masked at query time, so they stay in."""
         assert self.passages is not None
         p = self.passages
-        if p.get("repeated", "drop") != "mask" and int(p.get("repeat_pages", 0)) >= 2:
-            raise ValueError("the lucene backend's passages keep repeated blocks in their "
-                             "statistics: use repeated: mask (or repeat_pages 0)")
-        if p.get("idf", "blocks") != "blocks":
-            raise ValueError("the lucene backend's passages use their own IDF (idf: blocks)")
+        _check_lucene_passages(p)
         layout = {"source": p["source"], "min_block_weight": self._passage_min_weight(),
                   "min_terms": int(p.get("min_terms", 3)),
                   "min_blocks": int(p.get("min_blocks", 1))}

@@ -132,3 +132,6 @@ def test_lucene_passages_rerank_mask_and_follow_adds(tmp_path):
                    for pid, _ in again._lucene_passages().top({"steel": 1.0}, 50))
     with pytest.raises(ValueError, match="mask"):
         Index.open(tmp_path / "l", passages={**pas, "repeated": "drop"}).search("steel")
+    with pytest.raises(ValueError, match="mask"):  # refused before anything is written
+        Index.create(tmp_path / "d", backend="lucene", passages={**pas, "repeated": "drop"})
+    assert not (tmp_path / "d").exists()
