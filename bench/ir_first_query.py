@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from eval.prf.collection import load_collection  # noqa: E402
 from eval.prf.content import RESULTS, content_index_path  # noqa: E402
 from ir import Index  # noqa: E402
-from ir.store import IndexStore, StoredDoc  # noqa: E402
+from ir.store import IndexStore  # noqa: E402
 
 
 def _settings(chosen: dict[str, Any]) -> dict[str, Any]:
@@ -36,19 +36,14 @@ def _settings(chosen: dict[str, Any]) -> dict[str, Any]:
 
 
 def _copy(src: Path, dst: Path, chosen: dict[str, Any]) -> None:
-    """``src``'s live documents with their blocks, as one index with passages files."""
+    """``src``'s documents with their blocks, as an index with passages files."""
     store = IndexStore.open(src)
-    blocks = dict(store.iter_blocks())
-    docs = {d.id: d for d in store.iter_docs()}
+    docs = list(store.iter_docs_with_blocks())
     ix = Index.create(dst, backend=store.settings["backend"],
                       sources=store.settings.get("sources", ["vips"]), overwrite=True,
                       **_settings(chosen))
-    live = [StoredDoc(id=d.id, terms=d.terms, url=d.url, title=d.title, status=d.status,
-                      reason=d.reason, fields=d.fields, main_leaves=d.main_leaves,
-                      main_leaf_n=d.main_leaf_n, blocks=blocks.get(d.id, {}))
-            for d in docs.values()]
-    for i in range(0, len(live), 200):  # shards of 200 pages, as `webseg index` writes
-        ix.add(live[i:i + 200])
+    for i in range(0, len(docs), 200):  # shards of 200 pages, as `webseg index` writes
+        ix.add(docs[i:i + 200])
 
 
 def _peak_mib() -> float:

@@ -31,11 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args(argv)
     store = Index.open(a.from_index).store
-    blocks = dict(store.iter_blocks())
-    docs = []
-    for d in store.iter_docs():
-        d.blocks = blocks.get(d.id, {})
-        docs.append(d)
+    docs = list(store.iter_docs_with_blocks())
     print(f"{a.from_index.name}: {len(docs)} pages, batches of {a.batch}")
     with tempfile.TemporaryDirectory() as tmp:
         for label, rep in (("without the rule", None), ("with the rule", DEFAULT_REPEATS)):

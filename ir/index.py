@@ -490,13 +490,11 @@ class Index:
         if self._passage_data():
             keys, content = (self._pas_data or {}).get(row, ((), []))
             cand = [(t, keys[i]) for i, w, t in content if w >= mw]
+            flags = self._repeat_flags([k for _, k in cand], src, rp)
+            flagged = [(t, rep) for (t, _), rep in zip(cand, flags, strict=True)]
         else:
-            bl = self._source_blocks(row, src)
-            keys = self._block_keys(row, src) if rp >= 2 else ("",) * len(bl)
-            cand = [(b.terms, k) for b, k in zip(bl, keys, strict=True) if b.weight >= mw]
-        flags = self._repeat_flags([k for _, k in cand], src, rp)
-        flagged = [(t, rep) for (t, _), rep in zip(cand, flags, strict=True)
-                   if sum(t.values()) >= mt]
+            flagged = [(b.terms, rep) for b, rep in self._flagged_blocks(row, src, mw, rp)]
+        flagged = [(t, rep) for t, rep in flagged if sum(t.values()) >= mt]
         if p.get("repeated", "drop") == "drop":
             flagged = [(t, False) for t, rep in flagged if not rep]
         return [t for t, _ in flagged], [rep for _, rep in flagged]

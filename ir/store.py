@@ -139,8 +139,11 @@ class StoredDoc:
                    reason=d.get("reason"), fields=d.get("fields") or {},
                    main_leaves=d.get("main_leaves") or {},
                    main_leaf_n=d.get("main_leaf_n") or {},
-                   blocks={s: [Block.from_dict(b) for b in bl]
-                           for s, bl in (d.get("blocks") or {}).items()})
+                   blocks=_blocks_from_json(d.get("blocks") or {}))
+
+
+def _blocks_from_json(d: Mapping[str, list[dict[str, Any]]]) -> dict[str, list[Block]]:
+    return {s: [Block.from_dict(b) for b in bl] for s, bl in d.items()}
 
 
 def source_blocks(blocks: Mapping[str, list[Block]], source: str) -> list[Block]:
@@ -303,6 +306,15 @@ class IndexStore:
                 except (KeyError, TypeError) as e:
                     raise IndexCorruptError(f"shard {shard['name']}: bad record ({e})") from None
 
+    def iter_docs_with_blocks(self) -> Iterator[StoredDoc]:
+        """Every stored document with its blocks, shards in order: what copying an index into
+        a new one (other settings, another backend) adds."""
+        for d, (did, bl) in zip(self.iter_docs(), self.iter_blocks(), strict=True):
+            if did != d.id:
+                raise IndexCorruptError(f"{self.path}: blocks of {did!r} stored beside {d.id!r}")
+            d.blocks = bl
+            yield d
+
     def iter_leaf_keys(self) -> Iterator[tuple[str, list[str]]]:
         """(doc id, keys of its main-text leaves) for every stored document, shards in order:
         from the small keys files, or from the documents for shards written without one."""
@@ -362,8 +374,7 @@ class IndexStore:
                             did = r["id"]
                         if did in ids:
                             r = r or json.loads(line)
-                            out[str(did)] = {s: [Block.from_dict(b) for b in bl]
-                                             for s, bl in r["blocks"].items()}
+                            out[str(did)] = _blocks_from_json(r["blocks"])
             except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError, KeyError,
                     TypeError, AttributeError) as e:
                 raise IndexCorruptError(f"{path}: unreadable ({type(e).__name__}: {e})"
@@ -375,8 +386,7 @@ class IndexStore:
         for shard in self.manifest["shards"]:
             for r in _read_jsonl_gz(self._shard_file(shard, "blocks")):
                 try:
-                    yield str(r["id"]), {s: [Block.from_dict(b) for b in bl]
-                                         for s, bl in r["blocks"].items()}
+                    yield str(r["id"]), _blocks_from_json(r["blocks"])
                 except (KeyError, TypeError, AttributeError) as e:
                     raise IndexCorruptError(f"shard {shard['name']}: bad block record ({e})"
                                             ) from None

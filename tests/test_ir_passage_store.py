@@ -140,3 +140,15 @@ def test_passage_engine_parameters_and_normalised_fusion(tmp_path):
     assert normed.scores.max() >= 1.0  # the best field match scores 1 before its bonus
     with pytest.raises(ValueError, match="norm"):
         Index.open(tmp_path / "i", passages={**base, "norm": "rank"})
+
+
+def test_stored_documents_come_back_with_their_blocks(tmp_path):
+    rng = random.Random(11)
+    docs = [_page(rng, f"p{i}") for i in range(6)]
+    ix = Index.create(tmp_path / "i", sources=["vips"])
+    ix.add(docs[:4])
+    ix.add(docs[4:])
+    got = list(ix.store.iter_docs_with_blocks())
+    assert [d.id for d in got] == [d.id for d in docs]
+    assert [{s: [b.text for b in bl] for s, bl in d.blocks.items()} for d in got] == \
+        [{s: [b.text for b in bl] for s, bl in d.blocks.items()} for d in docs]

@@ -632,14 +632,9 @@ def _lucene_copy(src: Path, dst: Path, k1: float, b: float,
     except Exception:  # noqa: BLE001 - missing or partial copy: rebuild it
         pass
     store = Index.open(src).store
-    blocks = dict(store.iter_blocks())
     ix = Index.create(dst, backend="lucene", k1=k1, b=b, sources=store.settings["sources"],
                       fields=fields, repeats=repeats, overwrite=True)
-    docs = []
-    for d in store.iter_docs():
-        d.blocks = blocks.get(d.id, {})
-        docs.append(d)
-    ix.add(docs)
+    ix.add(list(store.iter_docs_with_blocks()))
     return Index.open(dst, k1=k1, b=b)
 
 
