@@ -20,8 +20,18 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from webseg.render import Renderer, RenderError, find_chromium
+
+# Hypothesis' defaults fail a test whose example takes over 200 ms (``DeadlineExceeded``) or
+# whose data generation is slow (``HealthCheck.too_slow``): both measure the machine, not the
+# code, and CI machines (and this one, shared with other jobs) are busy. The properties stay;
+# only the clocks go. With ``CI`` set (as on the CI machines) a failure also prints the blob
+# that replays it (``@reproduce_failure``).
+settings.register_profile("webseg", deadline=None, print_blob=bool(os.environ.get("CI")),
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("webseg")
 
 #: Per-page time limit of the shared renderer: generous, because CI machines (and this one,
 #: shared with other jobs) can be slow; tests about time limits set their own.

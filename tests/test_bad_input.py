@@ -3,6 +3,7 @@ RenderError subclass that names the problem and the stage where it was found."""
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import random
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import RENDER_TIMEOUT
 from webseg.page import Page
 from webseg.parse import PARSERS, parse
 from webseg.render import (
@@ -240,11 +242,11 @@ def test_local_input_never_reaches_the_network(renderer_options, http_server, tm
     html = network_page(http_server.url)
     path = tmp_path / "net.html"
     path.write_bytes(html)
-    with renderer_options(javascript=javascript, timeout=10) as r:
+    # Blocked resources fail at once; were they waited for, the render would end in a
+    # RenderTimeout (raised by render). No wall-clock bound: the CI machine is busy.
+    with renderer_options(javascript=javascript, timeout=20) as r:
         for source in (html, path):
-            t0 = time.perf_counter()
             page = r.render(source)
-            assert time.perf_counter() - t0 < 8, "blocked resources must fail fast"
             # the page itself stays: no error page, no redirect target
             assert leaf_texts(page) == ["offline text"]
             assert page.meta["offline"] is True
@@ -275,8 +277,10 @@ def test_endless_script_times_out_and_browser_survives(own_renderer) -> None:
     t0 = time.perf_counter()
     with pytest.raises(RenderTimeout) as info:
         r.render(LOOP)
-    assert time.perf_counter() - t0 < 3 + 10
+    assert time.perf_counter() - t0 < 3 + 30  # the limit, plus a busy machine's slack
     assert info.value.stage == "timeout" and "3 s" in info.value.reason
+    # the pages below must load: give them a busy machine's time limit
+    r.options = dataclasses.replace(r.options, timeout=RENDER_TIMEOUT)
     # the same renderer, the same browser, still works
     assert leaf_texts(r.render(b"<p>normal page</p>")) == ["normal page"]
     # A loop that starts after "load" either catches the walk (a timeout) or not (a page);
@@ -301,7 +305,7 @@ def test_unreachable_url(renderer: Renderer, closed_port: int) -> None:
     url = f"http://127.0.0.1:{closed_port}/page.html"
     t0 = time.perf_counter()
     err = render_error(renderer, url)
-    assert time.perf_counter() - t0 < 10
+    assert time.perf_counter() - t0 < renderer.options.timeout  # refused, not timed out
     assert err.stage == "navigate" and not isinstance(err, RenderTimeout)
     assert "ERR_CONNECTION_REFUSED" in err.reason and err.source == url
 
@@ -363,7 +367,7 @@ def test_misbehaving_server(renderer_options, behaviour: str) -> None:
         with renderer_options(timeout=3) as r:
             t0 = time.perf_counter()
             err = render_error(r, url)
-            assert time.perf_counter() - t0 < 3 + 10
+            assert time.perf_counter() - t0 < 3 + 30  # the limit, plus a busy machine's slack
     finally:
         srv.close()
         for conn in held:
