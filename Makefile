@@ -1,5 +1,7 @@
 # Two entry points: `make demo` (main job on the embedded defaults) and `make test`.
-# Both create the venv, install webseg and Debian's chromium when missing.
+# Both create the venv and install Debian's chromium when missing. The demo installs webseg
+# alone (a fresh machine is ready in about a minute); the tests add the extras: dev tools, the
+# peers the harnesses compare with, Spark (and Java), the Lucene backend (and torch).
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -11,9 +13,14 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
+# webseg and its own dependencies: all that `make demo` needs.
+$(VENV)/.base: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
 # dev: pytest, ruff; eval: the peers the harnesses compare with (the tests run them too);
 # spark: pyspark for `webseg spark` (tested in local mode).
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
+$(VENV)/.installed: pyproject.toml | $(VENV)/.base
 	$(BIN)/python -m pip install -q -e '.[dev,eval,spark]'
 	touch $@
 
@@ -56,7 +63,7 @@ test: setup
 
 # The main job on the embedded defaults: the indexing pipeline over the shipped demo crawl
 # (a WARC of two made-up sites), then a search in the index it built.
-demo: setup
+demo: $(VENV)/.base chromium
 	$(BIN)/webseg pipeline examples/crawl.warc.gz -o demo-out
 	$(BIN)/webseg search demo-out/index "sourdough starter" -k 3
 
