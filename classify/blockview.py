@@ -2,7 +2,7 @@
 
 A forum thread is mostly ``comments``; a listing is mostly ``related`` / ``navigation`` with
 little ``main``; an article is mostly ``main``. :func:`block_shares` gives the share of visible
-text characters per role of :mod:`webseg.blocks` (issue 14), as ``role:<name> -> share``.
+text characters per role of :mod:`webseg.blocks`, as ``role:<name> -> share``.
 When that module is absent the view is empty (``{}``), so models trained without it still load.
 """
 

@@ -1,12 +1,12 @@
 """What a page is about: per-text-leaf main-content probabilities, index fields, block weights.
 
-Content-aware indexing (issue 16) needs, for every visible text leaf of a page, the probability
+Content-aware indexing needs, for every visible text leaf of a page, the probability
 that it is main content. :func:`leaf_main_prob` gets it from PageLevel templateness
 (``1 - templateness`` of the leaf's ``pagelevel`` segment, the model behind
 ``webseg.templates.clean.kept_segments``), from the block-function model
 (``webseg.blocks.block_functions(page).main``), or from both: ``max`` (the default) takes
 per leaf the larger of the two, so a leaf is main content when either model says so. The
-default is the best of the four measured on the issue-16 dev collections (cranfield k=1 and
+default is the best of the four measured on the dev collections (cranfield k=1 and
 k=3, each model with its own tuned field and passage weights: default index mean MAP 0.3232
 with ``max``, 0.3158 ``mean``, 0.3138 PageLevel, 0.3024 block model;
 ``eval/results/prf/content/README.md``): the two models miss different parts of the main
@@ -43,7 +43,7 @@ FIELDS = ("title", "main", "rest")
 #: the union, for recall of the main text) or ``mean`` (their average).
 MODELS = ("blocks", "pagelevel", "max", "mean")
 
-#: The default main-content model: the best measured on the issue-16 dev collections.
+#: The default main-content model: the best measured on the dev collections.
 DEFAULT_MODEL = "max"
 
 

@@ -27,7 +27,7 @@ Relevance model (RM3, as Anserini's ``Rm3Reranker``)
     multiplied by ``page_weight``-th power of their page's normalised score; 0 = off, the
     default). Terms and weights then follow the relevance model above.
 
-    Content blocks (issue 16): every stored block carries ``weight`` = P(main content) from the
+    Content blocks: every stored block carries ``weight`` = P(main content) from the
     content model (:mod:`ir.content`; 1.0 when unknown). ``min_block_weight`` keeps only blocks
     at or above it (0.5: content blocks only) and ``weight_power`` multiplies each block's score
     by ``weight ** weight_power`` (block relevance x role). ``score_power`` raises the block
@@ -105,8 +105,8 @@ class BlockParams:
 
 #: Block-PRF parameters of ``webseg search --prf blocks``: the best configuration measured on
 #: the dev collections (cranfield k=3, k=1, titles-only k=1 and mixed-length k=1;
-#: eval/results/prf/content/chosen.json and README.md, session 9; the dataclass defaults above
-#: stay the paper's, which the issue-7 tables use): VIPS content blocks of the top 20 pages,
+#: eval/results/prf/content/chosen.json and README.md; the dataclass defaults above stay the
+#: paper's, which the paper-reproduction tables use): VIPS content blocks of the top 20 pages,
 #: without the blocks whose text is on two pages or more (a template's), the 10 best with
 #: their BM25 score squared x P(main), unit models weighted by idf, 20 terms, original query
 #: weight 0.7.

@@ -57,10 +57,10 @@ DEFAULT_K1, DEFAULT_B = 1.5, 0.4
 #: ``repeat_pages`` >= 2: blocks whose text is on that many pages (:meth:`Index.content_blocks`;
 #: a template's own post, comments or widgets the per-page model took for content) give no
 #: evidence; ``repeated``: ``drop`` leaves them out of the passage engine, ``mask`` (the
-#: default, chosen on dev) keeps them in its statistics (eval/results/prf/content/README.md,
-#: session 8). ``k1``, ``b``: the passage engine's own BM25 parameters (default: the page
+#: default, chosen on dev) keeps them in its statistics (eval/results/prf/content/README.md).
+#: ``k1``, ``b``: the passage engine's own BM25 parameters (default: the page
 #: index's); blocks want stronger length normalisation than pages (b 0.75 vs 0.4: chosen on
-#: four dev versions, eval/results/prf/content/prereg_session9.md). ``norm: max`` divides
+#: four dev versions, pre-registered in eval/results/prf/content/). ``norm: max`` divides
 #: both evidences by their best candidate's first (not better on dev; off by default).
 DEFAULT_PASSAGES: dict[str, Any] = {"source": "vips", "weight": 2.0, "min_block_weight": 0.5,
                                     "min_terms": 3, "min_blocks": 1, "repeat_pages": 2,

@@ -50,7 +50,7 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
     pipeline, the evaluation harness all call it). ``segmentations`` (source -> Segmentation
     already computed for this page with that source's segmenter) are reused, not recomputed.
     ``content_model``: one of ``ir.content.MODELS`` (:func:`ir.content.leaf_main_prob`); the
-    default, ``ir.content.DEFAULT_MODEL``, is the best measured on the issue-16 dev
+    default, ``ir.content.DEFAULT_MODEL``, is the best measured on the dev
     collections.
     A segmenter or the content model failing on the page is recorded in ``reason``; the page
     keeps its text and its windows, so it is still found and can still give feedback.

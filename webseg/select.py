@@ -2,7 +2,7 @@
 
 Why: at Kreuzer gold level 1 every page is all or nothing (a page the gold keeps whole scores 0
 for any split; splitting a two-block page one level too deep drops it to ~0.1), and VIPS and the
-tree cut fail on *different* pages (issue 17: the per-page best of the two is 0.776 against 0.698
+tree cut fail on *different* pages (Kreuzer's pages: per-page best of the two is 0.776 against 0.698
 for VIPS alone). The decision that loses is page-level - how many top-level blocks - so it is
 made here at page level, from features that need no gold:
 
@@ -96,7 +96,7 @@ def split_cuts(tree: Any, pairs: np.ndarray, q1: np.ndarray, steps: Sequence[int
     """Level-1 tree cuts ``d`` grid steps after the first ``w`` of :data:`SPLIT_WS` whose cut
     has >= 2 segments (the coarsest non-trivial cut), and that ``w`` (inf: never splits).
 
-    Why: a fixed ``w`` leaves a third of the pages whole or over-split (issue 17); the page's
+    Why: a fixed ``w`` leaves a third of the Kreuzer pages whole or over-split; the page's
     own first split is the granularity the level-1 gold most often has.
     """
     from webseg.treecut import best_cut

@@ -1,6 +1,6 @@
 """Block functions: what each part of a page is for (main content, or boilerplate).
 
-A learned model over the page's text leaves (issue 14): gradient-boosted trees on
+A learned model over the page's text leaves: gradient-boosted trees on
 language-independent text, link, markup, position and (when rendered) geometry features
 (:mod:`webseg.blocks.features`), re-scored by a second stage that sees the first-stage scores
 of the leaf's neighbours and ancestors (:mod:`webseg.blocks.context`). Works on rendered pages

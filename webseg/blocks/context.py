@@ -1,6 +1,6 @@
 """Stage 2: a leaf's first-stage score seen in its context (stacking over the DOM tree).
 
-Leaf-by-leaf decisions scatter (issue 14: a probe GBDT lost 5 points on news from that alone).
+Leaf-by-leaf decisions scatter (a probe GBDT lost 5 points on news from that alone).
 Stage 2 re-decides every leaf from its own features plus the first-stage scores ``s`` of its
 surroundings: character-weighted means of ``s`` over document-order windows and over the
 subtrees of its context levels (parent, grandparent, nearest block ancestors, see

@@ -8,7 +8,7 @@ ancestors ``b0``, ``b1``, ``b2`` (``div``, ``p``, ``li``, ``td``, ... see
 prefix sum over the pre-order intervals ``[i, subtree_end[i])``, so a page costs O(n) numpy work
 plus one pass over the text leaves.
 
-Why these features (issue 14): text and link density of the node, its parent and its block are
+Why these features: text and link density of the node, its parent and its block are
 the classic boilerplate signals (Kohlschütter's boilerpipe, trafilatura); class/id/role tokens
 and HTML5 elements are what developers write to mark navigation, footers, comments and the
 article (:mod:`webseg.blocks.vocab`); repeated sibling structures mark menus and teaser lists;

@@ -1,6 +1,6 @@
 """Tree-consistent decoding of leaf scores: PageLevel isotonic smoothing over the DOM tree.
 
-Issue 14 asks to compare plain thresholding with smoothing the node scores over the DOM tree by
+An alternative to plain thresholding is smoothing the node scores over the DOM tree by
 the regularised tree isotonic regression of Chakrabarti, Kumar & Punera (2007;
 :func:`webseg.templates.isotonic.isotonic_smooth`). Here the observations are the block model's
 leaf scores (P(main), stage 1 or stage 2) and the tree is the part of the DOM the leaf ranges

@@ -1,7 +1,7 @@
 """A learned per-page threshold for the stage-2 scores (decoder ``stack-page``).
 
 One global threshold is a compromise: articles want a strict one, collection / listing /
-product / service pages a lower one (eval/results/blocks/README.md, second and fifth runs).
+product / service pages a lower one (per-type thresholds in eval/results/blocks/README.md).
 The page type is not known at inference, but the page's own stage-2 score distribution and a
 few markup shares say much of it. So a small regression model predicts, for every threshold
 of a fixed grid, how much better or worse than its average over the grid the page's word F1
@@ -42,14 +42,14 @@ PAGE_FEATURE_NAMES: tuple[str, ...] = (
     ("log_leaves", "log_chars", "s_max", "s_mean", "s_q50", "s_q90",
      "kept_0.3", "kept_0.5", "kept_0.7") + tuple(_MEAN_COLS)
     + ("thr", "kept_thr", "kept_leaves_thr", "step_thr", "none_kept_thr"))
-#: the regressor's base configuration (fixed before the sixth run of eval/results/blocks)
+#: the regressor's base configuration (fixed before it was evaluated, eval/results/blocks)
 PAGE_HGB_PARAMS: dict[str, Any] = {"max_iter": 60, "learning_rate": 0.1, "max_leaf_nodes": 8,
                                    "min_samples_leaf": 100, "l2_regularization": 1.0,
                                    "early_stopping": False, "random_state": 0}
 #: the candidates training chooses among (cross-fitted on :data:`PAGE_GATE_PARTS`
 #: site-grouped parts, see :func:`webseg.blocks.train.choose_page_decision`): regressor
 #: overrides and the margin by which a threshold's predicted gain must beat the global
-#: threshold's; ``None`` = no page model (the global threshold). Fixed before the sixth run.
+#: threshold's; ``None`` = no page model (the global threshold). Fixed before evaluation.
 PAGE_CANDIDATES: tuple[tuple[str, dict[str, Any] | None, float], ...] = (
     ("global", None, 0.0),
     ("hgb8", {}, 0.0),
@@ -59,9 +59,9 @@ PAGE_CANDIDATES: tuple[tuple[str, dict[str, Any] | None, float], ...] = (
 )
 #: how many site-grouped parts of the stage-2 training pages the gate cross-fits the candidates
 #: over: each part is decided by page models fitted on the other parts, i.e. on (K-1)/K = 80 %
-#: of the pages, close to the final page model (fitted on all of them). The sixth run's gate
-#: used the two stage-2 halves (page models on ~50 %), so it judged weaker models than the one
-#: it ships and leaned to ``global`` (eval/results/blocks/README.md, sixth and seventh runs).
+#: of the pages, close to the final page model (fitted on all of them). A gate over the two
+#: stage-2 halves (page models on ~50 %) judged weaker models than the one it ships and leaned
+#: to ``global`` (eval/results/blocks/README.md).
 #: The parts are independent of the stage-2 halves (their own salt, :data:`PAGE_GATE_SALT`);
 #: the stage-2 scores the pages are judged on stay those of the two-halves refit.
 PAGE_GATE_PARTS = 5

@@ -1,4 +1,4 @@
-"""Finer block roles: what a text leaf is for, beyond main content or not (issue 14).
+"""Finer block roles: what a text leaf is for, beyond main content or not.
 
 Two heads over the same leaf features (:mod:`webseg.blocks.features`) plus the main model's
 P(main) of the leaf, because the two gold sets describe different things:

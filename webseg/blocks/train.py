@@ -339,8 +339,8 @@ STAGE2_COLS = np.concatenate([[FEATURE_NAMES.index(n) for n in _STAGE2_FEATURES]
 #: Share of the training pages stage 2 (and with it the decision and the per-page decision)
 #: learns from, by a hash of the page id. Stage 2 needs every leaf of its pages scored by
 #: stage 1, which was the expensive part of training on a loaded 2-core machine, hence 0.5
-#: until the eighth run of eval/results/blocks, where all pages (1.0) were adopted by its
-#: pre-registered rule (WCXB 0.8559 -> 0.8626 in the site-grouped CV).
+#: at first; all pages (1.0) were then adopted by a pre-registered rule (eval/results/blocks;
+#: WCXB 0.8559 -> 0.8626 in the site-grouped CV).
 STAGE2_SHARE = 1.0
 
 #: thresholds tried by the nested selection (:func:`choose_decision`)
@@ -399,7 +399,7 @@ def gate_parts(t: PageTable, pages: np.ndarray, k: int = PAGE_GATE_PARTS) -> np.
     """The part of each of ``pages`` in the per-page decision's cross-fit: ``k`` parts by a
     hash of the site (:data:`webseg.blocks.pagedecision.PAGE_GATE_SALT`), so that a page is
     never decided by a page model trained on a page of its site; ``k = 0``: the two stage-2
-    halves (the sixth run's gate, see :func:`fit_stages`)."""
+    halves (the older gate, see :func:`fit_stages`)."""
     salt, k = (PAGE_GATE_SALT, k) if k else ("stage2-half", 2)
     return np.array([fold_of(t.meta[p]["site"], k, salt) for p in pages], dtype=np.int64)
 
@@ -413,7 +413,7 @@ def fit_stages(t: PageTable, pages: np.ndarray, inner_folds: int = 2, log=print,
     Stage 2 trains on a ``stage2_share`` of the pages (by hash of the id; scoring every leaf
     of every training page is the expensive part), with twice the draws per page.
     ``page_gate_parts``: the parts the per-page decision's candidates are cross-fitted over
-    (:func:`gate_parts`; 0: the two stage-2 halves, as in the sixth run)."""
+    (:func:`gate_parts`; 0: the two stage-2 halves, the older gate)."""
     pages = np.sort(np.asarray(pages))
     s1 = np.zeros(len(t.y))
     inner = np.array([fold_of(t.meta[p]["site"], inner_folds, "inner") for p in pages])
@@ -699,7 +699,7 @@ def main(argv: list[str] | None = None) -> int:
                     "directory instead of recomputing them (see build_table)")
     ap.add_argument("--page-gate-parts", type=int, default=PAGE_GATE_PARTS,
                     help="site-grouped parts the per-page decision's candidates are "
-                    "cross-fitted over (fit; 0: the two stage-2 halves, the sixth run's gate)")
+                    "cross-fitted over (fit; 0: the two stage-2 halves, the older gate)")
     ap.add_argument("--stage2-share", type=float, default=STAGE2_SHARE,
                     help="share of the training pages stage 2 and the decisions learn from "
                     "(fit)")

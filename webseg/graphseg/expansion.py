@@ -60,7 +60,7 @@ class Expander:
     Variable ids: node ``i`` (``x_i`` for leaves, ``a_i`` for internal nodes) and
     ``n + j`` for ``kb`` of the ``j``-th internal node.
 
-    **Speed** (issue 17: two-level GCuts minimises twice per page). A minimisation makes a
+    **Speed** (two-level GCuts minimises twice per page). A minimisation makes a
     few hundred moves, ~90% of which return the labelling unchanged, and each move used to
     rebuild every cost from scratch. The terms are cached by what they depend on:
 

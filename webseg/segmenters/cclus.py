@@ -12,7 +12,7 @@ it does).
 
 Output: one segment per cluster, rooted at the maximal subtrees whose leaves are all in it.
 
-**Two levels** (issue 17). The gold has two levels, and one flat output scored at both is
+**Two levels**. The gold has two levels, and one flat output scored at both is
 4-6x too fine at level 1. With a level-1 lambda (``lam1``, or ``lam["cclus@1"]`` in the model,
 chosen by cross-validation at gold level 1; larger, so coarser clusters) the output is level 1 =
 the clustering at ``lam1``, level 2 = the clustering at ``lam`` refined by level 1

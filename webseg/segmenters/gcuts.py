@@ -31,7 +31,7 @@ Output: one segment per used label (a label may cover several DOM subtrees: the 
 need not be contiguous), rooted at the maximal subtrees whose text leaves all carry it. Every
 visible text leaf is assigned (leaves cannot take xi).
 
-**Two levels** (issue 17): with a level-1 lambda (``lam1`` or ``lam["<name>@1"]`` in the model,
+**Two levels**: with a level-1 lambda (``lam1`` or ``lam["<name>@1"]`` in the model,
 chosen by cross-validation at gold level 1) the energy is minimised a second time at ``lam1``
 (the costs are prepared once) and the output has level 1 = that labelling, level 2 = the
 labelling at ``lam`` refined by level 1 (:func:`webseg.graphseg.segments.to_two_level`). That

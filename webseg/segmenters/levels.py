@@ -2,7 +2,7 @@
 
 ``pagelevel`` (and its variants) and ``blockfusion`` find one level of segments. A level-1
 score of such a segmenter used to be the score of that one level, which says nothing about
-how it sees the coarse structure of a page (issue 17, deliverable 3). The grouping here is
+how it sees the coarse structure of a page. The grouping here is
 principled and cheap: VIPS's level-1 blocks are the page's regions as Cai et al. (2003) cut
 them along its most visible separators (VIPS runs in a few milliseconds), and each flat segment
 joins the VIPS level-1 block that holds most of its text (visible characters of its text

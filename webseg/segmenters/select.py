@@ -20,8 +20,7 @@ from webseg.select import SelectModel, segment
 from webseg.treecut import TreeCutModel
 
 
-@register("select", "per-page level-1 choice: tree cut at its first split / vips / dom "
-          "(issue 17)")
+@register("select", "per-page level-1 choice: tree cut at its first split / vips / dom")
 @dataclass
 class SelectSegmenter(ModelBacked):
     """Selector model (``model``) over candidates cut with a tree-cut model (``treecut``);

@@ -16,7 +16,7 @@ from webseg.segmenters.base import ModelBacked, register
 from webseg.treecut import TreeCutModel, segment
 
 
-@register("treecut", "learned two-level DOM tree cut over dom/vips/blockfusion cues (issue 17)")
+@register("treecut", "learned two-level DOM tree cut over dom/vips/blockfusion cues")
 @dataclass
 class TreeCutSegmenter(ModelBacked):
     """Tree cut with a trained model (``webseg/models/treecut.json`` by default)."""
