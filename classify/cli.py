@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from webseg.cli import _err, _is_page_json, _render_options, with_render_opts
+from webseg.progress import progress_bar, quiet_option
 
 __all__ = ["COMMANDS", "classify"]
 
@@ -185,6 +186,7 @@ def _train_stacked(records: list[Any], data: tuple[str, ...], output: str,
                    "probabilities (every type).")
 @click.option("-c", "--concurrency", default=3, show_default=True,
               help="Pages rendered in parallel.")
+@quiet_option
 @with_render_opts
 def predict(inputs: tuple[str, ...], model_path: str | None, method: str | None,
             as_json: bool, concurrency: int, timeout: float, javascript: bool | None,
@@ -201,8 +203,11 @@ def predict(inputs: tuple[str, ...], model_path: str | None, method: str | None,
     except (FileNotFoundError, ValueError) as e:
         raise click.UsageError(str(e)) from e
     failed = 0
+    # results on a terminal are their own progress; into a file or a pipe, stderr tells
+    bar = progress_bar(desc="classify", unit="page", enabled=not sys.stdout.isatty())
     for inp, url, page, html, error in _pages(inputs, _render_options(timeout, javascript,
                                                                       max_nodes), concurrency):
+        bar.update(1)
         if page is None:
             _err(f"{inp}: {error}")
             failed += 1
@@ -223,6 +228,7 @@ def predict(inputs: tuple[str, ...], model_path: str | None, method: str | None,
                                   ensure_ascii=False))
         else:
             click.echo(f"{inp}\t{typ}\t{prob:.3f}")
+    bar.close()
     sys.exit(1 if failed else 0)
 
 

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import click
 
 from webseg.cli import EXIT_FAILED, EXIT_OK, _err, with_render_opts
+from webseg.progress import is_quiet, progress_bar, quiet_option
 
 STRIP_CHOICES = ("none", "largest", "blocks", "pagelevel", "sitelevel", "extractor")
 #: ``--strip`` default: the method of ``webseg clean`` (webseg.clean.DEFAULT_METHOD).
@@ -80,7 +81,8 @@ def _storage(redis: str | None, basename: str) -> dict[str, Any] | None:
 @click.option("--site-key", type=click.Choice(["host", "dir"]), default="host",
               show_default=True, help="How pages are grouped into sites for --strip sitelevel.")
 @click.option("--theta", default=0.1, show_default=True, help="SiteLevel theta.")
-@click.option("--concurrency", default=3, show_default=True, help="Pages rendered at once.")
+@click.option("-c", "--concurrency", default=3, show_default=True, help="Pages rendered at once.")
+@quiet_option
 @with_render_opts
 def dedup(inputs: tuple[str, ...], strip: str, segmenter: str, report: str | None,
           window: int, k: int, threshold: int, candidates: str, num_perm: int,
@@ -130,8 +132,11 @@ def dedup(inputs: tuple[str, ...], strip: str, segmenter: str, report: str | Non
     rendered = (render_inputs(records, concurrency, renderer=RENDERER) if RENDERER is not None
                 else render_inputs(records, concurrency, **opts))
 
+    bar = progress_bar(total=len(records), desc="dedup", unit="page")
+
     def items() -> Iterator[tuple[str, Item, str]]:
         for rec, page, error in rendered:
+            bar.update(1)
             if error is not None or page is None:
                 failed[rec.id] = error or "render: no page"
                 _err(f"{rec.id}: {failed[rec.id]}")
@@ -150,10 +155,12 @@ def dedup(inputs: tuple[str, ...], strip: str, segmenter: str, report: str | Non
 
     run = run_items(items(), stripper, params, candidates, num_perm, lsh_threshold, storage,
                     on_error=lambda rid, msg: _err(f"{rid}: {msg}"))
+    bar.close()
     failed.update(run.failed)
     run.failed = failed
     for note, n in run.notes.items():
-        click.echo(f"webseg: note: {note}: {n} page(s)", err=True)
+        if not is_quiet():
+            click.echo(f"webseg: note: {note}: {n} page(s)", err=True)
     result, infos = run.result, run.pages
     if report:
         meta = {"strip": strip, "segmenter": segmenter if strip == "largest" else None,

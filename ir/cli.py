@@ -13,6 +13,8 @@ from typing import Any
 import click
 
 from webseg.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, _err
+from webseg.cliopts import renamed, takes_alias
+from webseg.progress import quiet_option
 
 #: feedback parameter name -> type, for ``-P key=value``
 _PARAM_TYPES = {"fb_docs": int, "fb_terms": int, "orig_weight": float, "max_df_ratio": float,
@@ -84,9 +86,11 @@ def _jsonl_docs(path: str, an: Any) -> Any:
 @click.option("--segmenter", "sources", default="vips", show_default=True,
               help="Block source(s) stored per page, comma-separated: vips, dom, gcuts, wps, "
                    "pagelevel, windows or any registered segmenter. Windows are always kept.")
-@click.option("--format", "fmt", type=click.Choice(["html", "jsonl"]), default="html",
-              show_default=True, help="html: pages, directories, WARC, URL lists; jsonl: "
-                                      "text collections (docs.jsonl with id, title, text).")
+@click.option("--input-format", "fmt", type=click.Choice(["html", "jsonl"]), default="html",
+              show_default=True, callback=takes_alias("fmt"),
+              help="html: pages, directories, WARC, URL lists; jsonl: "
+                   "text collections (docs.jsonl with id, title, text).")
+@renamed("--format", "--input-format", "fmt", type=click.Choice(["html", "jsonl"]))
 @click.option("--append", is_flag=True, help="Add to an existing index (incremental).")
 @click.option("--overwrite", is_flag=True, help="Replace an existing index.")
 @click.option("--stemmer", type=click.Choice(["porter", "english", "none"]), default="porter",
@@ -107,8 +111,9 @@ def _jsonl_docs(path: str, an: Any) -> Any:
                    "kept; ir.repeats).")
 @click.option("--k1", default=None, type=float, help="BM25 k1 (default: the tuned value).")
 @click.option("--b", "b", default=None, type=float, help="BM25 b (default: the tuned value).")
-@click.option("--concurrency", default=2, show_default=True, help="Pages rendered at once.")
+@click.option("-c", "--concurrency", default=2, show_default=True, help="Pages rendered at once.")
 @click.option("--timeout", default=30.0, show_default=True, help="Per-page time limit (s).")
+@quiet_option
 def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, fmt: str,
               append: bool, overwrite: bool, stemmer: str, stopwords: str, fields_opt: str,
               passages: bool, repeats: bool, k1: float | None, b: float | None,
@@ -120,7 +125,7 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
       webseg index pages/ -o idx                        # vips blocks, embedded BM25
       webseg index crawl.warc.gz -o idx --segmenter vips,dom
       webseg index more/ -o idx --append                # incremental add
-      webseg index docs.jsonl --format jsonl -o idx --backend lucene
+      webseg index docs.jsonl --input-format jsonl -o idx --backend lucene
       webseg index out/ -o idx --backend lucene         # a pipeline / spark output folder
     """
     from ir import Analyzer, Index
@@ -176,9 +181,11 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
             click.echo(f"{p}: {n} documents", err=True)
     else:
         from ir.pipeline import index_paths
+        from webseg.progress import progress_bar
 
-        rep = index_paths(ix, list(inputs), ix.sources, concurrency=concurrency,
-                          log=lambda m: _err(m), timeout=timeout)
+        with progress_bar(desc="index", unit="page") as bar:
+            rep = index_paths(ix, list(inputs), ix.sources, concurrency=concurrency,
+                              log=lambda m: _err(m), timeout=timeout, progress=bar)
         failed = len(rep.failures or [])
         click.echo(f"indexed {rep.added} pages ({rep.text_only} text-only, {rep.empty} empty)",
                    err=True)

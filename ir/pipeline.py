@@ -115,8 +115,10 @@ def _records(paths: Sequence[str]) -> Iterator[Any]:
 
 def index_paths(index: Any, paths: Sequence[str], sources: Sequence[str], concurrency: int = 2,
                 batch: int = 200, log: Callable[[str], None] | None = None,
-                renderer: Any = None, **render_options: Any) -> IndexReport:
+                renderer: Any = None, progress: Any = None, **render_options: Any
+                ) -> IndexReport:
     """Render, segment and add every input of ``paths`` to ``index`` (in shards of ``batch``).
+    ``progress`` (a :func:`webseg.progress.progress_bar`) counts the pages done.
 
     Inputs that fail to render are indexed text-only (parsed without a browser) with the
     reason recorded, and reported through ``log``; unreadable inputs become ``empty`` records.
@@ -131,6 +133,8 @@ def index_paths(index: Any, paths: Sequence[str], sources: Sequence[str], concur
     for rec, page, err in render_inputs(_records(paths), concurrency=concurrency,
                                         renderer=renderer, **render_options):
         doc_id = rec.id
+        if progress is not None:
+            progress.update(1)
         if page is not None:
             doc = doc_from_page(doc_id, page, an, sources, url=rec.url)
             if doc.reason:

@@ -64,6 +64,10 @@ def fake_blocks(monkeypatch: pytest.MonkeyPatch) -> list[Page]:
         keep[page.text_leaves[boiler_mask(page)]] = True
         return types.SimpleNamespace(page=page, keep=keep)
 
+    # the submodules the clean layer imports from the real package, imported before the stand-in
+    # hides it (else the result depends on which test imported them first)
+    import webseg.blocks.siterepeat  # noqa: F401
+
     mod = types.ModuleType("webseg.blocks")
     mod.block_functions = block_functions  # type: ignore[attr-defined]
     mod.ROLES = ("main", "other")  # type: ignore[attr-defined]

@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from webseg import __version__
+from webseg.progress import is_quiet, progress_bar, quiet_option
 
 #: ``webseg segment`` / ``webseg show`` default: the tree cut read at each page's first split,
 #: the best level-1 and level-2 segmenter in the 4-fold CV on kreuzer-random
@@ -23,6 +24,13 @@ from webseg import __version__
 DEFAULT_SEGMENTER = "select"
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+#: ``webseg clean --decoder`` choices: the default (a threshold per page), one global threshold
+#: (the same rule on every page) and the PageLevel tree smoothing (the paper's method, kept text
+#: follows the DOM). The others did not beat the default in the site-grouped CV; they still work
+#: for one release, with a warning (:func:`webseg.blocks.block_functions` keeps them all).
+DECODERS = ["stack-page", "stack", "isotonic"]
+RETIRED_DECODERS = ["threshold", "cut", "isotonic-s1", "stack-page-forced"]
 
 
 def _err(msg: str) -> None:
@@ -102,8 +110,6 @@ def _pages(records: Iterator[Any], opts: dict[str, Any], concurrency: int, progr
     """
     import itertools
 
-    from tqdm import tqdm
-
     from webseg.inputs import render_inputs
 
     seen: list[Any] = []
@@ -114,7 +120,7 @@ def _pages(records: Iterator[Any], opts: dict[str, Any], concurrency: int, progr
             needs_browser = True
             break
     records = itertools.chain(seen, records)
-    bar = tqdm(disable=not progress, unit="page", file=sys.stderr, leave=False)
+    bar = progress_bar(desc="pages", unit="page", enabled=progress)
     if needs_browser:
         results = render_inputs(records, concurrency, **opts)
     else:
@@ -237,7 +243,8 @@ def algos() -> None:
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("-o", "--output", help="Output file (one input) or directory (several inputs). "
               "Default: stdout for one input.")
-@click.option("--concurrency", default=3, show_default=True, help="Pages rendered at once.")
+@click.option("-c", "--concurrency", default=3, show_default=True, help="Pages rendered at once.")
+@quiet_option
 @with_render_opts
 def render(inputs: tuple[str, ...], output: str | None, concurrency: int, timeout: float,
            javascript: bool | None, max_nodes: int) -> None:
@@ -273,7 +280,8 @@ def _report(rec: Any, err: Any) -> int:
     """Report a record without a page; returns 1 for a failure, 0 for a skipped non-page
     (a WARC's image or log record, reported as a note)."""
     if getattr(rec, "skipped", False):
-        click.echo(f"webseg: skipped: {rec.id}: {err}", err=True)
+        if not is_quiet():
+            click.echo(f"webseg: skipped: {rec.id}: {err}", err=True)
         return 0
     if isinstance(err, Exception):
         _fail(rec.id, err)
@@ -301,7 +309,8 @@ def _stem(inp: str) -> str:
 @click.option("--param", "-p", multiple=True, metavar="KEY=VALUE",
               help="Segmenter hyper-parameter (repeatable), e.g. -p max_depth=3.")
 @click.option("-o", "--output", help="Output file (one input) or directory (several).")
-@click.option("--concurrency", default=3, show_default=True, help="Pages rendered at once.")
+@click.option("-c", "--concurrency", default=3, show_default=True, help="Pages rendered at once.")
+@quiet_option
 @with_render_opts
 def segment(inputs: tuple[str, ...], algo: str, param: tuple[str, ...], output: str | None,
             concurrency: int, timeout: float, javascript: bool | None, max_nodes: int) -> None:
@@ -330,13 +339,14 @@ def _batch(inputs: tuple[str, ...], output: str | None, suffix: str, run: Any, s
     """Render (or load) every input, apply ``run(page, many) -> str``, write or print the result.
 
     One input prints to stdout (or ``-o FILE``); several need ``-o DIRECTORY`` and get
-    ``<name><suffix>`` files. Failures are reported and the batch goes on; the exit code says
-    whether any input failed.
+    ``<name><suffix>`` files, or ``-o FILE.jsonl``: one JSON line per page (``id`` first).
+    Failures are reported and the batch goes on; the exit code says whether any input failed.
     """
     _check_inputs(inputs)
     many, records = _peek_many(_records(inputs))
     if many and not output:
-        raise click.UsageError("several inputs need -o DIRECTORY")
+        raise click.UsageError("several inputs need -o DIRECTORY (or -o FILE.jsonl)")
+    lines = _jsonl_sink(output)
     failed = 0
     for rec, page, err in _pages(records, opts, concurrency, progress=many):
         if err is not None:
@@ -348,7 +358,10 @@ def _batch(inputs: tuple[str, ...], output: str | None, suffix: str, run: Any, s
             failed += 1
             _err(f"{rec.id}: {stage}: {type(e).__name__}: {e}")
             continue
-        if many:
+        if lines is not None:
+            lines.write(json.dumps({"id": rec.id, **json.loads(text)}, ensure_ascii=False)
+                        + "\n")
+        elif many:
             out = Path(output) / (_out_name(rec) + suffix)
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text, encoding="utf-8")
@@ -356,7 +369,18 @@ def _batch(inputs: tuple[str, ...], output: str | None, suffix: str, run: Any, s
             Path(output).write_text(text, encoding="utf-8")
         else:
             click.echo(text)
+    if lines is not None:
+        lines.close()
     sys.exit(EXIT_FAILED if failed else EXIT_OK)
+
+
+def _jsonl_sink(output: str | None) -> Any:
+    """The open file for ``-o FILE.jsonl`` (JSON lines, one per page), else None: a name ending
+    in ``.jsonl`` is a file to write, never a directory to create."""
+    if not output or not output.endswith(".jsonl"):
+        return None
+    Path(output).parent.mkdir(parents=True, exist_ok=True)
+    return open(output, "w", encoding="utf-8")  # noqa: SIM115 - closed by the caller
 
 
 def _make_segmenter(algo: str, params: tuple[str, ...]) -> Any:
@@ -372,11 +396,46 @@ def _make_segmenter(algo: str, params: tuple[str, ...]) -> Any:
         except json.JSONDecodeError:
             kwargs[k] = v
     try:
-        return get_segmenter(algo, **kwargs)
+        seg = get_segmenter(algo, **kwargs)
     except KeyError as e:
         raise click.UsageError(str(e.args[0])) from None
     except TypeError as e:
         raise click.UsageError(f"bad parameter for {algo}: {e}") from None
+    _check_param_types(algo, seg, kwargs)
+    return seg
+
+
+def _check_param_types(algo: str, seg: Any, kwargs: dict[str, Any]) -> None:
+    """Usage error naming the parameter and its type when a ``-p`` value does not fit the
+    segmenter's declared field type (``-p max_depth=x`` would otherwise fail deep inside the
+    algorithm with a Python TypeError). Fields of other types (lists, dicts) are not checked."""
+    import dataclasses
+    import types
+    import typing
+
+    if not dataclasses.is_dataclass(seg):
+        return
+    try:
+        hints = typing.get_type_hints(type(seg))
+    except Exception:  # noqa: BLE001 - unresolvable annotations: nothing to check against
+        return
+    simple = {int: "an integer", float: "a number", bool: "true or false", str: "a string"}
+    for key, value in kwargs.items():
+        hint = hints.get(key)
+        args = typing.get_args(hint) if isinstance(hint, types.UnionType) or \
+            typing.get_origin(hint) is typing.Union else (hint,)
+        wanted = [a for a in args if a in simple]
+        if not wanted or len(wanted) < len([a for a in args if a is not type(None)]):
+            continue  # a type this check does not know: the segmenter's own checks apply
+        if value is None and type(None) in args:
+            continue
+        ok = any((t is float and isinstance(value, int | float) and not isinstance(value, bool))
+                 or (t is int and isinstance(value, int) and not isinstance(value, bool))
+                 or (t in (bool, str) and isinstance(value, t)) for t in wanted)
+        if not ok:
+            kinds = " or ".join(simple[t] for t in wanted)
+            raise click.UsageError(f"-p {key}={json.dumps(value)}: {algo}'s {key} takes "
+                                   f"{kinds}")
 
 
 @main.command()
@@ -434,11 +493,11 @@ def show(input: str, algo: str, param: tuple[str, ...], output: str, max_height:
 
 @main.command()
 @click.argument("inputs", nargs=-1, required=True)
-@click.option("-o", "--output", help="Output file (one input) or directory (several inputs). "
-              "Default: stdout for one input, and JSON lines on stdout for several with "
-              "--format json.")
+@click.option("-o", "--output", help="Output file (one input) or directory (several inputs); "
+              "FILE.jsonl: JSON lines in that file. Default: stdout for one input, and JSON "
+              "lines on stdout for several with --format json.")
 @click.option("--format", "-f", "fmt", type=click.Choice(["txt", "markdown", "json", "html"]),
-              default="txt", show_default=True, help="Output format.")
+              default=None, help="Output format [default: txt; json for -o FILE.jsonl].")
 @click.option("--links", is_flag=True, help="Markdown: keep links as [text](url).")
 @click.option("--method", "-m", default=None,
               help="blocks (the learned block model), pagelevel, pagelevel-basic or "
@@ -450,11 +509,11 @@ def show(input: str, algo: str, param: tuple[str, ...], output: str, max_height:
               help="Classify each page's type (shipped page-type model) into the output.")
 @click.option("--threshold", default=0.5, show_default=True,
               help="PageLevel: segments with templateness below this are kept.")
-@click.option("--decoder", default=None,
-              type=click.Choice(["stack", "threshold", "isotonic", "cut", "isotonic-s1",
-                                 "stack-page", "stack-page-forced"]),
-              help="blocks: how leaf scores become the main-content mask (default: the "
-              "model's own; see webseg.blocks.model).")
+@click.option("--decoder", default=None, metavar="[stack-page|stack|isotonic]",
+              type=click.Choice(DECODERS + RETIRED_DECODERS),
+              help="blocks: how leaf scores become the main-content mask: stack-page (the "
+              "default: a threshold learned per page), stack (one threshold for every page), "
+              "isotonic (kept text follows the DOM tree, the PageLevel smoothing).")
 @click.option("--site-repeats/--no-site-repeats", "site_repeats", default=None,
               help="blocks, several inputs: drop kept text that is a visible text leaf of two "
               "other input pages of the same host (with --site-repeats, local files of one "
@@ -463,7 +522,8 @@ def show(input: str, algo: str, param: tuple[str, ...], output: str, max_height:
               "(webseg.blocks.siterepeat.DEFAULT_SITE_REPEATS; eval/results/blocks/siterepeat).")
 @click.option("--html", "as_html", is_flag=True, hidden=True, help="Same as --format html.")
 @click.option("--algo", "-a", "algo", default=None, hidden=True, help="Same as --method.")
-@click.option("--concurrency", default=3, show_default=True, help="Pages rendered at once.")
+@click.option("-c", "--concurrency", default=3, show_default=True, help="Pages rendered at once.")
+@quiet_option
 @with_render_opts
 def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
           method: str | None, no_render: bool, page_type: bool, threshold: float,
@@ -496,6 +556,10 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
         raise click.UsageError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
     if as_html:
         fmt = "html"
+    to_jsonl = bool(output and output.endswith(".jsonl"))  # a file of JSON lines, not a dir
+    if to_jsonl and fmt not in (None, "json"):
+        raise click.UsageError(f"-o {output} writes JSON lines; --format {fmt} does not fit")
+    fmt = fmt or ("json" if to_jsonl else "txt")
     if no_render and method != "blocks":
         raise click.UsageError(f"--no-render needs the blocks method ({method} needs layout)")
     extra: dict[str, str] = {}
@@ -503,6 +567,12 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
         if method != "blocks":
             raise click.UsageError(f"--decoder needs the blocks method, not {method}")
         from webseg.blocks.model import load_model as load_block_model
+
+        if decoder in RETIRED_DECODERS:
+            from webseg.cliopts import warn
+
+            warn(f"--decoder {decoder} is retired (it did not beat stack-page in the "
+                 "site-grouped CV, docs/main-content.md); it goes in the next release")
 
         try:
             load_block_model().check_decoder(decoder)
@@ -514,7 +584,7 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
     if not records:
         raise click.UsageError("no pages found in the inputs")
     many = len(records) > 1 or Path(inputs[0]).is_dir()
-    json_lines = many and not output and fmt == "json"
+    json_lines = to_jsonl or (many and not output and fmt == "json")
     if many and not output and not json_lines:
         raise click.UsageError("several inputs need -o DIRECTORY (or --format json for JSON "
                                "lines on stdout)")
@@ -541,24 +611,25 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
                             concurrency=concurrency, type_model=type_model,
                             threshold=threshold, site_repeats=site_repeats and len(records) > 1,
                             local_group=local_group, **extra)
-    bar = None
-    if many:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(records), unit="page", file=sys.stderr)
+    bar = progress_bar(total=len(records), desc="clean", unit="page", enabled=many)
+    sink = _jsonl_sink(output) if to_jsonl else None
     for rec, res, err in results:
-        if bar is not None:
-            bar.update(1)
+        bar.update(1)
         if res is None:
             if rec.skipped:
-                click.echo(f"webseg: note: {rec.id}: {err}", err=True)
+                if not is_quiet():
+                    click.echo(f"webseg: note: {rec.id}: {err}", err=True)
                 continue
             failed += 1
             _err(f"{rec.id}: {err}")
             continue
         if json_lines:
             d = res.to_dict()
-            click.echo(json.dumps({"id": rec.id, **d}, ensure_ascii=False))
+            line = json.dumps({"id": rec.id, **d}, ensure_ascii=False)
+            if sink is not None:
+                sink.write(line + "\n")
+            else:
+                click.echo(line)
             continue
         text = res.format(fmt, links=links)
         if many:
@@ -569,8 +640,9 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
             Path(output).write_text(text, encoding="utf-8")
         else:
             click.echo(text, nl=not text.endswith("\n"))
-    if bar is not None:
-        bar.close()
+    bar.close()
+    if sink is not None:
+        sink.close()
     sys.exit(EXIT_FAILED if failed else EXIT_OK)
 
 

@@ -7,7 +7,9 @@ from typing import Any
 
 import click
 
+from webseg.cliopts import renamed, takes_alias
 from webseg.pipeline.process import COLLECTION_STAGES, PAGE_STAGES
+from webseg.progress import is_quiet, quiet_option
 
 
 @click.command()
@@ -24,12 +26,15 @@ from webseg.pipeline.process import COLLECTION_STAGES, PAGE_STAGES
               "sketches for dedup use the same text.")
 @click.option("--backend", default="bm25", show_default=True,
               type=click.Choice(["bm25", "lucene"]), help="Search index backend.")
-@click.option("--concurrency", default=3, show_default=True, help="Pages rendered at once.")
+@click.option("-c", "--concurrency", default=3, show_default=True, help="Pages rendered at once.")
 @click.option("--timeout", default=30.0, show_default=True, help="Per-page render time limit (s).")
 @click.option("--max-nodes", default=200_000, show_default=True, help="DOM size limit per page.")
-@click.option("--javascript/--no-javascript", default=None,
+@click.option("--js/--no-js", "javascript", default=None, callback=takes_alias("javascript"),
               help="Run page scripts (default: off for local and WARC input, on for URLs).")
-@click.option("--progress/--no-progress", default=True, show_default=True)
+@renamed("--javascript/--no-javascript", "--js/--no-js", "javascript", default=None)
+@click.option("--progress/--no-progress", default=True, show_default=True,
+              help="Progress: a bar on a terminal, a line every 30 s in a log.")
+@quiet_option
 def pipeline(inputs: tuple[str, ...], output: str, stages: str, segmenter: str,
              clean_segmenter: str, backend: str, concurrency: int, timeout: float,
              max_nodes: int, javascript: bool | None, progress: bool) -> None:
@@ -64,9 +69,10 @@ def pipeline(inputs: tuple[str, ...], output: str, stages: str, segmenter: str,
                                render_options=opts, progress=progress)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    click.echo(summary.table(), err=True)
-    for name, path in summary.outputs.items():
-        click.echo(f"  {name}: {path}", err=True)
+    if not is_quiet():
+        click.echo(summary.table(), err=True)
+        for name, path in summary.outputs.items():
+            click.echo(f"  {name}: {path}", err=True)
     sys.exit(1 if summary.errors else 0)
 
 

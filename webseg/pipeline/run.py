@@ -154,10 +154,9 @@ def _check_config(work: Path, config: PipelineConfig) -> None:
 
 
 def _progress(total: int, initial: int, enabled: bool) -> Any:
-    from tqdm import tqdm
+    from webseg.progress import progress_bar  # a bar on a terminal, plain lines in a log
 
-    return tqdm(total=total, initial=initial, unit="page", disable=not enabled,
-                dynamic_ncols=True, desc="pages")
+    return progress_bar(total=total, initial=initial, unit="page", enabled=enabled, desc="pages")
 
 
 def finalize(order: Sequence[str], out: Path, config: PipelineConfig) -> RunSummary:
