@@ -86,3 +86,27 @@ def test_detects_lazy_and_relative_imports(tmp_path: Path) -> None:
     assert "eval.splits" in got
     assert "webseg.wps.inference" in got
     assert "eval.splits" not in _imports(ROOT / "wps" / "graph.py")
+
+
+#: the ``webseg.clean`` modules that only write a result (text, Markdown, HTML, JSON, masks)
+#: and import nothing above :mod:`webseg.page`; the package itself is the facade over methods
+CLEAN_WRITERS = ("txt", "html_out", "markdown", "mask", "json_out")
+
+
+@pytest.mark.parametrize("package", ["blocks", "templates"])
+def test_methods_do_not_import_the_clean_facade(package: str) -> None:
+    """``webseg.clean`` picks a method (the block model, PageLevel) and so imports both; they
+    in turn may use its writers but never the facade: no circle blocks <-> clean <->
+    templates.clean."""
+    for path in (ROOT / package).glob("*.py"):
+        for m in _imports(path):
+            parts = m.split(".")
+            if parts[:2] == ["webseg", "clean"]:
+                assert len(parts) > 2 and parts[2] in CLEAN_WRITERS, f"{path} imports {m}"
+            assert not (package == "blocks" and m.startswith("webseg.templates.clean")), path
+
+
+def test_clean_writers_import_no_method() -> None:
+    for name in CLEAN_WRITERS:
+        for m in _imports(ROOT / "clean" / f"{name}.py"):
+            assert not m.startswith(("webseg.blocks", "webseg.templates")), (name, m)

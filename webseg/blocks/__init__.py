@@ -137,9 +137,9 @@ class BlockFunctions:
 
     def main_text(self) -> str:
         """The kept text: leaves joined by a space within a block, a newline between blocks."""
-        from webseg.templates.clean import _block_owner
+        from webseg.clean.txt import block_owner  # the writer's line keys, not the facade
 
-        block = _block_owner(self.page)
+        block = block_owner(self.page)
         lines: list[str] = []
         cur: list[str] = []
         prev = None

@@ -52,16 +52,14 @@ def clean(page: Page, threshold: float = 0.5, segmenter: str = "pagelevel",
     within a block element, a newline where a block-level element (``p``, ``div``, ``li``,
     headings, ...) or the segment changes. ``segmenter`` may be ``pagelevel`` (default),
     ``pagelevel-basic`` or ``pagelevel-merge``; ``params`` go to it (e.g. ``c=0.02``).
-    The same as ``webseg.clean.extract(page, segmenter, threshold=...).text``.
+    The same as ``webseg.clean.extract(page, segmenter, threshold=...).text``, computed here
+    from the text writer so that this layer never imports the ``webseg.clean`` facade (which
+    imports it).
     """
-    from webseg.clean import extract
+    from webseg.clean.txt import to_text
 
-    if segmenter not in ("pagelevel", "pagelevel-basic", "pagelevel-merge"):
-        seg, keep = kept_segments(page, threshold, segmenter, **params)
-        from webseg.clean.txt import to_text
-
-        return to_text(page, keep, seg.leaf_labels())
-    return extract(page, segmenter, threshold=threshold, **params).text
+    seg, keep = kept_segments(page, threshold, segmenter, **params)
+    return to_text(page, keep, seg.leaf_labels())
 
 
 def clean_html(page: Page, threshold: float = 0.5, segmenter: str = "pagelevel",
@@ -85,13 +83,6 @@ def clean_html(page: Page, threshold: float = 0.5, segmenter: str = "pagelevel",
         parts.append("</div>\n")
     parts.append("</body></html>\n")
     return "".join(parts)
-
-
-def _block_owner(page: Page) -> np.ndarray:
-    """Line key per node (the old name): :func:`webseg.clean.txt.block_owner`."""
-    from webseg.clean.txt import block_owner
-
-    return block_owner(page)
 
 
 def _subtree_html(page: Page, root: int) -> str:
