@@ -121,24 +121,30 @@ def _nearest_block(parent: np.ndarray, is_block: np.ndarray) -> np.ndarray:
     return np.asarray(nb, dtype=np.int64)
 
 
-def leaf_features(page: Page) -> LeafFeatures:
-    """Feature matrix ``(n_leaves, len(FEATURE_NAMES))`` float64 of the page's text leaves."""
-    n = page.n
-    leaves = page.text_leaves.astype(np.int64)
-    m = len(leaves)
-    F = len(FEATURE_NAMES)
-    if m == 0:
-        return LeafFeatures(leaves, np.zeros((0, F)), np.zeros(0), np.zeros(0),
-                            np.zeros((0, len(CONTEXT_LEVELS), 2), dtype=np.int64), [])
-    X = np.full((m, F), np.nan)
-    end = page.subtree_end.astype(np.int64)
-    par = page.parent.astype(np.int64)
-    tags = page.tag
+@dataclass
+class _LeafText:
+    """Per-leaf text statistics (the ``leaf_*`` family and the sums the levels aggregate)."""
 
-    # ---------------------------------------------------------------- leaf text statistics
+    texts: list[str]
+    tokens: list[list[str]]
+    chars: np.ndarray
+    words: np.ndarray
+    punct: np.ndarray
+    sents: np.ndarray
+    digits: np.ndarray
+    upper: np.ndarray
+    stops: np.ndarray
+    title_words: set[str]
+    tshare: np.ndarray
+    tcover: np.ndarray
+
+
+def _leaf_text(page: Page, leaves: np.ndarray) -> _LeafText:
+    """Counts per leaf in one pass; the "stop words" are the page's own 30 commonest short
+    tokens (any language, see the module docstring)."""
+    m = len(leaves)
     texts = [normalize_text(page.text[j]) for j in leaves.tolist()]
     tokens = [_WORD.findall(t.lower()) for t in texts]
-    # one pass over the leaves for the per-leaf counts
     punct_n, sent_n, digit_n = _PUNCT.findall, _SENT.findall, _DIGIT.findall
     counts = np.array([(len(t), len(toks), len(punct_n(t)), len(sent_n(t)), len(digit_n(t)),
                         t[:1].isupper()) for t, toks in zip(texts, tokens, strict=True)],
@@ -157,10 +163,32 @@ def leaf_features(page: Page) -> LeafFeatures:
     else:
         tshare = np.zeros(m)
         tcover = np.zeros(m)
+    return _LeafText(texts, tokens, chars, words, punct, sents, digits, upper, stops,
+                     title_words, tshare, tcover)
 
-    # ---------------------------------------------------------------- node flags
-    # one pass over the attributes: links, class/id/role categories, class codes (for the
-    # sibling signatures below; 0 = no class)
+
+@dataclass
+class _Markup:
+    """Node flags from tags and attributes (the ``cat_*`` and ``t_*`` families)."""
+
+    is_link: np.ndarray
+    in_link: np.ndarray
+    is_block: np.ndarray
+    flags_self: np.ndarray
+    flags_any: np.ndarray
+    tag_inv: np.ndarray
+    n_tags: int
+    cls_code: np.ndarray
+    n_classes: int
+
+
+def _markup(page: Page, end: np.ndarray) -> _Markup:
+    """One pass over the attributes: links, class/id/role categories
+    (:func:`webseg.blocks.vocab.attr_mask`), class codes for the sibling signatures (0 = no
+    class); then the semantic and block tags of :mod:`webseg.blocks.vocab`, on the node itself
+    and on any ancestor-or-self."""
+    n = page.n
+    tags = page.tag
     is_link = np.zeros(n, dtype=bool)
     masks = np.zeros(n, dtype=np.int64)
     cls_code = np.zeros(n, dtype=np.int64)
@@ -184,28 +212,37 @@ def leaf_features(page: Page) -> LeafFeatures:
     flags_self = np.concatenate([cat_self.astype(bool), tag_self], axis=1)
     flags_any = _interval_any(flags_self, end)
     in_link = _interval_any(is_link[:, None], end)[:, 0]
+    return _Markup(is_link, in_link, is_block, flags_self, flags_any, tag_inv,
+                   len(tag_codes), cls_code, len(classes))
 
-    # ---------------------------------------------------------------- subtree sums
+
+def _subtree_sums(n: int, leaves: np.ndarray, lt: _LeafText, in_link: np.ndarray,
+                  end: np.ndarray) -> np.ndarray:
+    """Per node, sums over its subtree of: chars, words, chars in links, stop words,
+    punctuation, sentence ends, leaves (one prefix sum over the pre-order intervals)."""
     V = np.zeros((n, 7))
-    V[leaves, 0] = chars
-    V[leaves, 1] = words
-    V[leaves, 2] = chars * in_link[leaves]
-    V[leaves, 3] = stops
-    V[leaves, 4] = punct
-    V[leaves, 5] = sents
+    V[leaves, 0] = lt.chars
+    V[leaves, 1] = lt.words
+    V[leaves, 2] = lt.chars * in_link[leaves]
+    V[leaves, 3] = lt.stops
+    V[leaves, 4] = lt.punct
+    V[leaves, 5] = lt.sents
     V[leaves, 6] = 1.0
     cs = np.vstack([np.zeros((1, 7)), np.cumsum(V, axis=0)])
-    S = cs[end] - cs[:n]
-    total_chars = max(S[0, 0], 1.0)
+    return cs[end] - cs[:n]
 
-    # children and repeated sibling structures
+
+def _siblings(page: Page, par: np.ndarray, mk: _Markup
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(children count, share of its siblings with the node's (tag, class) signature, largest
+    such share among a node's children): repeated structures mark menus and teaser lists."""
+    n = page.n
     el = np.flatnonzero(page.is_element)
     el_nonroot = el[el > 0]
     n_children = np.bincount(par[el_nonroot], minlength=n).astype(np.float64)
-    # signature (tag, class) of every element: a code per distinct pair, the same groups
-    # as keying on the strings
-    sig = tag_inv[el_nonroot].astype(np.int64) * len(classes) + cls_code[el_nonroot]
-    n_sigs = len(tag_codes) * len(classes)
+    # a code per distinct (tag, class) pair: the same groups as keying on the strings
+    sig = mk.tag_inv[el_nonroot].astype(np.int64) * mk.n_classes + mk.cls_code[el_nonroot]
+    n_sigs = mk.n_tags * mk.n_classes
     same = np.zeros(n)
     max_same = np.zeros(n)
     if len(el_nonroot):
@@ -215,9 +252,12 @@ def leaf_features(page: Page) -> LeafFeatures:
         same[el_nonroot] = c / np.maximum(n_children[par[el_nonroot]], 1.0)
         np.maximum.at(max_same, par[el_nonroot], c)
     max_same = max_same / np.maximum(n_children, 1.0)
-    depth = page.depth.astype(np.float64)
+    return n_children, same, max_same
 
-    # ---------------------------------------------------------------- context levels
+
+def _context_nodes(par: np.ndarray, leaves: np.ndarray, is_block: np.ndarray
+                   ) -> dict[str, np.ndarray]:
+    """Node id of every context level of every leaf (:data:`CONTEXT_LEVELS`)."""
     p1 = np.maximum(par[leaves], 0)
     p2 = np.maximum(par[p1], 0)
     p3 = np.maximum(par[p2], 0)
@@ -227,27 +267,34 @@ def leaf_features(page: Page) -> LeafFeatures:
     b2 = nb[b1]
     b3 = nb[b2]
     b4 = nb[b3]
-    lv_nodes = {"p1": p1, "p2": p2, "p3": p3, "b0": b0, "b1": b1, "b2": b2, "b3": b3,
-                "b4": b4}
+    return {"p1": p1, "p2": p2, "p3": p3, "b0": b0, "b1": b1, "b2": b2, "b3": b3, "b4": b4}
 
+
+def _fill_leaf(X: np.ndarray, lt: _LeafText, in_link_leaf: np.ndarray,
+               is_heading: np.ndarray) -> None:
     col = _COL
+    chars, words, punct = lt.chars, lt.words, lt.punct
     X[:, col["leaf_log_chars"]] = np.log1p(chars)
     X[:, col["leaf_words"]] = words
     X[:, col["leaf_mean_word_len"]] = np.where(words > 0, (chars - punct) / np.maximum(words, 1),
                                                0.0)
     X[:, col["leaf_punct_ratio"]] = punct / np.maximum(chars, 1)
-    X[:, col["leaf_sent_ends"]] = sents
-    X[:, col["leaf_digit_ratio"]] = digits / np.maximum(chars, 1)
-    X[:, col["leaf_stop_ratio"]] = stops / np.maximum(words, 1)
-    X[:, col["leaf_in_link"]] = in_link[leaves]
-    X[:, col["leaf_upper_start"]] = upper
-    X[:, col["leaf_title_share"]] = tshare
-    X[:, col["leaf_title_cover"]] = tcover
-    heading_col = list(SEMANTIC_TAGS).index("t_heading") + len(CATEGORY_NAMES)
-    is_heading = flags_any[leaves, heading_col]
+    X[:, col["leaf_sent_ends"]] = lt.sents
+    X[:, col["leaf_digit_ratio"]] = lt.digits / np.maximum(chars, 1)
+    X[:, col["leaf_stop_ratio"]] = lt.stops / np.maximum(words, 1)
+    X[:, col["leaf_in_link"]] = in_link_leaf
+    X[:, col["leaf_upper_start"]] = lt.upper
+    X[:, col["leaf_title_share"]] = lt.tshare
+    X[:, col["leaf_title_cover"]] = lt.tcover
     X[:, col["leaf_is_heading"]] = is_heading
 
-    leaf_depth = depth[leaves]
+
+def _fill_levels(X: np.ndarray, S: np.ndarray, lv_nodes: dict[str, np.ndarray],
+                 sib: tuple[np.ndarray, np.ndarray, np.ndarray], depth: np.ndarray,
+                 leaf_depth: np.ndarray, total_chars: float) -> None:
+    """Text, link and sibling statistics of each context level of :data:`LEVELS`."""
+    col = _COL
+    n_children, same, max_same = sib
     for lv in LEVELS:
         a = lv_nodes[lv]
         Sa = S[a]
@@ -265,20 +312,33 @@ def leaf_features(page: Page) -> LeafFeatures:
         X[:, col[f"{lv}_max_sig_share"]] = max_same[a]
         X[:, col[f"{lv}_depth_gap"]] = leaf_depth - depth[a]
 
+
+def _fill_markup(X: np.ndarray, mk: _Markup, leaves: np.ndarray,
+                 lv_nodes: dict[str, np.ndarray]) -> None:
+    """Class/id/role categories and semantic tags: on any ancestor-or-self of the leaf, and on
+    its three nearest ancestors."""
+    col = _COL
     nc = len(CATEGORY_NAMES)
     nt = len(SEMANTIC_TAGS)
-    near = flags_self[p1] | flags_self[p2] | flags_self[p3]
+    fs = mk.flags_self
+    near = fs[lv_nodes["p1"]] | fs[lv_nodes["p2"]] | fs[lv_nodes["p3"]]
     c0 = col[f"cat_any_{CATEGORY_NAMES[0]}"]
-    X[:, c0:c0 + nc] = flags_any[leaves, :nc]
+    X[:, c0:c0 + nc] = mk.flags_any[leaves, :nc]
     c0 = col[f"cat_near_{CATEGORY_NAMES[0]}"]
     X[:, c0:c0 + nc] = near[:, :nc]
     t0 = col[f"{next(iter(SEMANTIC_TAGS))}_any"]
-    X[:, t0:t0 + nt] = flags_any[leaves, nc:]
+    X[:, t0:t0 + nt] = mk.flags_any[leaves, nc:]
     t0 = col[f"{next(iter(SEMANTIC_TAGS))}_near"]
     X[:, t0:t0 + nt] = near[:, nc:]
 
-    # ---------------------------------------------------------------- position in the text
-    start = np.concatenate([[0.0], np.cumsum(chars)[:-1]])
+
+def _fill_position(X: np.ndarray, lt: _LeafText, is_h1: np.ndarray, is_heading: np.ndarray,
+                   leaf_depth: np.ndarray, total_chars: float) -> None:
+    """Where the leaf is in the page's text: share before it, distance to headings, to the
+    first ``h1`` and to the leaf that best repeats the title (usually the headline)."""
+    col = _COL
+    m = len(lt.chars)
+    start = np.concatenate([[0.0], np.cumsum(lt.chars)[:-1]])
     X[:, col["pos_chars"]] = start / total_chars
     X[:, col["pos_leaf"]] = np.arange(m) / max(m - 1, 1)
     big = 10.0  # log1p distance when there is no such heading
@@ -292,8 +352,7 @@ def leaf_features(page: Page) -> LeafFeatures:
     X[:, col["dist_next_heading"]] = np.where(
         np.isfinite(next_h), np.log1p(np.abs(np.where(np.isfinite(next_h), next_h, 0) - start)),
         big)
-    h1_col = list(SEMANTIC_TAGS).index("t_h1") + nc
-    h1 = np.flatnonzero(flags_any[leaves, h1_col])
+    h1 = np.flatnonzero(is_h1)
     if len(h1):
         h1s = start[h1[0]]
         X[:, col["after_h1"]] = start >= h1s
@@ -301,61 +360,118 @@ def leaf_features(page: Page) -> LeafFeatures:
     else:
         X[:, col["after_h1"]] = 0.5
         X[:, col["dist_h1"]] = big
-    if title_words and tcover.max() > 0:
-        # the leaf that best repeats the title (usually the headline)
-        tl = int(np.argmax(tcover * (0.5 + 0.5 * tshare)))
+    if lt.title_words and lt.tcover.max() > 0:
+        tl = int(np.argmax(lt.tcover * (0.5 + 0.5 * lt.tshare)))
         d = start - start[tl]
         X[:, col["dist_title_leaf"]] = np.sign(d) * np.log1p(np.abs(d))
     else:
         X[:, col["dist_title_leaf"]] = big
     X[:, col["depth"]] = leaf_depth
 
+
+def _fill_page(X: np.ndarray, page: Page, S: np.ndarray, m: int, total_chars: float) -> None:
+    col = _COL
     X[:, col["page_log_chars"]] = math.log1p(total_chars)
     X[:, col["page_log_leaves"]] = math.log1p(m)
     X[:, col["page_link_share"]] = S[0, 2] / total_chars
-    X[:, col["page_log_nodes"]] = math.log1p(n)
+    X[:, col["page_log_nodes"]] = math.log1p(page.n)
     X[:, col["page_stop_ratio"]] = S[0, 3] / max(S[0, 1], 1.0)
     X[:, col["has_layout"]] = float(page.has_layout)
 
-    # ---------------------------------------------------------------- geometry and style
-    if page.has_layout:
-        W = max(float(page.width) or float(page.box[0, 2]), 1.0)
-        H = max(float(page.height) or float(page.box[0, 3]), 1.0)
-        box = page.box.astype(np.float64)
-        lb = box[leaves]
-        X[:, col["g_x"]] = lb[:, 0] / W
-        X[:, col["g_y"]] = lb[:, 1] / H
-        X[:, col["g_w"]] = lb[:, 2] / W
-        X[:, col["g_h"]] = np.log1p(lb[:, 3])
-        X[:, col["g_cx"]] = (lb[:, 0] + lb[:, 2] / 2) / W
-        fs = page.font_size.astype(np.float64)[leaves]
-        if chars.sum() > 0:
-            order = np.argsort(fs)
-            cum = np.cumsum(chars[order])
-            body_fs = fs[order][np.searchsorted(cum, cum[-1] / 2)]
-        else:
-            body_fs = 16.0
-        X[:, col["g_font_rel"]] = fs / max(body_fs, 1.0)
-        X[:, col["g_font_weight"]] = page.font_weight.astype(np.float64)[leaves] / 1000.0
-        bb = box[b0]
-        X[:, col["g_b0_x"]] = bb[:, 0] / W
-        X[:, col["g_b0_w"]] = bb[:, 2] / W
-        X[:, col["g_b0_y"]] = bb[:, 1] / H
-        X[:, col["g_b0_h"]] = np.log1p(bb[:, 3])
-        bb1 = box[b1]
-        X[:, col["g_b1_w"]] = bb1[:, 2] / W
-        X[:, col["g_b1_h"]] = np.log1p(bb1[:, 3])
-        X[:, col["g_y_px_log"]] = np.log1p(np.maximum(lb[:, 1], 0))
-        X[:, col["g_fold"]] = lb[:, 1] < 900
-    pl = _node_features(page, texts, tokens, is_link)
+
+def _fill_geometry(X: np.ndarray, page: Page, leaves: np.ndarray, chars: np.ndarray,
+                   b0: np.ndarray, b1: np.ndarray) -> None:
+    """Position, size and font of the leaf and its blocks on a rendered page (the columns
+    stay NaN without layout); font size relative to the page's body text (the character-
+    weighted median)."""
+    if not page.has_layout:
+        return
+    col = _COL
+    W = max(float(page.width) or float(page.box[0, 2]), 1.0)
+    H = max(float(page.height) or float(page.box[0, 3]), 1.0)
+    box = page.box.astype(np.float64)
+    lb = box[leaves]
+    X[:, col["g_x"]] = lb[:, 0] / W
+    X[:, col["g_y"]] = lb[:, 1] / H
+    X[:, col["g_w"]] = lb[:, 2] / W
+    X[:, col["g_h"]] = np.log1p(lb[:, 3])
+    X[:, col["g_cx"]] = (lb[:, 0] + lb[:, 2] / 2) / W
+    fs = page.font_size.astype(np.float64)[leaves]
+    if chars.sum() > 0:
+        order = np.argsort(fs)
+        cum = np.cumsum(chars[order])
+        body_fs = fs[order][np.searchsorted(cum, cum[-1] / 2)]
+    else:
+        body_fs = 16.0
+    X[:, col["g_font_rel"]] = fs / max(body_fs, 1.0)
+    X[:, col["g_font_weight"]] = page.font_weight.astype(np.float64)[leaves] / 1000.0
+    bb = box[b0]
+    X[:, col["g_b0_x"]] = bb[:, 0] / W
+    X[:, col["g_b0_w"]] = bb[:, 2] / W
+    X[:, col["g_b0_y"]] = bb[:, 1] / H
+    X[:, col["g_b0_h"]] = np.log1p(bb[:, 3])
+    bb1 = box[b1]
+    X[:, col["g_b1_w"]] = bb1[:, 2] / W
+    X[:, col["g_b1_h"]] = np.log1p(bb1[:, 3])
+    X[:, col["g_y_px_log"]] = np.log1p(np.maximum(lb[:, 1], 0))
+    X[:, col["g_fold"]] = lb[:, 1] < 900
+
+
+def _fill_pagelevel(X: np.ndarray, page: Page, lt: _LeafText, is_link: np.ndarray,
+                    lv_nodes: dict[str, np.ndarray]) -> None:
+    """PageLevel's node features (:mod:`webseg.templates.features`) of the leaf's blocks."""
+    col = _COL
+    pl = _node_features(page, lt.texts, lt.tokens, is_link)
     for lv in _PL_LEVELS:
         k0 = col[f"pl_{lv}_{PL_NAMES[0]}"]
         X[:, k0:k0 + len(PL_NAMES)] = pl[lv_nodes[lv]]
 
-    # ---------------------------------------------------------------- leaf ranges for stage 2
-    ranges = np.zeros((m, len(CONTEXT_LEVELS), 2), dtype=np.int64)
+
+def _leaf_ranges(leaves: np.ndarray, lv_nodes: dict[str, np.ndarray], end: np.ndarray
+                 ) -> np.ndarray:
+    """Half-open leaf-index interval of each context level's subtree (what stage 2 averages
+    over)."""
+    ranges = np.zeros((len(leaves), len(CONTEXT_LEVELS), 2), dtype=np.int64)
     for k, lv in enumerate(CONTEXT_LEVELS):
         a = lv_nodes[lv]
         ranges[:, k, 0] = np.searchsorted(leaves, a)
         ranges[:, k, 1] = np.searchsorted(leaves, end[a])
-    return LeafFeatures(leaves, X, chars, words, ranges, tokens)
+    return ranges
+
+
+def leaf_features(page: Page) -> LeafFeatures:
+    """Feature matrix ``(n_leaves, len(FEATURE_NAMES))`` float64 of the page's text leaves.
+
+    One function per feature family (leaf text, context levels, markup, position, page,
+    geometry, PageLevel), over shared per-node arrays computed once."""
+    leaves = page.text_leaves.astype(np.int64)
+    m = len(leaves)
+    F = len(FEATURE_NAMES)
+    if m == 0:
+        return LeafFeatures(leaves, np.zeros((0, F)), np.zeros(0), np.zeros(0),
+                            np.zeros((0, len(CONTEXT_LEVELS), 2), dtype=np.int64), [])
+    X = np.full((m, F), np.nan)
+    end = page.subtree_end.astype(np.int64)
+    par = page.parent.astype(np.int64)
+
+    lt = _leaf_text(page, leaves)
+    mk = _markup(page, end)
+    S = _subtree_sums(page.n, leaves, lt, mk.in_link, end)
+    total_chars = max(S[0, 0], 1.0)
+    sib = _siblings(page, par, mk)
+    depth = page.depth.astype(np.float64)
+    lv_nodes = _context_nodes(par, leaves, mk.is_block)
+    leaf_depth = depth[leaves]
+    nc = len(CATEGORY_NAMES)
+    is_heading = mk.flags_any[leaves, list(SEMANTIC_TAGS).index("t_heading") + nc]
+    is_h1 = mk.flags_any[leaves, list(SEMANTIC_TAGS).index("t_h1") + nc]
+
+    _fill_leaf(X, lt, mk.in_link[leaves], is_heading)
+    _fill_levels(X, S, lv_nodes, sib, depth, leaf_depth, total_chars)
+    _fill_markup(X, mk, leaves, lv_nodes)
+    _fill_position(X, lt, is_h1, is_heading, leaf_depth, total_chars)
+    _fill_page(X, page, S, m, total_chars)
+    _fill_geometry(X, page, leaves, lt.chars, lv_nodes["b0"], lv_nodes["b1"])
+    _fill_pagelevel(X, page, lt, mk.is_link, lv_nodes)
+    return LeafFeatures(leaves, X, lt.chars, lt.words, _leaf_ranges(leaves, lv_nodes, end),
+                        lt.tokens)
