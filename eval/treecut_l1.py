@@ -2,7 +2,7 @@
 
     python -m eval.treecut_l1 --data ../shared/data/segmentation/kreuzer-random [--analyse]
 
-Same protocol as :mod:`eval.cv` / :mod:`eval.treecut_cv`: the ``q`` model of every fold is fitted
+Same protocol as :mod:`eval.cv` (``--parts treecut``): the ``q`` model of every fold is fitted
 on the other three folds, and the pair weight ``w`` of fold *k* is the one with the best mean ARI
 on the other folds. Variants of the level-1 ``q`` model (the part the oracle says loses the
 points, ``eval/results/oracle``):
