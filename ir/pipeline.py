@@ -56,6 +56,8 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
     keeps its text and its windows, so it is still found and can still give feedback.
     """
     title = (page.title or "").strip()
+    if not getattr(page, "has_layout", True) and content_model != "blocks":
+        content_model = "blocks"  # a parsed page: PageLevel needs layout, the block model not
     segs = dict(segmentations or {})
     errors = []
     p_main = None
@@ -105,6 +107,7 @@ class IndexReport:
     text_only: int = 0
     empty: int = 0
     failures: list[tuple[str, str]] | None = None
+    skipped: int = 0
 
 
 def _records(paths: Sequence[str]) -> Iterator[Any]:
@@ -115,22 +118,28 @@ def _records(paths: Sequence[str]) -> Iterator[Any]:
 
 def index_paths(index: Any, paths: Sequence[str], sources: Sequence[str], concurrency: int = 2,
                 batch: int = 200, log: Callable[[str], None] | None = None,
-                renderer: Any = None, **render_options: Any) -> IndexReport:
+                renderer: Any = None, render: bool = True, **render_options: Any
+                ) -> IndexReport:
     """Render, segment and add every input of ``paths`` to ``index`` (in shards of ``batch``).
 
     Inputs that fail to render are indexed text-only (parsed without a browser) with the
     reason recorded, and reported through ``log``; unreadable inputs become ``empty`` records.
-    ``renderer`` reuses an open :class:`~webseg.render.Renderer`.
+    Skipped records (a WARC's redirects, 4xx/5xx responses, revisits, non-HTML records) are
+    not pages: they are counted in ``skipped`` and not indexed. ``renderer`` reuses an open
+    :class:`~webseg.render.Renderer`; ``render=False`` parses pages without a browser.
     """
-    from webseg.inputs import render_inputs
+    from webseg.inputs import record_inputs
 
     log = log or (lambda m: print(m, file=sys.stderr))
     rep = IndexReport(failures=[])
     pending: list[StoredDoc] = []
     an = index.analyzer
-    for rec, page, err in render_inputs(_records(paths), concurrency=concurrency,
+    for rec, page, err in record_inputs(_records(paths), concurrency, render=render,
                                         renderer=renderer, **render_options):
         doc_id = rec.id
+        if rec.skipped:
+            rep.skipped += 1
+            continue
         if page is not None:
             doc = doc_from_page(doc_id, page, an, sources, url=rec.url)
             if doc.reason:
