@@ -198,22 +198,36 @@ class PageProcessor:
                 timings[stage] = round(time.perf_counter() - t0, 4)
         if "index" in self.config.stages and out["status"] == "ok":
             t0 = time.perf_counter()
-            out["index_doc"] = self._index_doc(rec_id, url, page, scratch.get("segmentation"))
+            out["index_doc"] = self._index_doc(rec_id, url, page, scratch.get("segmentation"),
+                                               self._block_fn(scratch.get("clean")))
             timings["index"] = round(time.perf_counter() - t0, 4)
         out["timings"] = timings
         return out
 
     def _index_doc(self, rec_id: str, url: str | None, page: Page,
-                   seg: Any = None) -> dict[str, Any]:
+                   seg: Any = None, block_fn: Any = None) -> dict[str, Any]:
         """The page as the search index stores it (terms + blocks), exactly as ``webseg index``
         builds it (:func:`ir.pipeline.doc_from_page`), reusing the segment stage's
-        segmentation when it has one (same segmenter and parameters)."""
+        segmentation when it has one (same segmenter and parameters) and the clean stage's
+        block-model result (the index's content model would otherwise run it again)."""
         from ir.pipeline import doc_from_page
 
         source = self.config.segmenter
         segs = {} if seg is None else {source: seg}
-        doc = doc_from_page(rec_id, page, self.analyzer, [source], url=url, segmentations=segs)
+        doc = doc_from_page(rec_id, page, self.analyzer, [source], url=url, segmentations=segs,
+                            block_fn=block_fn)
         return doc.to_dict()
+
+    @staticmethod
+    def _block_fn(clean: Any) -> Any:
+        """The clean stage's block-model result when it is exactly what the index's content
+        model computes: the blocks method on this page alone (no site pages, no decoder or
+        model of its own: the clean stage passes none)."""
+        if clean is None or clean.method != "blocks" or clean.blocks is None:
+            return None
+        if getattr(clean, "site_repeated", None) is not None:
+            return None
+        return clean.blocks
 
     # ------------------------------------------------------------------ stages
     def _segment(self, page: Page, out: dict[str, Any], scratch: dict[str, Any]) -> None:
