@@ -2,7 +2,7 @@
 
 ::
 
-    python bench/pipeline.py --data ../shared/data/wcxb-dev --pages 200 [--spark local[1],local[2]]
+    python bench/pipeline.py --data ../shared/data/wcxb-dev --pages 200 [--spark local[2]]
     python bench/pipeline.py --pages 400 --no-single --spark local[1],local[2]   # --pin on
     python bench/pipeline.py --collection 10000,100000      # collection stage only (synthetic)
 
@@ -10,13 +10,16 @@ Real pages (the first ``--pages`` of the manifest, sorted by id) are written int
 (in a temporary directory), then:
 
 1. ``webseg pipeline`` (single machine, default stages and settings) runs on it in a child
-   process; wall time, pages/s, the median seconds per page of every page stage (from the
-   output lines) and the peak RSS of the process tree (the pipeline's Python + Chromium)
-   are reported;
-2. with ``--spark``, the same WARC goes through :func:`webseg.pipeline.spark.run_spark` once per
-   listed master, each in its own child process (a fresh JVM), in one run: session start-up
-   (SparkSession + a trivial job) is timed apart from the job, pages/s are reported both with
-   and without it, and the speed-up of the last master over the first.
+   process, rendered and then parsed (``--no-render``, ``--modes``); wall time, pages/s, CPU
+   seconds per page of the whole process tree (Chromium's processes included: see
+   :func:`run_measured`), pages per CPU second, the median wall and CPU milliseconds per page
+   of every page stage (from the journal) and the peak RSS of the largest process are
+   reported, and the parsed / rendered ratio of pages per CPU second;
+2. with ``--spark``, the same WARC goes through :func:`webseg.pipeline.spark.run_spark` (the
+   parsed pipeline by default, ``--spark-mode``) once per listed master, each in its own
+   child process (a fresh JVM), in one run: session start-up (SparkSession + a trivial job)
+   is timed apart from the job, pages/s are reported both with and without it, CPU seconds
+   per page (JVM and Python workers), and the speed-up of the last master over the first.
 3. with ``--collection N[,M]``, the collection stage alone (duplicate clusters, index, final
    pages.jsonl: :func:`webseg.pipeline.run.finalize`) runs in a child process on a synthetic
    journal of N lines (:func:`synthetic_record`: real-sized index entries, about 3% near
@@ -65,23 +68,93 @@ def write_warc(data: Path, n: int, out: Path) -> int:
     return len(recs)
 
 
-def run_single(warc: Path, out: Path, concurrency: int) -> dict:
-    cmd = [str(ROOT / ".venv" / "bin" / "webseg"), "pipeline", str(warc), "-o", str(out),
-           "--no-progress", "--concurrency", str(concurrency)]
+def _proc_cpu(pid: int) -> float:
+    """utime + stime of one live process, in seconds (0 when it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def _descendants(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            kids = Path(f"/proc/{p}/task/{p}/children").read_text().split()
+        except OSError:
+            continue
+        out.extend(int(k) for k in kids)
+        todo.extend(int(k) for k in kids)
+    return out
+
+
+def run_measured(cmd: list[str], env: dict[str, str] | None = None) -> dict[str, float]:
+    """Run ``cmd``; wall seconds and CPU seconds of its whole process tree.
+
+    ``cpu_s``: user + system time of every descendant that was reaped (Chromium's browser,
+    renderer and GPU processes are reaped by their parents up to the child: the kernel's
+    RUSAGE_CHILDREN delta of this process). ``cpu_sampled_s``: a cross-check from /proc,
+    the last seen CPU time of every process of the tree sampled every 0.2 s (a lower bound:
+    it misses a process's last fraction of a second and processes shorter than a sample).
+    """
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    seen: dict[int, float] = {}
+    import threading
+
+    err: list[bytes] = []
+    reader = threading.Thread(target=lambda: err.append(proc.stderr.read()))  # type: ignore[union-attr]
+    reader.start()
+    while proc.poll() is None:
+        for p in [proc.pid, *_descendants(proc.pid)]:
+            c = _proc_cpu(p)
+            if c:
+                seen[p] = max(seen.get(p, 0.0), c)
+        time.sleep(0.2)
+    reader.join()
     wall = time.perf_counter() - t0
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    lines = [json.loads(x) for x in (out / "pages.jsonl").read_text().splitlines()]
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if proc.returncode not in (0, 1):
+        raise RuntimeError((b"".join(err))[-3000:].decode(errors="replace"))
+    return {"wall_s": wall, "cpu_s": cpu, "cpu_sampled_s": sum(seen.values()),
+            "peak_rss_mb_largest_child": after.ru_maxrss / 1024}
+
+
+def run_single(warc: Path, out: Path, concurrency: int, parsed: bool = False) -> dict:
+    """``webseg pipeline`` (rendered, or parsed with ``--no-render``) in a child process."""
+    cmd = [sys.executable, "-c", "from webseg.cli import main; main()", "pipeline", str(warc),
+           "-o", str(out), "--no-progress", "--concurrency", str(concurrency)]
+    if parsed:
+        cmd.append("--no-render")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    before = load()
+    m = run_measured(cmd, env)
+    # the journal keeps each stage's wall and CPU seconds (the final lines only the wall)
+    lines = [json.loads(x) for x in (out / "work" / "pages.jsonl").read_text().splitlines()]
     stages: dict[str, list[float]] = {}
+    cpu_stages: dict[str, list[float]] = {}
     for d in lines:
         for k, v in (d.get("timings") or {}).items():
             stages.setdefault(k, []).append(v)
-    return {"pages": len(lines), "ok": sum(d["status"] == "ok" for d in lines),
-            "wall_s": round(wall, 1), "pages_per_s": round(len(lines) / wall, 2),
+        for k, v in (d.get("cpu_timings") or {}).items():
+            cpu_stages.setdefault(k, []).append(v)
+    n = len(lines)
+    return {"mode": "parsed" if parsed else "rendered", "pages": n,
+            "ok": sum(d["status"] == "ok" for d in lines),
+            "wall_s": round(m["wall_s"], 1), "pages_per_s": round(n / m["wall_s"], 2),
+            "cpu_s": round(m["cpu_s"], 1), "cpu_s_per_page": round(m["cpu_s"] / n, 3),
+            "pages_per_cpu_s": round(n / m["cpu_s"], 2),
+            "cpu_sampled_s": round(m["cpu_sampled_s"], 1),
             "stage_median_ms": {k: round(1000 * statistics.median(v), 1)
                                 for k, v in stages.items()},
-            "peak_rss_mb_largest_child": round(peak_kb / 1024)}
+            "stage_cpu_median_ms": {k: round(1000 * statistics.median(v), 1)
+                                    for k, v in cpu_stages.items()},
+            "peak_rss_mb_largest_child": round(m["peak_rss_mb_largest_child"]),
+            "load_before_after": [before, load()]}
 
 
 def load() -> float:
@@ -89,7 +162,7 @@ def load() -> float:
 
 
 def spark_child(warc: str, out: str, master: str, partitions: int | None,
-                concurrency: int, pin: str) -> dict:
+                concurrency: int, pin: str, parsed: bool = False) -> dict:
     """One Spark run in this (child) process: session start-up timed apart from the job."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
@@ -103,14 +176,15 @@ def spark_child(warc: str, out: str, master: str, partitions: int | None,
     spark.sparkContext.setLogLevel("ERROR")
     spark.sparkContext.parallelize(range(4), 2).count()  # JVM, executors and Python up
     startup = time.perf_counter() - t0
-    cfg = PipelineConfig(stages=("segment", "clean", "classify", "sketch", "dedup", "index"))
+    stages = ("segment", "clean", "classify", "sketch", "dedup", "index")
+    cfg = PipelineConfig.parsed(stages=stages) if parsed else PipelineConfig(stages=stages)
     t1 = time.perf_counter()
     res = run_spark([warc], out, cfg, spark=spark, partitions=partitions,
                     concurrency=concurrency, pin=pin)
     job = time.perf_counter() - t1
     spark.stop()
     total = startup + job
-    return {**res, "master": master, "pin": pin,
+    return {**res, "master": master, "pin": pin, "mode": "parsed" if parsed else "rendered",
             "startup_s": round(startup, 1), "job_s": round(job, 1),
             "startup_share": round(startup / total, 3),
             "pages_per_s": round(res["records"] / total, 2),
@@ -118,17 +192,24 @@ def spark_child(warc: str, out: str, master: str, partitions: int | None,
 
 
 def run_spark_bench(warc: Path, out: Path, master: str, partitions: int | None,
-                    concurrency: int, pin: str = "auto") -> dict:
+                    concurrency: int, pin: str = "auto", parsed: bool = False) -> dict:
     cmd = [sys.executable, __file__, "--spark-child", master, "--warc", str(warc),
            "--out", str(out), "--concurrency", str(concurrency), "--pin", pin]
     if partitions:
         cmd += ["--partitions", str(partitions)]
+    if parsed:
+        cmd.append("--parsed")
     before = load()
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(cmd, capture_output=True, text=True)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr[-3000:])
     res = json.loads(proc.stdout.strip().splitlines()[-1])
     res["load_before_after"] = [before, load()]
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)  # JVM + Python workers
+    res["cpu_s"] = round(cpu, 1)
+    res["cpu_s_per_page"] = round(cpu / max(res["records"], 1), 3)
     sec = res.get("seconds") or {}
     if sec.get("pages"):
         res["pages_per_s_page_phase"] = round(res["records"] / sec["pages"], 2)
@@ -313,6 +394,11 @@ def main() -> int:
     ap.add_argument("--spark-concurrency", type=int, default=2,
                     help="Pages in flight per Spark worker's Chromium.")
     ap.add_argument("--no-single", action="store_true", help="Skip the single-machine run.")
+    ap.add_argument("--modes", default="rendered,parsed",
+                    help="Single-machine pipelines to run on the same WARC: rendered (the "
+                         "default pipeline), parsed (--no-render), or both.")
+    ap.add_argument("--spark-mode", default="parsed", choices=["rendered", "parsed"],
+                    help="Pipeline run by the --spark masters (default parsed: no browser).")
     ap.add_argument("--pin", default="on", choices=["auto", "on", "off"],
                     help="run_spark's pin mode. Default on: each Spark worker and its Chromium "
                          "on a core of its own, so local[N] uses N cores and the speed-up "
@@ -327,10 +413,11 @@ def main() -> int:
     ap.add_argument("--collection-child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--warc", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--out", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--parsed", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.spark_child:
         print(json.dumps(spark_child(a.warc, a.out, a.spark_child, a.partitions,
-                                     a.concurrency, a.pin)))
+                                     a.concurrency, a.pin, a.parsed)))
         return 0
     if a.collection_child:
         print(json.dumps(collection_child(a.collection_child)))
@@ -347,15 +434,25 @@ def main() -> int:
         print(f"{n} pages from {a.data} in {warc.stat().st_size / 1e6:.1f} MB WARC; "
               f"{os.cpu_count()} cores; load {load()}", flush=True)
         per_core = None
+        singles: dict[str, dict] = {}
         if not a.no_single:
-            single = run_single(warc, tmpd / "single", a.concurrency)
-            print("single machine:", json.dumps(single, indent=2), flush=True)
-            per_core = single["pages_per_s"] / (os.cpu_count() or 1)
+            for mode in [m.strip() for m in a.modes.split(",") if m.strip()]:
+                single = run_single(warc, tmpd / f"single-{mode}", a.concurrency,
+                                    parsed=mode == "parsed")
+                singles[mode] = single
+                print(f"single machine, {mode}:", json.dumps(single, indent=2), flush=True)
+            if "rendered" in singles:
+                per_core = singles["rendered"]["pages_per_s"] / (os.cpu_count() or 1)
+            if len(singles) == 2:
+                r, p = singles["rendered"], singles["parsed"]
+                print(f"parsed / rendered: {p['pages_per_cpu_s'] / r['pages_per_cpu_s']:.1f}x "
+                      f"pages per CPU second (whole process tree), "
+                      f"{p['pages_per_s'] / r['pages_per_s']:.1f}x pages/s", flush=True)
         if a.spark:
             runs = []
             for i, master in enumerate(a.spark.split(",")):
                 sp = run_spark_bench(warc, tmpd / f"spark{i}", master, a.partitions,
-                                     a.spark_concurrency, a.pin)
+                                     a.spark_concurrency, a.pin, a.spark_mode == "parsed")
                 runs.append(sp)
                 print("spark:", json.dumps(sp), flush=True)
             if len(runs) > 1:

@@ -49,11 +49,20 @@ def classify() -> None:
               help="paper: fraction of terms kept by information gain.")
 @click.option("--views", default=None,
               help="stacked: comma-separated views (default: classify.stacked.DEFAULT_VIEWS).")
-@click.option("--render/--no-render", default=True, show_default=True,
+@click.option("--render-missing/--no-render-missing", "render", default=True,
+              show_default=True,
               help="Render pages missing from the render cache (else they count as failed).")
+@click.option("--render/--no-render", "legacy_render", default=None, hidden=True,
+              help="Old name of --render-missing/--no-render-missing.")
 def train(data: tuple[str, ...], output: str, method: str, c: float, select: float,
-          views: str | None, render: bool) -> None:
+          views: str | None, render: bool, legacy_render: bool | None) -> None:
     """Train the classifier on labelled dataset folders and write the model."""
+    if legacy_render is not None:
+        new = "--render-missing" if legacy_render else "--no-render-missing"
+        click.echo(f"webseg: warning: classify train --render/--no-render is now {new} "
+                   "(--no-render means 'parse pages without a browser' everywhere else)",
+                   err=True)
+        render = legacy_render
     from classify.corpus import compute_views
     from classify.model import PageTypeModel, file_sha256
     from webseg.datasets import load_records
@@ -186,11 +195,14 @@ def _train_stacked(records: list[Any], data: tuple[str, ...], output: str,
                    "probabilities (every type).")
 @click.option("-c", "--concurrency", default=3, show_default=True,
               help="Pages rendered in parallel.")
+@click.option("--no-render", "no_render", is_flag=True,
+              help="Parse pages without a browser (no geometry: the layout-based features "
+              "are missing, so the type is less accurate); files and WARC records only.")
 @quiet_option
 @with_render_opts
 def predict(inputs: tuple[str, ...], model_path: str | None, method: str | None,
-            as_json: bool, concurrency: int, timeout: float, javascript: bool | None,
-            max_nodes: int) -> None:
+            as_json: bool, concurrency: int, no_render: bool, timeout: float,
+            javascript: bool | None, max_nodes: int) -> None:
     """Print the page type and its probability for every INPUT.
 
     INPUT: HTML files (.html, .htm, .html.gz), directories of them, WARC files, URL lists
@@ -206,9 +218,13 @@ def predict(inputs: tuple[str, ...], model_path: str | None, method: str | None,
     # results on a terminal are their own progress; into a file or a pipe, stderr tells
     bar = progress_bar(desc="classify", unit="page", enabled=not sys.stdout.isatty())
     for inp, url, page, html, error in _pages(inputs, _render_options(timeout, javascript,
-                                                                      max_nodes), concurrency):
+                                                                      max_nodes), concurrency,
+                                              render=not no_render):
         bar.update(1)
         if page is None:
+            if error is not None and error.startswith(SKIPPED):
+                click.echo(f"webseg: skipped: {inp}: {error[len(SKIPPED):]}", err=True)
+                continue
             _err(f"{inp}: {error}")
             failed += 1
             continue
@@ -242,17 +258,23 @@ def _source_html(rec: Any) -> str | None:
         return None
 
 
-def _pages(inputs: tuple[str, ...], opts: dict[str, Any], concurrency: int):
+#: Prefix of the error of a record that is no page (a WARC redirect, 404, revisit...).
+SKIPPED = "skipped: "
+
+
+def _pages(inputs: tuple[str, ...], opts: dict[str, Any], concurrency: int,
+           render: bool = True):
     """Yield (input id, url, Page | None, HTML source | None, error) per page, in argument
     order.
 
     Rendered pages (``.page.json[.gz]``) are loaded (no source); everything else goes through
     :func:`webseg.inputs.iter_inputs` / :func:`~webseg.inputs.render_inputs` with one shared
-    renderer (started on first need); local inputs also give their source.
+    renderer (started on first need); local inputs also give their source. ``render=False``
+    parses pages instead (no browser). A skipped record's error starts with :data:`SKIPPED`.
     """
     import contextlib
 
-    from webseg.inputs import iter_inputs, render_inputs
+    from webseg.inputs import iter_inputs, parse_inputs, render_inputs
     from webseg.page import Page
 
     with contextlib.ExitStack() as stack:
@@ -265,12 +287,17 @@ def _pages(inputs: tuple[str, ...], opts: dict[str, Any], concurrency: int):
                 except (OSError, ValueError, EOFError) as e:
                     yield arg, None, None, None, f"read: {e}"
                 continue
-            if renderer is None:
-                from webseg.render import Renderer
+            if not render:
+                results = parse_inputs(iter_inputs([arg]), int(opts.get("max_nodes", 200_000)))
+            else:
+                if renderer is None:
+                    from webseg.render import Renderer
 
-                renderer = stack.enter_context(Renderer(**opts))
-            for rec, page, error in render_inputs(iter_inputs([arg]), concurrency,
-                                                  renderer=renderer):
+                    renderer = stack.enter_context(Renderer(**opts))
+                results = render_inputs(iter_inputs([arg]), concurrency, renderer=renderer)
+            for rec, page, error in results:
+                if rec.skipped:
+                    error = SKIPPED + (error or "")
                 yield (rec.id, rec.url, page, _source_html(rec) if page is not None else None,
                        error)
 

@@ -60,8 +60,9 @@ def _storage(redis: str | None, basename: str) -> dict[str, Any] | None:
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--strip", "strip", type=click.Choice(STRIP_CHOICES), default=DEFAULT_STRIP,
               show_default=True, help="Which text of each page is shingled.")
-@click.option("--segmenter", default="gcuts", show_default=True,
-              help="Segmenter of --strip largest (any of `webseg algos`).")
+@click.option("--segmenter", default=None,
+              help="Segmenter of --strip largest (any of `webseg algos`). Default: gcuts; "
+              "blockfusion with --no-render.")
 @click.option("--report", "report", type=click.Path(file_okay=False),
               help="Write summary/clusters/pairs (JSON, CSV) and report.html into this directory."
               " Without it, clusters are printed as JSON lines.")
@@ -82,13 +83,17 @@ def _storage(redis: str | None, basename: str) -> dict[str, Any] | None:
               show_default=True, help="How pages are grouped into sites for --strip sitelevel.")
 @click.option("--theta", default=0.1, show_default=True, help="SiteLevel theta.")
 @click.option("-c", "--concurrency", default=3, show_default=True, help="Pages rendered at once.")
+@click.option("--no-render", "no_render", is_flag=True,
+              help="Parse pages without a browser (no Chromium needed). Strips that need "
+              "layout (pagelevel, sitelevel) are refused; --strip blocks (the default) and "
+              "extractor run as they are, --strip largest uses blockfusion.")
 @quiet_option
 @with_render_opts
-def dedup(inputs: tuple[str, ...], strip: str, segmenter: str, report: str | None,
+def dedup(inputs: tuple[str, ...], strip: str, segmenter: str | None, report: str | None,
           window: int, k: int, threshold: int, candidates: str, num_perm: int,
           lsh_threshold: float, lsh_redis: str | None, lsh_basename: str, site_key: str,
-          theta: float, concurrency: int, timeout: float, javascript: bool | None,
-          max_nodes: int) -> None:
+          theta: float, concurrency: int, no_render: bool, timeout: float,
+          javascript: bool | None, max_nodes: int) -> None:
     """Find near-duplicate pages: shingle their non-template text, cluster the duplicates.
 
     INPUTS are HTML files, directories of pages, WARC files, text files of URLs (.txt/.urls)
@@ -100,12 +105,22 @@ def dedup(inputs: tuple[str, ...], strip: str, segmenter: str, report: str | Non
       webseg dedup pages/ --report out/             # --strip blocks: the block model
       webseg dedup crawl.warc.gz --strip largest --segmenter gcuts --report out/
       webseg dedup urls.txt --strip none            # clusters as JSON lines on stdout
+      webseg dedup crawl.warc.gz --no-render --report out/   # no browser
     """
     from dedup.run import run_items
     from dedup.shingle import ShingleParams
     from dedup.strip import Item, Stripper
-    from webseg.inputs import iter_inputs, render_inputs
+    from webseg.inputs import iter_inputs, parse_inputs, render_inputs
+    from webseg.pipeline.process import PARSED_SEGMENTER, needs_layout
     from webseg.segmenters import available
+
+    if segmenter is None:
+        segmenter = PARSED_SEGMENTER if no_render else "gcuts"
+    if no_render and (strip in ("pagelevel", "sitelevel")
+                      or (strip == "largest" and needs_layout(segmenter))):
+        what = f"--segmenter {segmenter}" if strip == "largest" else f"--strip {strip}"
+        raise click.UsageError(f"--no-render: {what} needs layout (use --strip blocks, none, "
+                               f"extractor, or largest with {PARSED_SEGMENTER} or dom)")
 
     try:
         params = ShingleParams(window=window, k=k, threshold=threshold)
@@ -129,14 +144,22 @@ def dedup(inputs: tuple[str, ...], strip: str, segmenter: str, report: str | Non
     if not records:
         raise click.UsageError("no pages found in the inputs")
     opts = {"timeout": timeout, "javascript": javascript, "max_nodes": max_nodes}
-    rendered = (render_inputs(records, concurrency, renderer=RENDERER) if RENDERER is not None
-                else render_inputs(records, concurrency, **opts))
+    if no_render:
+        rendered = parse_inputs(records, max_nodes)
+    else:
+        rendered = (render_inputs(records, concurrency, renderer=RENDERER)
+                    if RENDERER is not None else render_inputs(records, concurrency, **opts))
+    skipped: dict[str, int] = {}
 
     bar = progress_bar(total=len(records), desc="dedup", unit="page")
 
     def items() -> Iterator[tuple[str, Item, str]]:
         for rec, page, error in rendered:
             bar.update(1)
+            if rec.skipped:  # a WARC's redirect, error page, revisit or non-HTML record
+                why = (error or "").split(" (", 1)[0].split(" ->", 1)[0]
+                skipped[why] = skipped.get(why, 0) + 1
+                continue
             if error is not None or page is None:
                 failed[rec.id] = error or "render: no page"
                 _err(f"{rec.id}: {failed[rec.id]}")
@@ -161,6 +184,9 @@ def dedup(inputs: tuple[str, ...], strip: str, segmenter: str, report: str | Non
     for note, n in run.notes.items():
         if not is_quiet():
             click.echo(f"webseg: note: {note}: {n} page(s)", err=True)
+    for why, n in sorted(skipped.items()):
+        if not is_quiet():
+            click.echo(f"webseg: note: skipped (not a page): {why}: {n} record(s)", err=True)
     result, infos = run.result, run.pages
     if report:
         meta = {"strip": strip, "segmenter": segmenter if strip == "largest" else None,

@@ -83,9 +83,10 @@ def _jsonl_docs(path: str, an: Any) -> Any:
 @click.option("-o", "--output", required=True, help="Index directory to create (or add to).")
 @click.option("--backend", type=click.Choice(["bm25", "lucene"]), default="bm25",
               show_default=True, help="Embedded rank-bm25, or Lucene via pyserini.")
-@click.option("--segmenter", "sources", default="vips", show_default=True,
+@click.option("--segmenter", "sources", default=None,
               help="Block source(s) stored per page, comma-separated: vips, dom, gcuts, wps, "
-                   "pagelevel, windows or any registered segmenter. Windows are always kept.")
+                   "pagelevel, windows or any registered segmenter. Windows are always kept. "
+                   "Default: vips; blockfusion with --no-render.")
 @click.option("--input-format", "fmt", type=click.Choice(["html", "jsonl"]), default="html",
               show_default=True, callback=takes_alias("fmt"),
               help="html: pages, directories, WARC, URL lists; jsonl: "
@@ -113,17 +114,22 @@ def _jsonl_docs(path: str, an: Any) -> Any:
 @click.option("--b", "b", default=None, type=float, help="BM25 b (default: the tuned value).")
 @click.option("-c", "--concurrency", default=2, show_default=True, help="Pages rendered at once.")
 @click.option("--timeout", default=30.0, show_default=True, help="Per-page time limit (s).")
+@click.option("--no-render", "no_render", is_flag=True,
+              help="Parse pages without a browser (no Chromium needed): blocks and passages "
+                   "from blockfusion (layout-free), main-text fields from the block model; "
+                   "reads files and WARC records, not URLs.")
 @quiet_option
-def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, fmt: str,
-              append: bool, overwrite: bool, stemmer: str, stopwords: str, fields_opt: str,
-              passages: bool, repeats: bool, k1: float | None, b: float | None,
-              concurrency: int, timeout: float) -> None:
+def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str | None,
+              fmt: str, append: bool, overwrite: bool, stemmer: str, stopwords: str,
+              fields_opt: str, passages: bool, repeats: bool, k1: float | None,
+              b: float | None, concurrency: int, timeout: float, no_render: bool) -> None:
     """Index pages: render and segment each once, store its blocks beside the index.
 
     \b
     Examples:
       webseg index pages/ -o idx                        # vips blocks, embedded BM25
       webseg index crawl.warc.gz -o idx --segmenter vips,dom
+      webseg index crawl.warc.gz -o idx --no-render     # no browser (blockfusion blocks)
       webseg index more/ -o idx --append                # incremental add
       webseg index docs.jsonl --input-format jsonl -o idx --backend lucene
       webseg index out/ -o idx --backend lucene         # a pipeline / spark output folder
@@ -132,11 +138,20 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
     from ir.blocks import SOURCES
     from ir.index import DEFAULT_B, DEFAULT_K1, DEFAULT_PASSAGES, DEFAULT_REPEATS
     from ir.store import IndexCorruptError, IndexNotFoundError
+    from webseg.pipeline.process import PARSED_SEGMENTER, needs_layout
     from webseg.segmenters import available
 
     if append and overwrite:
         raise click.UsageError("--append and --overwrite exclude each other")
+    if sources is None:
+        sources = PARSED_SEGMENTER if no_render else "vips"
     srcs = [s.strip() for s in sources.split(",") if s.strip()]
+    if no_render and (bound := [s for s in srcs if needs_layout(s)]):
+        raise click.UsageError(f"--no-render: block source(s) {', '.join(bound)} need layout; "
+                               f"use {PARSED_SEGMENTER}, dom or windows")
+    pas = dict(DEFAULT_PASSAGES)
+    if no_render and pas["source"] not in srcs:
+        pas["source"] = srcs[0]  # the tuned source needs layout: the first layout-free one
     known = set(SOURCES) | set(available())
     for s in srcs:
         if s not in known:
@@ -159,7 +174,7 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
                               b=DEFAULT_B if b is None else b,
                               fields=None if fmt == "jsonl" and fields_opt == "default"
                               else _parse_fields(fields_opt),
-                              passages=DEFAULT_PASSAGES if passages and fmt == "html" else None,
+                              passages=pas if passages and fmt == "html" else None,
                               repeats=DEFAULT_REPEATS if repeats and fmt == "html" else None)
     except (FileExistsError, NotADirectoryError, IndexNotFoundError) as e:
         raise click.UsageError(f"{e} (use --append or --overwrite)" if isinstance(
@@ -185,9 +200,11 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
 
         with progress_bar(desc="index", unit="page") as bar:
             rep = index_paths(ix, list(inputs), ix.sources, concurrency=concurrency,
-                              log=lambda m: _err(m), timeout=timeout, progress=bar)
+                              log=lambda m: _err(m), timeout=timeout, render=not no_render,
+                              progress=bar)
         failed = len(rep.failures or [])
-        click.echo(f"indexed {rep.added} pages ({rep.text_only} text-only, {rep.empty} empty)",
+        click.echo(f"indexed {rep.added} pages ({rep.text_only} text-only, {rep.empty} empty"
+                   f"{f'; {rep.skipped} WARC records skipped: not pages' if rep.skipped else ''})",
                    err=True)
     click.echo(f"{output}: {len(ix)} documents, backend {ix.backend_name}, "
                f"blocks {','.join(ix.sources)}", err=True)

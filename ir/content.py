@@ -47,13 +47,17 @@ MODELS = ("blocks", "pagelevel", "max", "mean")
 DEFAULT_MODEL = "max"
 
 
-def leaf_main_prob(page: Any, model: str = DEFAULT_MODEL) -> tuple[np.ndarray, Any]:
+def leaf_main_prob(page: Any, model: str = DEFAULT_MODEL, block_fn: Any = None
+                   ) -> tuple[np.ndarray, Any]:
     """P(main content) per text leaf (``page.text_leaves`` order; 0 for invisible leaves), and
     the PageLevel segmentation when that was the model (reusable as the ``pagelevel`` source).
 
     ``model``: ``pagelevel`` (1 - templateness of the leaf's PageLevel segment),
     ``blocks`` (``webseg.blocks.block_functions(page).main``), or ``max`` / ``mean`` of the
     two per leaf (:data:`MODELS`; :data:`DEFAULT_MODEL` is the best on the dev collections).
+    ``block_fn``: the page's :func:`webseg.blocks.block_functions` result when already at
+    hand (the pipeline's clean stage computed it): reused, as the block model is the larger
+    part of the cost.
     """
     leaves = page.text_leaves
     vis = np.asarray(page.visible, dtype=bool)[leaves]
@@ -67,14 +71,14 @@ def leaf_main_prob(page: Any, model: str = DEFAULT_MODEL) -> tuple[np.ndarray, A
         return np.where(vis, np.clip(p, 0.0, 1.0), 0.0), seg
     if model in ("max", "mean"):
         p_pl, seg = leaf_main_prob(page, "pagelevel")
-        p_bl, _ = leaf_main_prob(page, "blocks")
+        p_bl, _ = leaf_main_prob(page, "blocks", block_fn)
         comb = np.maximum(p_pl, p_bl) if model == "max" else (p_pl + p_bl) / 2.0
         return comb, seg
     if model != "blocks":
         raise ValueError(f"unknown main-content model {model!r}: use one of {MODELS}")
     from webseg.blocks import block_functions
 
-    bf = block_functions(page)
+    bf = block_fn if block_fn is not None else block_functions(page)
     p = np.asarray(bf.main, dtype=np.float64)[leaves]
     return np.where(vis, np.clip(p, 0.0, 1.0), 0.0), None
 

@@ -139,7 +139,10 @@ class IndexBuilder:
     def __init__(self, path: str | Path, backend: str = "bm25",
                  analyzer: Analyzer | None = None, sources: Iterable[str] = ("vips",),
                  k1: float | None = None, b: float | None = None, overwrite: bool = False,
-                 shard_docs: int = 500, threads: int = 2, content: bool = True) -> None:
+                 shard_docs: int = 500, threads: int = 2, content: bool = True,
+                 passage_source: str | None = None) -> None:
+        """``passage_source`` replaces the tuned passage source (vips, which needs layout) for
+        collections of parsed pages (``--no-render``: a layout-free segmenter)."""
         from ir.index import (
             DEFAULT_B,
             DEFAULT_FIELDS,
@@ -156,6 +159,8 @@ class IndexBuilder:
         embedded = content and backend == "bm25"
         fields = DEFAULT_FIELDS if embedded else None
         passages = DEFAULT_PASSAGES if embedded else None
+        if passages is not None and passage_source is not None:
+            passages = {**passages, "source": passage_source}
         if passages is not None and passages.get("source") not in tuple(sources):
             passages = None
         self.index = Index.create(path, backend=backend, analyzer=analyzer,

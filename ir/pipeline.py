@@ -41,7 +41,7 @@ def doc_from_text(doc_id: str, text: str, an: Analyzer, title: str = "", url: st
 def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
                   url: str | None = None, content: bool = True,
                   segmentations: Mapping[str, Any] | None = None,
-                  content_model: str = DEFAULT_MODEL) -> StoredDoc:
+                  content_model: str = DEFAULT_MODEL, block_fn: Any = None) -> StoredDoc:
     """A document from a rendered page: whole-page terms, the blocks of every source in
     ``sources`` (plus ``windows``), and with ``content`` (default) the content-aware part:
     fields ``title``/``main``/``rest`` and a weight and role per block (:mod:`ir.content`).
@@ -51,11 +51,15 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
     already computed for this page with that source's segmenter) are reused, not recomputed.
     ``content_model``: one of ``ir.content.MODELS`` (:func:`ir.content.leaf_main_prob`); the
     default, ``ir.content.DEFAULT_MODEL``, is the best measured on the dev
-    collections.
+    collections. ``block_fn``: the page's block-model result when already computed (reused).
     A segmenter or the content model failing on the page is recorded in ``reason``; the page
     keeps its text and its windows, so it is still found and can still give feedback.
     """
+    an = PageTokens(an)  # one page's leaves are tokenised by the fields, the main leaves and
+    # the blocks alike: each distinct text once
     title = (page.title or "").strip()
+    if not getattr(page, "has_layout", True) and content_model != "blocks":
+        content_model = "blocks"  # a parsed page: PageLevel needs layout, the block model not
     segs = dict(segmentations or {})
     errors = []
     p_main = None
@@ -63,7 +67,8 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
         try:
             from ir.content import leaf_main_prob, main_leaves, page_fields
 
-            p_main, pl_seg = leaf_main_prob(page, content_model)
+            p_main, pl_seg = (leaf_main_prob(page, content_model) if block_fn is None
+                              else leaf_main_prob(page, content_model, block_fn))
             if pl_seg is not None:
                 segs.setdefault("pagelevel", pl_seg)
         except Exception as e:  # noqa: BLE001 - the model failing must not drop the page
@@ -91,6 +96,34 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
     return doc
 
 
+class PageTokens:
+    """An :class:`~ir.analysis.Analyzer` that remembers the tokens of every text it saw, for
+    the duration of one page (the same leaf texts are analysed for the fields, the main-text
+    leaves and the block sources: a third of the index stage's time went to repeats)."""
+
+    #: Texts longer than this are not remembered (the whole page's text: seen once).
+    MAX_KEY = 2000
+
+    def __init__(self, an: Analyzer) -> None:
+        self._an = an.analyzer if isinstance(an, PageTokens) else an
+        self._memo: dict[str, list[str]] = {}
+
+    def tokens(self, text: str) -> list[str]:
+        if len(text) > self.MAX_KEY:
+            return self._an.tokens(text)
+        got = self._memo.get(text)
+        if got is None:
+            got = self._memo[text] = self._an.tokens(text)
+        return list(got)
+
+    @property
+    def analyzer(self) -> Analyzer:
+        return self._an
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._an, name)
+
+
 def html_text(source: bytes | str) -> str:
     """Visible-ish text of HTML without a browser (for pages that failed to render)."""
     from webseg.parse import parse
@@ -105,6 +138,7 @@ class IndexReport:
     text_only: int = 0
     empty: int = 0
     failures: list[tuple[str, str]] | None = None
+    skipped: int = 0
 
 
 def _records(paths: Sequence[str]) -> Iterator[Any]:
@@ -115,26 +149,32 @@ def _records(paths: Sequence[str]) -> Iterator[Any]:
 
 def index_paths(index: Any, paths: Sequence[str], sources: Sequence[str], concurrency: int = 2,
                 batch: int = 200, log: Callable[[str], None] | None = None,
-                renderer: Any = None, progress: Any = None, **render_options: Any
+                renderer: Any = None, render: bool = True, progress: Any = None,
+                **render_options: Any
                 ) -> IndexReport:
     """Render, segment and add every input of ``paths`` to ``index`` (in shards of ``batch``).
     ``progress`` (a :func:`webseg.progress.progress_bar`) counts the pages done.
 
     Inputs that fail to render are indexed text-only (parsed without a browser) with the
     reason recorded, and reported through ``log``; unreadable inputs become ``empty`` records.
-    ``renderer`` reuses an open :class:`~webseg.render.Renderer`.
+    Skipped records (a WARC's redirects, 4xx/5xx responses, revisits, non-HTML records) are
+    not pages: they are counted in ``skipped`` and not indexed. ``renderer`` reuses an open
+    :class:`~webseg.render.Renderer`; ``render=False`` parses pages without a browser.
     """
-    from webseg.inputs import render_inputs
+    from webseg.inputs import record_inputs
 
     log = log or (lambda m: print(m, file=sys.stderr))
     rep = IndexReport(failures=[])
     pending: list[StoredDoc] = []
     an = index.analyzer
-    for rec, page, err in render_inputs(_records(paths), concurrency=concurrency,
+    for rec, page, err in record_inputs(_records(paths), concurrency, render=render,
                                         renderer=renderer, **render_options):
         doc_id = rec.id
         if progress is not None:
             progress.update(1)
+        if rec.skipped:
+            rep.skipped += 1
+            continue
         if page is not None:
             doc = doc_from_page(doc_id, page, an, sources, url=rec.url)
             if doc.reason:

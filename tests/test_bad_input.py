@@ -165,8 +165,9 @@ def test_max_nodes(renderer_options) -> None:
     data = b"<html><body>" + b"<p>para</p>" * 300 + b"</body></html>"  # 300 p + 300 text
     with renderer_options(max_nodes=500) as r:
         err = render_error(r, data)
-        assert isinstance(err, PageTooLarge) and err.stage == "walk"
-        assert "500" in err.reason
+        # refused by the fast parse before Chromium lays anything out
+        assert isinstance(err, PageTooLarge) and err.stage == "parse"
+        assert "more than 500 nodes" in err.reason
     with renderer_options(max_nodes=700) as r:
         assert r.render(data).n == 3 + 600  # html, head, body; 300 p with their text
 
@@ -178,6 +179,23 @@ def test_max_nodes_counts_text_nodes(renderer_options) -> None:
     with renderer_options(max_nodes=300) as r:
         err = render_error(r, data)
         assert isinstance(err, PageTooLarge)
+
+
+@pytest.mark.browser
+def test_node_limit_is_checked_before_the_browser(renderer_options) -> None:
+    """A 250k-node page is refused by the pre-render count with the documented message (not
+    after the time limit spent in Chromium); a page that builds its nodes with scripts, which
+    no parse can see, is still stopped by the walk's own count."""
+    data = b"<html><body>" + b"<p>para</p>" * 125_000 + b"</body></html>"
+    with renderer_options(timeout=60) as r:
+        err = render_error(r, data)
+    assert isinstance(err, PageTooLarge) and err.stage == "parse"
+    assert err.reason.startswith("DOM has more than 200000 nodes (at least 200001)")
+    script = (b"<html><body><script>for (let i = 0; i < 400; i++) document.body"
+              b".appendChild(document.createElement('p')).textContent = 'x';</script>")
+    with renderer_options(max_nodes=300, javascript=True) as r:
+        err = render_error(r, script)
+    assert isinstance(err, PageTooLarge) and err.stage == "walk"
 
 
 # --------------------------------------------------------------------------- deep DOM

@@ -307,7 +307,7 @@ def test_cli_directory_to_files(tmp_path: Path, fake_blocks: list[Page]) -> None
     r = run(str(d), "--no-render", "-m", "blocks", "-f", "markdown", "-o", str(out))
     assert r.exit_code == 0, r.output
     files = sorted(p.name for p in out.iterdir())
-    assert files == ["x-2.md", "x.md"]
+    assert files == ["records.jsonl", "x-2.md", "x.md"]  # the file -> record mapping
     assert (out / "x.md").read_text() == "# Story 1\n\nBody text 1 here.\n"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -137,7 +138,8 @@ def test_truncated_gzip_warc_reports_a_real_offset(tmp_path: Path) -> None:
 
 def test_single_stream_gzip_warc_is_read_with_non_negative_offsets() -> None:
     recs = list(iter_inputs([WARCIO / "example-bad-non-chunked.warc.gz"]))
-    assert [(r.url, r.error) for r in recs] == [("http://example.com/", None)]
+    assert [(r.url, r.error) for r in recs if not r.skipped] == [("http://example.com/", None)]
+    assert [r.warc.type for r in recs if r.skipped] == ["revisit"]  # a line, not a page
     assert all(int(r.id.rsplit("#", 1)[1]) >= 0 for r in recs)
     assert b"Example Domain" in recs[0].read_bytes()
 
@@ -161,7 +163,8 @@ def test_every_warcio_fixture_gives_records_and_no_negative_offset(name: str) ->
 @pytest.mark.browser
 def test_segment_command_reads_warc_records(tmp_path: Path) -> None:
     """`webseg segment` takes a WARC like every batch command: one output per page record,
-    named by its stable offset; non-pages are noted as skipped, not failures."""
+    named from its URL (with the mapping file); non-pages are noted as skipped, not
+    failures."""
     from click.testing import CliRunner
 
     from webseg.cli import main
@@ -174,9 +177,11 @@ def test_segment_command_reads_warc_records(tmp_path: Path) -> None:
     out = tmp_path / "segs"
     r = CliRunner().invoke(main, ["segment", str(warc), "--algo", "single", "-o", str(out)])
     assert r.exit_code == 0, r.output
-    offsets = [i.rsplit("#", 1)[1] for i in ids]
-    assert sorted(p.name for p in out.iterdir()) == sorted(
-        f"crawl-{offsets[i]}.seg.json" for i in (0, 2))
+    assert sorted(p.name for p in out.iterdir()) == [
+        "example.org_a.seg.json", "example.org_b.seg.json", "records.jsonl"]
+    mapping = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+    assert [(m["file"], m["id"]) for m in mapping] == [("example.org_a.seg.json", ids[0]),
+                                                        ("example.org_b.seg.json", ids[2])]
     assert f"skipped: {ids[1]}" in r.output
     one = CliRunner().invoke(main, ["segment", ids[2], "--algo", "single"])
     assert one.exit_code == 0 and '"algorithm": "single"' in one.output

@@ -418,7 +418,7 @@ def test_screenshot_is_full_page_png(renderer: Renderer, tmp_path: Path) -> None
 def test_limits_are_per_renderer(renderer_options) -> None:
     with renderer_options(max_nodes=5) as r, pytest.raises(PageTooLarge) as info:
         r.render(SIMPLE)
-    assert info.value.stage == "walk" and "5" in str(info.value)
+    assert info.value.stage == "parse" and "5" in str(info.value)  # refused before Chromium
 
 
 def test_error_hierarchy() -> None:

@@ -99,18 +99,27 @@ def _peek_many(records: Iterator[Any]) -> tuple[bool, Iterator[Any]]:
     return len(head) > 1, itertools.chain(head, records)
 
 
-def _pages(records: Iterator[Any], opts: dict[str, Any], concurrency: int, progress: bool
-           ) -> Iterator[tuple[Any, Any, str | None]]:
+def _pages(records: Iterator[Any], opts: dict[str, Any], concurrency: int, progress: bool,
+           render: bool = True) -> Iterator[tuple[Any, Any, str | None]]:
     """Yield (record, Page | None, error) for every input record, in order.
 
     Records of kind ``page`` (``*.page.json[.gz]``) are loaded; the others are rendered in one
     batch (several pages in flight) while results stream out. Skipped records (a WARC's images,
     wget's log records) come back with their reason and ``record.skipped`` set. A run over
-    Page JSON alone never starts a browser.
+    Page JSON alone never starts a browser; nor does ``render=False`` (``--no-render``:
+    pages are parsed, :func:`webseg.inputs.parse_inputs`).
     """
     import itertools
 
-    from webseg.inputs import render_inputs
+    from webseg.inputs import parse_inputs, render_inputs
+
+    if not render:
+        bar = progress_bar(desc="pages", unit="page", enabled=progress)
+        for item in parse_inputs(records, int(opts.get("max_nodes", 200_000))):
+            yield item
+            bar.update(1)
+        bar.close()
+        return
 
     seen: list[Any] = []
     needs_browser = False
@@ -138,19 +147,6 @@ class _NoBrowser:
         for _ in jobs:
             raise AssertionError("a record needing a browser reached _NoBrowser")
         return iter(())
-
-
-def _out_name(rec: Any) -> str:
-    """Output file stem of a record: the page's name, or ``<warc name>-<offset>`` for WARC
-    records (record ids are stable, so the names are too)."""
-    path, sep, off = rec.id.rpartition("#")
-    if rec.kind == "warc" and sep and off.isdigit():
-        return f"{_stem(path)}-{off}"
-    if rec.kind == "url":
-        import re
-
-        return re.sub(r"[^A-Za-z0-9._-]+", "_", rec.id.split("://", 1)[-1]).strip("_")[:120]
-    return _stem(rec.id)
 
 
 def _fail(inp: str, e: Exception) -> None:
@@ -232,11 +228,16 @@ def main() -> None:
 
 @main.command()
 def algos() -> None:
-    """List the registered segmentation algorithms."""
-    from webseg.segmenters import available
+    """List the registered segmentation algorithms and whether each needs layout.
+
+    "layout" segmenters need a rendered page (a browser); "no layout" ones also run on pages
+    parsed without one (--no-render).
+    """
+    from webseg.segmenters import available, get_segmenter
 
     for name, desc in available().items():
-        click.echo(f"{name:16s} {desc}")
+        bound = getattr(get_segmenter(name), "needs_layout", True)
+        click.echo(f"{name:16s} {'layout   ' if bound else 'no layout'}  {desc}")
 
 
 @main.command()
@@ -260,15 +261,14 @@ def render(inputs: tuple[str, ...], output: str | None, concurrency: int, timeou
     if many and not output:
         raise click.UsageError("several inputs need -o DIRECTORY")
     failed = 0
+    names = _names(output if many else None)
     for rec, page, err in _pages(records, _render_options(timeout, javascript, max_nodes),
                                  concurrency, progress=many):
         if err is not None:
             failed += _report(rec, err)
             continue
-        if many:
-            out = Path(output) / (_out_name(rec) + ".page.json.gz")
-            out.parent.mkdir(parents=True, exist_ok=True)
-            page.save(out)
+        if names is not None:
+            page.save(names.path(rec, ".page.json.gz"))
         elif output:
             page.save(output)
         else:
@@ -276,30 +276,35 @@ def render(inputs: tuple[str, ...], output: str | None, concurrency: int, timeou
     sys.exit(EXIT_FAILED if failed else EXIT_OK)
 
 
+def _names(output: str | None) -> Any:
+    """Per-record output file names from the records' URLs, with the mapping file
+    ``records.jsonl`` in the output directory (:class:`webseg.inputs.OutputNames`); None when
+    one result goes to stdout or one file."""
+    if output is None:
+        return None
+    from webseg.inputs import OutputNames
+
+    return OutputNames(output)
+
+
+def record_label(rec: Any) -> str:
+    """How messages name a record: its id, and its URL when that says more (WARC records)."""
+    url = getattr(rec, "url", None)
+    return f"{rec.id} ({url})" if url and url != rec.id else rec.id
+
+
 def _report(rec: Any, err: Any) -> int:
     """Report a record without a page; returns 1 for a failure, 0 for a skipped non-page
-    (a WARC's image or log record, reported as a note)."""
+    (a WARC's image, redirect, error page, revisit or log record, reported as a note)."""
     if getattr(rec, "skipped", False):
         if not is_quiet():
-            click.echo(f"webseg: skipped: {rec.id}: {err}", err=True)
+            click.echo(f"webseg: skipped: {record_label(rec)}: {err}", err=True)
         return 0
     if isinstance(err, Exception):
-        _fail(rec.id, err)
+        _fail(record_label(rec), err)
     else:
-        _err(f"{rec.id}: {err}")
+        _err(f"{record_label(rec)}: {err}")
     return 1
-
-
-def _stem(inp: str) -> str:
-    name = Path(inp).name
-    for suf in (".page.json.gz", ".page.json", ".html.gz", ".htm.gz", ".html", ".htm",
-                ".warc.gz", ".warc", ".arc.gz", ".arc"):
-        if name.endswith(suf):
-            name = name[: -len(suf)]
-            break
-    if name == "page" and Path(inp).parent.name:  # kreuzer-style pages/<site>/.../page.html
-        name = Path(inp).parent.name
-    return name or "page"
 
 
 @main.command()
@@ -310,10 +315,14 @@ def _stem(inp: str) -> str:
               help="Segmenter hyper-parameter (repeatable), e.g. -p max_depth=3.")
 @click.option("-o", "--output", help="Output file (one input) or directory (several).")
 @click.option("-c", "--concurrency", default=3, show_default=True, help="Pages rendered at once.")
+@click.option("--no-render", "no_render", is_flag=True,
+              help="Parse the HTML without a browser (no geometry): only for segmenters that "
+              "need no layout (`webseg algos` marks them); reads files and WARC records.")
 @quiet_option
 @with_render_opts
 def segment(inputs: tuple[str, ...], algo: str, param: tuple[str, ...], output: str | None,
-            concurrency: int, timeout: float, javascript: bool | None, max_nodes: int) -> None:
+            concurrency: int, no_render: bool, timeout: float, javascript: bool | None,
+            max_nodes: int) -> None:
     """Segment pages and print (or write) the Segmentation JSON.
 
     Inputs are HTML files, directories of pages, URLs, '-' for stdin, or rendered
@@ -324,18 +333,24 @@ def segment(inputs: tuple[str, ...], algo: str, param: tuple[str, ...], output: 
       webseg segment page.html --algo dom
       webseg segment page.page.json.gz --algo single -o seg.json
       webseg segment pages/ --algo dom -o segs/
+      webseg segment crawl.warc.gz --algo blockfusion --no-render -o segs/
     """
     seg = _make_segmenter(algo, param)
+    if no_render and getattr(seg, "needs_layout", True):
+        from webseg.pipeline.process import layout_free
+
+        raise click.UsageError(f"--no-render: {algo} needs layout; segmenters that need none: "
+                               f"{', '.join(layout_free())}")
 
     def run(page: Any, many: bool) -> str:  # one JSON per file, or readable on stdout
         return seg.segment(page).to_json(indent=None if many else 2)
 
     _batch(inputs, output, ".seg.json", run, "segment",
-           _render_options(timeout, javascript, max_nodes), concurrency)
+           _render_options(timeout, javascript, max_nodes), concurrency, render=not no_render)
 
 
 def _batch(inputs: tuple[str, ...], output: str | None, suffix: str, run: Any, stage: str,
-           opts: dict[str, Any], concurrency: int) -> None:
+           opts: dict[str, Any], concurrency: int, render: bool = True) -> None:
     """Render (or load) every input, apply ``run(page, many) -> str``, write or print the result.
 
     One input prints to stdout (or ``-o FILE``); several need ``-o DIRECTORY`` and get
@@ -348,7 +363,8 @@ def _batch(inputs: tuple[str, ...], output: str | None, suffix: str, run: Any, s
         raise click.UsageError("several inputs need -o DIRECTORY (or -o FILE.jsonl)")
     lines = _jsonl_sink(output)
     failed = 0
-    for rec, page, err in _pages(records, opts, concurrency, progress=many):
+    names = _names(output if many and lines is None else None)
+    for rec, page, err in _pages(records, opts, concurrency, progress=many, render=render):
         if err is not None:
             failed += _report(rec, err)
             continue
@@ -356,15 +372,13 @@ def _batch(inputs: tuple[str, ...], output: str | None, suffix: str, run: Any, s
             text = run(page, many)
         except Exception as e:  # noqa: BLE001 - report and go on with the batch
             failed += 1
-            _err(f"{rec.id}: {stage}: {type(e).__name__}: {e}")
+            _err(f"{record_label(rec)}: {stage}: {type(e).__name__}: {e}")
             continue
         if lines is not None:
             lines.write(json.dumps({"id": rec.id, **json.loads(text)}, ensure_ascii=False)
                         + "\n")
-        elif many:
-            out = Path(output) / (_out_name(rec) + suffix)
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(text, encoding="utf-8")
+        elif names is not None:
+            names.path(rec, suffix).write_text(text, encoding="utf-8")
         elif output:
             Path(output).write_text(text, encoding="utf-8")
         else:
@@ -588,7 +602,7 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
     if many and not output and not json_lines:
         raise click.UsageError("several inputs need -o DIRECTORY (or --format json for JSON "
                                "lines on stdout)")
-    names: dict[str, int] = {}
+    names = _names(output if many and not to_jsonl else None)
     failed = 0
     type_model = None
     if page_type:
@@ -618,10 +632,10 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
         if res is None:
             if rec.skipped:
                 if not is_quiet():
-                    click.echo(f"webseg: note: {rec.id}: {err}", err=True)
+                    click.echo(f"webseg: note: {record_label(rec)}: {err}", err=True)
                 continue
             failed += 1
-            _err(f"{rec.id}: {err}")
+            _err(f"{record_label(rec)}: {err}")
             continue
         if json_lines:
             d = res.to_dict()
@@ -632,10 +646,8 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
                 click.echo(line)
             continue
         text = res.format(fmt, links=links)
-        if many:
-            out = Path(output) / (_record_name(rec, names) + FORMATS[fmt])  # type: ignore[arg-type]
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(text, encoding="utf-8")
+        if names is not None:
+            names.path(rec, FORMATS[fmt]).write_text(text, encoding="utf-8")
         elif output:
             Path(output).write_text(text, encoding="utf-8")
         else:
@@ -644,25 +656,6 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
     if sink is not None:
         sink.close()
     sys.exit(EXIT_FAILED if failed else EXIT_OK)
-
-
-def _record_name(rec: Any, taken: dict[str, int]) -> str:
-    """A file name for a record's output: the page's stem, ``<warc>-<offset>`` for WARC
-    records, a sanitised URL for URLs; ``-2``, ``-3``... when two records share a name."""
-    if rec.kind == "warc" and "#" in rec.id:
-        path, _, off = rec.id.rpartition("#")
-        name = Path(path).name
-        for suf in (".warc.gz", ".warc"):
-            name = name.removesuffix(suf)
-        name = f"{name}-{off}"
-    elif rec.kind == "url":
-        name = rec.id.split("://", 1)[-1]
-    else:
-        name = _stem(rec.id)
-    name = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)[:150] or "page"
-    k = taken.get(name, 0) + 1
-    taken[name] = k
-    return name if k == 1 else f"{name}-{k}"
 
 
 #: algorithm -> (trainer module, whether its main() takes the algorithm name first)

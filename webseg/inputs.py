@@ -15,6 +15,19 @@ pointed at". :func:`iter_inputs` turns command-line arguments into a stream of
 
 Record ids are stable across runs (file path; ``warc-path#byte-offset``; the URL), which is
 what resumable jobs key on.
+
+WARC records are read the way crawlers write them (cc-pyspark and warcio conventions):
+
+* ``response``, ``resource`` and ``revisit`` records each become one record carrying their
+  WARC facts (:class:`WarcFacts`: WARC-Record-ID, WARC-Date, target URI, HTTP status, content
+  type, and for revisits the refers-to URI, date and record id; for redirects the Location).
+* ``request``, ``warcinfo``, ``metadata`` (and ``conversion``, ``continuation``) records are
+  not pages and become no record; pass a ``counts`` dict to :func:`iter_inputs` to have every
+  record type counted for a run summary.
+* A response whose HTTP status is not a page (3xx redirects, 4xx, 5xx, and 204, 206, 304) is
+  ``skipped`` with the status as the reason (``http: 301 Moved Permanently -> <Location>``),
+  never read, rendered or indexed; a ``revisit`` is skipped with what it refers to, so a
+  caller can mark it as an exact duplicate of its original when that is in the input.
 """
 
 from __future__ import annotations
@@ -29,8 +42,9 @@ from typing import Any, BinaryIO, Literal
 
 from webseg.page import Page
 
-__all__ = ["HTML_SUFFIXES", "WARC_SUFFIXES", "URL_LIST_SUFFIXES", "InputRecord", "iter_inputs",
-           "iter_warc", "iter_warc_stream", "render_inputs"]
+__all__ = ["HTML_SUFFIXES", "WARC_SUFFIXES", "URL_LIST_SUFFIXES", "InputRecord", "WarcFacts",
+           "iter_inputs", "iter_warc", "iter_warc_stream", "output_name", "parse_inputs",
+           "record_inputs", "render_inputs"]
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz", ".xhtml.gz")
 WARC_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
@@ -43,6 +57,45 @@ MAX_PAYLOAD_BYTES = 32 * 1024 * 1024
 _HTML_TYPES = ("text/html", "application/xhtml+xml", "application/xml", "text/xml", "text/plain")
 
 Kind = Literal["file", "warc", "url", "page"]
+#: WARC record types that are pages (or stand for one: a revisit); the others are counted only.
+LINE_TYPES = ("response", "resource", "revisit")
+#: HTTP statuses of a 2xx response that still carry no whole page.
+NOT_PAGE_2XX = (204, 206)
+
+
+@dataclass(frozen=True)
+class WarcFacts:
+    """What a WARC record says about itself, kept on its :class:`InputRecord`.
+
+    ``http_status`` is None for ``resource`` records (no HTTP) and unreadable status lines;
+    ``content_type`` is the HTTP Content-Type of a response (the WARC one of a resource), as
+    written. ``refers_to_*`` are a revisit's WARC-Refers-To-Target-URI, -Date and
+    WARC-Refers-To (record id); ``location`` is a redirect's Location header.
+    """
+
+    record_id: str | None
+    date: str | None
+    target_uri: str | None
+    type: str
+    http_status: int | None = None
+    content_type: str | None = None
+    refers_to_uri: str | None = None
+    refers_to_date: str | None = None
+    refers_to_record_id: str | None = None
+    location: str | None = None
+    profile: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The facts of an output line: the five always, the others when set."""
+        d: dict[str, Any] = {"record_id": self.record_id, "date": self.date,
+                             "target_uri": self.target_uri, "http_status": self.http_status,
+                             "content_type": self.content_type, "type": self.type}
+        for k in ("refers_to_uri", "refers_to_date", "refers_to_record_id", "location",
+                  "profile"):
+            v = getattr(self, k)
+            if v is not None:
+                d[k] = v
+        return d
 
 
 @dataclass(frozen=True)
@@ -53,8 +106,9 @@ class InputRecord:
     the renderer, with its size limit), ``bytes`` for a WARC payload, a ``str`` URL for URL
     input; ``None`` when ``error`` is set. ``url`` is the page's address where known.
     ``skipped`` marks records that are not pages at all (a WARC response carrying an image,
-    script or PDF): they have an ``error`` saying why, and batch jobs count them apart from
-    failures.
+    script or PDF; a redirect, a 404, a revisit): they have an ``error`` saying why
+    (``"<stage>: <reason>"``), and batch jobs count them apart from failures and never index
+    them. ``warc`` holds the record's WARC facts (None for other inputs).
     """
 
     id: str
@@ -63,6 +117,12 @@ class InputRecord:
     kind: Kind
     error: str | None = None
     skipped: bool = False
+    warc: WarcFacts | None = None
+
+    @property
+    def reason(self) -> str | None:
+        """Why the record has no page (the ``error`` text), None for a page."""
+        return self.error
 
     def read_bytes(self) -> bytes:
         """The page bytes for local input (files are gunzipped when named ``*.gz``).
@@ -83,7 +143,8 @@ def _is_url(s: str) -> bool:
     return s.startswith(("http://", "https://"))
 
 
-def iter_inputs(paths: Sequence[str | Path]) -> Iterator[InputRecord]:
+def iter_inputs(paths: Sequence[str | Path], counts: dict[str, int] | None = None
+                ) -> Iterator[InputRecord]:
     """Expand command-line inputs into page records, in a deterministic order.
 
     * a directory: every HTML page (``*.html``, ``*.htm``, ``*.xhtml``, optionally ``.gz``) and
@@ -94,7 +155,8 @@ def iter_inputs(paths: Sequence[str | Path]) -> Iterator[InputRecord]:
     * an http(s) URL;
     * any other existing file is taken as one HTML page.
 
-    A path that does not exist becomes an error record.
+    A path that does not exist becomes an error record. ``counts``, when given, receives the
+    number of WARC records of each type read (``warcinfo``, ``request``, ``response``...).
     """
     for arg in paths:
         s = str(arg)
@@ -106,13 +168,13 @@ def iter_inputs(paths: Sequence[str | Path]) -> Iterator[InputRecord]:
             for f in sorted(q for q in p.rglob("*") if q.is_file()):
                 name = f.name.lower()
                 if name.endswith(WARC_SUFFIXES):
-                    yield from iter_warc(f)
+                    yield from iter_warc(f, counts)
                 elif name.endswith(HTML_SUFFIXES):
                     yield InputRecord(id=str(f), url=None, source=f, kind="file")
         elif p.is_file():
             name = p.name.lower()
             if name.endswith(WARC_SUFFIXES):
-                yield from iter_warc(p)
+                yield from iter_warc(p, counts)
             elif name.endswith(URL_LIST_SUFFIXES):
                 yield from _iter_url_list(p)
             else:
@@ -140,8 +202,9 @@ def _iter_url_list(path: Path) -> Iterator[InputRecord]:
                               error=f"read: not an http(s) URL: {line[:200]!r}")
 
 
-def iter_warc(path: str | Path) -> Iterator[InputRecord]:
-    """One record per ``response`` (and ``resource``) record of a WARC / WARC.gz / ARC file.
+def iter_warc(path: str | Path, counts: dict[str, int] | None = None
+              ) -> Iterator[InputRecord]:
+    """One record per ``response``, ``resource`` and ``revisit`` record of a WARC / ARC file.
 
     The id is ``<path>#<byte offset of the record>``, stable across runs. The HTTP payload is
     de-chunked and content-decoded by warcio. Records that are not pages are ``skipped`` with
@@ -149,7 +212,8 @@ def iter_warc(path: str | Path) -> Iterator[InputRecord]:
     is not http(s) or file, such as wget's ``metadata://`` log records), and a WARC without any
     page record yields one skipped record saying what it holds. Payloads over
     :data:`MAX_PAYLOAD_BYTES` are errors. A corrupt or truncated WARC yields the records read
-    so far and then one error record naming the offset where reading stopped.
+    so far and then one error record naming the offset where reading stopped. HTTP statuses
+    and revisits are handled as the module doc says; ``counts`` adds the record types read.
     """
     path = Path(path)
     try:
@@ -159,10 +223,11 @@ def iter_warc(path: str | Path) -> Iterator[InputRecord]:
                           error=f"read: cannot open WARC: {e.strerror or e}")
         return
     with stream:
-        yield from iter_warc_stream(stream, str(path))
+        yield from iter_warc_stream(stream, str(path), counts)
 
 
-def iter_warc_stream(stream: BinaryIO, name: str) -> Iterator[InputRecord]:
+def iter_warc_stream(stream: BinaryIO, name: str, counts: dict[str, int] | None = None
+                     ) -> Iterator[InputRecord]:
     """:func:`iter_warc` over an open binary stream; ids are ``<name>#<offset>``.
 
     A WARC with no page records at all (only ``request`` records, say) yields one skipped
@@ -192,6 +257,9 @@ def iter_warc_stream(stream: BinaryIO, name: str) -> Iterator[InputRecord]:
                         yield rec
             except _NotChunked:  # cannot happen on a plain stream; kept for the type checker
                 return
+    if counts is not None:
+        for t, n in seen.items():
+            counts[t] = counts.get(t, 0) + n
     if not pages:
         held = ", ".join(f"{n} {t}" for t, n in sorted(seen.items())) or "no records"
         yield InputRecord(id=name, url=None, source=None, kind="warc", skipped=True,
@@ -238,30 +306,32 @@ def _warc_records(stream: BinaryIO, name: str, seen: dict[str, int]) -> Iterator
                                   kind="warc", error="read: not a WARC file")
                 return
             seen[record.rec_type] = seen.get(record.rec_type, 0) + 1
-            if record.rec_type not in ("response", "resource"):
+            if record.rec_type not in LINE_TYPES:
                 it.read_to_end(record)
                 if _missing(record):
-                    yield _truncated(name, it, record)
+                    yield _truncated(name, it, record, None)
                     return
                 advance()
                 continue
             url = record.rec_headers.get_header("WARC-Target-URI")
-            rid = None
+            facts = warc_facts(record)
             scheme = url.split(":", 1)[0].lower() if url and ":" in url else None
+            skip = _skip_reason(facts)
+            page: dict[str, Any]
             if scheme is not None and scheme not in PAGE_SCHEMES:
-                it.read_to_end(record)
-                page: dict[str, Any] = {
-                    "source": None, "skipped": True,
-                    "error": f"read: not a web page (WARC-Target-URI scheme {scheme}:)"}
+                page = {"source": None, "skipped": True,
+                        "error": f"read: not a web page (WARC-Target-URI scheme {scheme}:)"}
+            elif skip is not None:
+                page = {"source": None, "skipped": True, "error": skip}
             else:
                 page = _warc_page(record, url)  # reads the payload: offsets come after
             it.read_to_end(record)
             if _missing(record):
-                yield _truncated(name, it, record)
+                yield _truncated(name, it, record, facts)
                 return
             rid = f"{name}#{max(it.get_record_offset(), 0)}"
             advance()
-            yield InputRecord(id=rid, url=url, kind="warc", **page)
+            yield InputRecord(id=rid, url=url, kind="warc", warc=facts, **page)
     except ArchiveLoadFailed as e:
         if "non-chunked gzip" in str(e):
             raise _NotChunked(offset) from None
@@ -275,12 +345,66 @@ def _missing(record: Any) -> int:
     return max(int(getattr(record.raw_stream, "limit", 0) or 0), 0)
 
 
-def _truncated(name: str, it: Any, record: Any) -> InputRecord:
+def _truncated(name: str, it: Any, record: Any, facts: WarcFacts | None) -> InputRecord:
     off = max(it.get_record_offset(), 0)
-    return InputRecord(id=f"{name}#{off}", url=record.rec_headers.get_header("WARC-Target-URI"),
-                       source=None, kind="warc",
-                       error=f"read: WARC truncated: the {record.rec_type} record at offset "
-                             f"{off} lacks its last {_missing(record)} bytes")
+    url = record.rec_headers.get_header("WARC-Target-URI")
+    of = f" of {url}" if url else ""
+    return InputRecord(id=f"{name}#{off}", url=url, source=None, kind="warc", warc=facts,
+                       error=f"read: WARC truncated: the {record.rec_type} record{of} at "
+                             f"offset {off} lacks its last {_missing(record)} bytes")
+
+
+def warc_facts(record: Any) -> WarcFacts:
+    """The :class:`WarcFacts` of a warcio record (headers only; the payload is not read)."""
+    h = record.rec_headers
+    status: int | None = None
+    ctype = location = None
+    http = getattr(record, "http_headers", None)
+    if http is not None and record.rec_type in ("response", "revisit"):
+        try:
+            status = int(http.get_statuscode())
+        except (TypeError, ValueError):
+            status = None
+        ctype = http.get_header("Content-Type")
+        location = http.get_header("Location")
+    if ctype is None and record.rec_type == "resource":
+        ctype = h.get_header("Content-Type")
+    revisit = record.rec_type == "revisit"
+    return WarcFacts(
+        record_id=h.get_header("WARC-Record-ID"), date=h.get_header("WARC-Date"),
+        target_uri=h.get_header("WARC-Target-URI"), type=record.rec_type,
+        http_status=status, content_type=ctype,
+        refers_to_uri=h.get_header("WARC-Refers-To-Target-URI") if revisit else None,
+        refers_to_date=h.get_header("WARC-Refers-To-Date") if revisit else None,
+        refers_to_record_id=h.get_header("WARC-Refers-To") if revisit else None,
+        location=location if status is not None and 300 <= status < 400 else None,
+        profile=h.get_header("WARC-Profile") if revisit else None)
+
+
+def _skip_reason(facts: WarcFacts) -> str | None:
+    """Why a response/revisit is not a page to process (None: it is one), as ``stage: reason``.
+
+    Revisits point at their original; HTTP statuses other than a 2xx with a whole body
+    (redirects, client and server errors, 204 No Content, 206 partial content, 304 Not
+    Modified) are the crawl's record of a fetch, not a page.
+    """
+    if facts.type == "revisit":
+        what = facts.refers_to_uri or facts.target_uri or "an earlier record"
+        when = f" at {facts.refers_to_date}" if facts.refers_to_date else ""
+        kind = (facts.profile or "").rstrip("/").rsplit("/", 1)[-1] or "revisit"
+        return f"revisit: {kind} of {what}{when}"
+    s = facts.http_status
+    if s is None or (200 <= s < 300 and s not in NOT_PAGE_2XX):
+        return None
+    from http import HTTPStatus
+
+    try:
+        reason = f"http: {s} {HTTPStatus(s).phrase}"
+    except ValueError:
+        reason = f"http: {s}"
+    if facts.location:
+        reason += f" -> {facts.location}"
+    return reason
 
 
 def _unreadable(name: str, offset: int, e: Exception) -> InputRecord:
@@ -302,6 +426,8 @@ def _warc_page(record: Any, url: str | None) -> dict[str, Any]:
     payload = record.content_stream().read(MAX_PAYLOAD_BYTES + 1)
     if len(payload) > MAX_PAYLOAD_BYTES:
         return {"source": None, "error": f"read: payload larger than {MAX_PAYLOAD_BYTES} bytes"}
+    if not payload.strip():  # a 200 with nothing in it: the crawl's record, not a page
+        return {"source": None, "error": "read: empty body", "skipped": True}
     if record.http_headers is not None and "charset=" in ctype.lower():
         # Keep the HTTP charset (it outranks a meta tag): webseg.decode reads a response header
         # block in front of the body. Only Content-Type is passed on, because warcio has
@@ -362,3 +488,147 @@ def render_inputs(records: Iterable[InputRecord], concurrency: int = 3, *,
     finally:
         if own:
             r.__exit__(None, None, None)
+
+
+def parse_inputs(records: Iterable[InputRecord], max_nodes: int = 200_000
+                 ) -> Iterator[tuple[InputRecord, Page | None, str | None]]:
+    """:func:`render_inputs` without a browser: each record's HTML parsed by
+    :mod:`webseg.parse` (no layout: ``page.has_layout`` is False).
+
+    Same contract: one ``(record, page, error)`` per record, in order; records with an error
+    pass through; Page JSON records are loaded; URL records are errors (``--no-render`` reads
+    local files and WARC records only); parse failures come back as ``"<stage>: <reason>"``
+    (``read``, ``decode``, ``parse`` - the node limit is the parse's).
+    """
+    for rec in records:
+        if rec.error is not None:
+            yield rec, None, rec.error
+            continue
+        if rec.kind == "page":
+            try:
+                yield rec, Page.load(rec.source), None  # type: ignore[arg-type]
+            except (OSError, ValueError, EOFError) as e:
+                yield rec, None, f"read: not a readable page JSON: {e}"
+            continue
+        try:
+            yield rec, parse_record(rec, max_nodes), None
+        except ValueError as e:
+            yield rec, None, str(e)
+
+
+#: Largest page read without a browser (the renderer's own limit).
+MAX_PARSE_BYTES = 50 * 1024 * 1024
+
+
+def parse_record(rec: InputRecord, max_nodes: int = 200_000) -> Page:
+    """The record's page parsed without a browser; raises ValueError("<stage>: reason")."""
+    from webseg.decode import DecodeError, decode_html
+    from webseg.parse import parse
+
+    if rec.kind == "url":
+        raise ValueError("read: without a browser (--no-render) only local files and WARC "
+                         "records are read; URLs need rendering")
+    if isinstance(rec.source, Path):
+        try:
+            size = rec.source.stat().st_size
+        except OSError as e:
+            raise ValueError(f"read: {e.strerror or e}") from None
+        if size > MAX_PARSE_BYTES:
+            raise ValueError(f"read: file is {size} bytes, limit is {MAX_PARSE_BYTES}")
+    try:  # raw bytes: decode_html undoes gzip itself, with a bound on the output
+        data = rec.source.read_bytes() if isinstance(rec.source, Path) else rec.source
+    except OSError as e:
+        raise ValueError(f"read: {e.strerror or e}") from None
+    if not isinstance(data, bytes):
+        raise ValueError("read: no page bytes")
+    if len(data) > MAX_PARSE_BYTES:
+        raise ValueError(f"read: input is {len(data)} bytes, limit is {MAX_PARSE_BYTES}")
+    try:
+        dec = decode_html(data, max_bytes=MAX_PARSE_BYTES)
+    except DecodeError as e:
+        raise ValueError(f"decode: {e}") from None
+    try:
+        return parse(dec.text, url=rec.url, encoding=dec.encoding, max_nodes=max_nodes)
+    except ValueError as e:
+        raise ValueError(f"parse: {e}") from None
+
+
+def record_inputs(records: Iterable[InputRecord], concurrency: int = 3, *, render: bool = True,
+                  renderer: Any = None, **renderer_options: Any
+                  ) -> Iterator[tuple[InputRecord, Page | None, str | None]]:
+    """:func:`render_inputs` (``render``, the default) or :func:`parse_inputs` (no browser is
+    started or needed); the one switch behind every command's ``--no-render``."""
+    if render:
+        return render_inputs(records, concurrency, renderer=renderer, **renderer_options)
+    return parse_inputs(records, int(renderer_options.get("max_nodes", 200_000)))
+
+
+def output_name(rec: InputRecord, taken: dict[str, int], max_len: int = 120) -> str:
+    """A stable, file-system-safe name (no suffix) for a record's output file.
+
+    Named from the page's URL where there is one (host and path: ``example.org_news_a``;
+    a query, or a URL too long for ``max_len``, adds 8 hex digits of its SHA-1 so distinct
+    URLs stay distinct), else from the file's stem. ``taken`` counts the names already given
+    in this output directory: the second record with the same name gets ``-2``, and so on
+    (two WARC records of one URL, in input order, so reruns name them the same).
+    """
+    import hashlib
+    import re
+
+    if rec.url and "://" in rec.url:
+        rest = rec.url.split("://", 1)[1].split("#", 1)[0]
+        base, _, query = rest.partition("?")
+        name = re.sub(r"[^A-Za-z0-9._-]+", "_", base).strip("._-")
+        if query or len(name) > max_len:
+            digest = hashlib.sha1(rest.encode("utf-8", "replace")).hexdigest()[:8]
+            name = f"{name[:max_len - 9]}-{digest}"
+    else:
+        name = _file_stem(rec.id)
+        name = re.sub(r"[^\w.-]+", "_", name).strip("._-")[:max_len]
+    name = name or "page"
+    k = taken.get(name, 0) + 1
+    taken[name] = k
+    return name if k == 1 else f"{name}-{k}"
+
+
+def _file_stem(rec_id: str) -> str:
+    name = Path(rec_id.split("#", 1)[0]).name
+    for suf in (".page.json.gz", ".page.json", ".html.gz", ".htm.gz", ".xhtml.gz", ".html",
+                ".htm", ".xhtml", ".warc.gz", ".warc", ".arc.gz", ".arc"):
+        if name.endswith(suf):
+            name = name[: -len(suf)]
+            break
+    if name == "page" and Path(rec_id).parent.name:  # kreuzer-style pages/<site>/.../page.html
+        name = Path(rec_id).parent.name
+    return name
+
+
+class OutputNames:
+    """Names output files per record and writes the mapping ``DIR/records.jsonl`` (one line per
+    file: ``file``, ``id``, ``url``, WARC-Record-ID) so a file can be traced to its record."""
+
+    MAPPING = "records.jsonl"
+
+    def __init__(self, directory: str | Path) -> None:
+        self.dir = Path(directory)
+        self.taken: dict[str, int] = {}
+        self._f: Any = None
+
+    def path(self, rec: InputRecord, suffix: str) -> Path:
+        """The output path of ``rec`` (``suffix`` such as ``.md``), recorded in the mapping."""
+        import json
+
+        name = output_name(rec, self.taken) + suffix
+        if self._f is None:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            self._f = (self.dir / self.MAPPING).open("w", encoding="utf-8")
+        row = {"file": name, "id": rec.id, "url": rec.url,
+               "warc_record_id": rec.warc.record_id if rec.warc else None}
+        self._f.write(json.dumps(row, ensure_ascii=False) + "\n")
+        self._f.flush()
+        return self.dir / name
+
+    def close(self) -> None:
+        if self._f is not None:
+            self._f.close()
+            self._f = None

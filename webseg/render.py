@@ -417,6 +417,7 @@ class Renderer:
             dec = decode_html(data, encoding, max_bytes=opts.max_bytes)
         except DecodeError as e:
             raise RenderError(str(e), source=label, stage="decode") from e
+        _check_node_limit(dec.text, opts.max_nodes, label)
         return _Job(label, doc_url, dec.text.encode("utf-8"),
                     javascript=bool(opts.javascript),
                     offline=opts.offline if opts.offline is not None else True,
@@ -839,6 +840,21 @@ class Renderer:
             if not window:
                 return
             yield window.popleft().result()
+
+
+def _check_node_limit(text: str, max_nodes: int, label: str) -> None:
+    """Refuse a page over the node limit before Chromium sees it: a fast parse counts what the
+    walk would (:func:`webseg.parse.count_nodes`), so a 250k-node page is refused in a
+    fraction of a second, not after the time limit spent on its layout. Pages with too few
+    tags to reach the limit are not parsed at all (:func:`webseg.parse.may_exceed`)."""
+    from webseg.parse import count_nodes, may_exceed
+
+    if not max_nodes or not may_exceed(text, max_nodes):
+        return
+    n = count_nodes(text, stop=max_nodes)
+    if n > max_nodes:
+        raise PageTooLarge(f"DOM has more than {max_nodes} nodes (at least {n})",
+                           source=label, stage="parse")
 
 
 def page_from_walk(raw: str, job: _Job | None = None, viewport_width: int = 1280) -> Page:

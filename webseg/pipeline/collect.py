@@ -114,11 +114,37 @@ class CompactDuplicateIndex:
 
 @dataclass
 class JournalScan:
-    """What the first pass keeps: line offsets, failure messages, signatures."""
+    """What the first pass keeps: line offsets, failure messages, signatures, and the WARC
+    identities needed to match each revisit record to its original."""
 
     offsets: dict[str, int] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
     dedup: CompactDuplicateIndex | None = None
+    by_record_id: dict[str, str] = field(default_factory=dict)
+    by_uri_date: dict[tuple[str, str], str] = field(default_factory=dict)
+    revisits: dict[str, tuple[str | None, str | None, str | None]] = field(default_factory=dict)
+
+    def note_warc(self, rid: str, warc: dict[str, Any]) -> None:
+        if warc.get("type") == "revisit":
+            self.revisits[rid] = (warc.get("refers_to_record_id"), warc.get("refers_to_uri"),
+                                  warc.get("refers_to_date"))
+            return
+        if warc.get("record_id"):
+            self.by_record_id.setdefault(str(warc["record_id"]), rid)
+        if warc.get("target_uri") and warc.get("date"):
+            self.by_uri_date.setdefault((str(warc["target_uri"]), str(warc["date"])), rid)
+
+    def revisit_originals(self) -> dict[str, str]:
+        """Revisit line id -> the id of the record it refers to, for those whose original is
+        in the input (by WARC-Refers-To, else by refers-to URI and date)."""
+        out: dict[str, str] = {}
+        for rid, (ref_id, uri, date) in self.revisits.items():
+            orig = self.by_record_id.get(ref_id) if ref_id else None
+            if orig is None and uri and date:
+                orig = self.by_uri_date.get((uri, date))
+            if orig is not None:
+                out[rid] = orig
+        return out
 
 
 def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
@@ -143,7 +169,9 @@ def scan_journal(path: Path, dedup: CompactDuplicateIndex | None) -> JournalScan
         rid = str(rec["id"])
         scan.offsets[rid] = pos
         st = rec.get("status")
-        if dedup is None:
+        if isinstance(rec.get("warc"), dict):
+            scan.note_warc(rid, rec["warc"])
+        if dedup is None or st == "skipped":  # skipped records are no pages: not failures
             continue
         if st != "ok" or "sketch" not in rec:
             err = rec.get("error") or {}
@@ -160,8 +188,11 @@ def read_at(f: Any, pos: int) -> dict[str, Any]:
 
 def write_final(order: Sequence[str], journal: Path, scan: JournalScan, final: Path,
                 internal: Sequence[str], clusters: dict[str, str] | None,
-                on_record: Callable[[dict[str, Any]], None]) -> None:
-    """Pass 2: the final ``pages.jsonl`` in input order; ``on_record`` sees every full line."""
+                on_record: Callable[[dict[str, Any]], None],
+                originals: dict[str, str] | None = None) -> None:
+    """Pass 2: the final ``pages.jsonl`` in input order; ``on_record`` sees every full line.
+    ``originals`` (revisit id -> original id) marks revisits as exact duplicates."""
+    originals = originals or {}
     tmp = final.with_suffix(".jsonl.tmp")
     with journal.open("rb") as jf, tmp.open("w", encoding="utf-8") as out:
         for rid in order:
@@ -170,6 +201,8 @@ def write_final(order: Sequence[str], journal: Path, scan: JournalScan, final: P
             row = {k: v for k, v in rec.items() if k not in internal}
             if clusters is not None:
                 row["duplicate_cluster"] = clusters.get(row["id"])
+            if row.get("warc", {}).get("type") == "revisit":
+                row["duplicate_of"] = originals.get(row["id"])
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
         out.flush()
         os.fsync(out.fileno())

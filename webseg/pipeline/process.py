@@ -38,6 +38,12 @@ class PipelineConfig:
     is sketched: a clean method (the clean stage's text when it is the same method) or
     ``none`` (all visible text). The index holds each page's full visible text, like
     ``webseg index``.
+
+    ``render=False`` (``--no-render``) parses pages without a browser (:mod:`webseg.parse`):
+    every stage then runs on a page without layout, so ``segmenter`` must be one that needs
+    none (:data:`PARSED_SEGMENTER` by default; ``webseg algos`` says which), the clean and
+    dedup text come from the block model and the index's content fields from the block model
+    alone (PageLevel needs layout).
     """
 
     stages: tuple[str, ...] = PAGE_STAGES + COLLECTION_STAGES
@@ -51,6 +57,7 @@ class PipelineConfig:
     minhash_perm: int = 64
     lsh_threshold: float = 0.3
     index_backend: str = "bm25"
+    render: bool = True
 
     def __post_init__(self) -> None:
         unknown = [s for s in self.stages if s not in PAGE_STAGES + COLLECTION_STAGES]
@@ -65,6 +72,13 @@ class PipelineConfig:
                              f"got {self.dedup_strip!r}")
         if "dedup" in self.stages and "sketch" not in self.stages:
             raise ValueError("the dedup stage needs the sketch stage")
+        if not self.render:
+            for what, name in (("segmenter", self.segmenter),
+                               ("clean method", self.clean_segmenter),
+                               ("dedup strip", self.dedup_strip)):
+                if needs_layout(name):
+                    raise ValueError(f"--no-render: the {what} {name!r} needs layout; use "
+                                     f"one that needs none ({', '.join(layout_free())})")
 
     def to_dict(self) -> dict[str, Any]:
         return {"stages": list(self.stages), "segmenter": self.segmenter,
@@ -73,7 +87,47 @@ class PipelineConfig:
                 "template_threshold": self.template_threshold,
                 "dedup_strip": self.dedup_strip, "dedup_params": dict(self.dedup_params),
                 "minhash_perm": self.minhash_perm, "lsh_threshold": self.lsh_threshold,
-                "index_backend": self.index_backend}
+                "index_backend": self.index_backend,
+                **({} if self.render else {"render": False})}
+
+    @classmethod
+    def parsed(cls, **fields: Any) -> PipelineConfig:
+        """A configuration for ``--no-render``: the layout-free segmenter unless one is given."""
+        fields.setdefault("segmenter", PARSED_SEGMENTER)
+        return cls(render=False, **fields)
+
+
+#: The block source of the parsed pipeline (``--no-render``): BlockFusion's text-density
+#: blocks, the layout-free segmenter of :mod:`webseg.segmenters.blockfusion`.
+PARSED_SEGMENTER = "blockfusion"
+
+
+def needs_layout(name: str) -> bool:
+    """Whether a segmenter, block source or clean method needs rendered geometry.
+
+    Block sources of the index (:data:`ir.blocks.SOURCES`) map to their segmenters;
+    ``windows`` and ``none`` need nothing; clean methods other than ``blocks`` (the block
+    model, which runs on parsed pages) are PageLevel variants and need layout.
+    """
+    if name in ("windows", "none", "blocks", "largest", "extractor"):
+        return False
+    if name.startswith("pagelevel") or name == "sitelevel":
+        return True
+    from ir.blocks import SOURCES
+    from webseg.segmenters import get_segmenter
+
+    spec = SOURCES.get(name) or (name, {})
+    try:
+        return bool(getattr(get_segmenter(spec[0], **spec[1]), "needs_layout", True))
+    except KeyError:
+        return False  # unknown names are refused where they are used, with the list
+
+
+def layout_free() -> list[str]:
+    """Registered segmenters that run on parsed pages (``needs_layout`` False)."""
+    from webseg.segmenters import available, get_segmenter
+
+    return [n for n in available() if not getattr(get_segmenter(n), "needs_layout", True)]
 
 
 def error_record(rec_id: str, url: str | None, stage: str, message: str,
@@ -130,10 +184,11 @@ class PageProcessor:
                                "error": None, "title": page.title}
         scratch: dict[str, Any] = {"html": html}
         timings: dict[str, float] = {}
+        cpu: dict[str, float] = {}  # this process's CPU seconds per stage (the journal only)
         for stage in PAGE_STAGES:
             if stage not in self.config.stages:
                 continue
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             try:
                 self._stage_fns[stage](page, out, scratch)
             except Exception as e:  # one bad page must not end the run: record it and go on
@@ -142,24 +197,41 @@ class PageProcessor:
                 break
             finally:
                 timings[stage] = round(time.perf_counter() - t0, 4)
+                cpu[stage] = round(time.process_time() - c0, 4)
         if "index" in self.config.stages and out["status"] == "ok":
-            t0 = time.perf_counter()
-            out["index_doc"] = self._index_doc(rec_id, url, page, scratch.get("segmentation"))
+            t0, c0 = time.perf_counter(), time.process_time()
+            out["index_doc"] = self._index_doc(rec_id, url, page, scratch.get("segmentation"),
+                                               self._block_fn(scratch.get("clean")))
             timings["index"] = round(time.perf_counter() - t0, 4)
+            cpu["index"] = round(time.process_time() - c0, 4)
         out["timings"] = timings
+        out["cpu_timings"] = cpu
         return out
 
     def _index_doc(self, rec_id: str, url: str | None, page: Page,
-                   seg: Any = None) -> dict[str, Any]:
+                   seg: Any = None, block_fn: Any = None) -> dict[str, Any]:
         """The page as the search index stores it (terms + blocks), exactly as ``webseg index``
         builds it (:func:`ir.pipeline.doc_from_page`), reusing the segment stage's
-        segmentation when it has one (same segmenter and parameters)."""
+        segmentation when it has one (same segmenter and parameters) and the clean stage's
+        block-model result (the index's content model would otherwise run it again)."""
         from ir.pipeline import doc_from_page
 
         source = self.config.segmenter
         segs = {} if seg is None else {source: seg}
-        doc = doc_from_page(rec_id, page, self.analyzer, [source], url=url, segmentations=segs)
+        doc = doc_from_page(rec_id, page, self.analyzer, [source], url=url, segmentations=segs,
+                            block_fn=block_fn)
         return doc.to_dict()
+
+    @staticmethod
+    def _block_fn(clean: Any) -> Any:
+        """The clean stage's block-model result when it is exactly what the index's content
+        model computes: the blocks method on this page alone (no site pages, no decoder or
+        model of its own: the clean stage passes none)."""
+        if clean is None or clean.method != "blocks" or clean.blocks is None:
+            return None
+        if getattr(clean, "site_repeated", None) is not None:
+            return None
+        return clean.blocks
 
     # ------------------------------------------------------------------ stages
     def _segment(self, page: Page, out: dict[str, Any], scratch: dict[str, Any]) -> None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from webseg.inputs import InputRecord, iter_inputs, render_inputs
+from webseg.inputs import InputRecord, iter_inputs, record_inputs
 from webseg.pipeline.journal import Journal
 from webseg.pipeline.process import PageProcessor, PipelineConfig, error_record, record_html
 
@@ -37,7 +37,7 @@ __all__ = ["RunSummary", "cluster_label", "finalize", "run_pipeline", "split_err
 WORK = "work"
 JOURNAL = "pages.jsonl"
 #: Fields of the journal that stay out of the final pages.jsonl (they live in the index).
-INTERNAL_FIELDS = ("index_doc", "minhash")
+INTERNAL_FIELDS = ("index_doc", "minhash", "cpu_timings")
 
 
 @dataclass
@@ -54,14 +54,23 @@ class RunSummary:
     stage_seconds: dict[str, float] = field(default_factory=dict)
     duplicate_clusters: int = 0
     pages_in_duplicate_clusters: int = 0
+    skipped_reasons: dict[str, int] = field(default_factory=dict)
+    warc_records: dict[str, int] = field(default_factory=dict)
+    revisits_matched: int = 0
+    rendered: bool = True
     outputs: dict[str, str] = field(default_factory=dict)
 
     def table(self) -> str:
         """A human summary for the end of a run."""
         rate = self.processed_now / self.seconds if self.seconds else 0.0
         rows = [("input records", self.records), ("ok", self.ok),
-                ("skipped (not HTML)", self.skipped),
+                ("skipped", self.skipped),
+                *((f"  skipped: {k}", v) for k, v in sorted(self.skipped_reasons.items())),
                 *((f"error at {k}", v) for k, v in sorted(self.errors.items())),
+                *((f"WARC {k} records", v) for k, v in sorted(self.warc_records.items())),
+                *([("revisits of a record in the input", self.revisits_matched)]
+                  if self.warc_records.get("revisit") else []),
+                ("pages", "rendered" if self.rendered else "parsed (no browser)"),
                 ("done in earlier runs", self.resumed), ("processed now", self.processed_now),
                 ("pages/s (this run)", f"{rate:.2f}"),
                 ("duplicate clusters", self.duplicate_clusters),
@@ -108,7 +117,8 @@ def run_pipeline(inputs: Sequence[str | Path], out_dir: str | Path,
     _check_config(work, config)
     processor = processor or PageProcessor(config)
 
-    order = [r.id for r in unique_ids(iter_inputs(inputs))]  # for the bar and the final order
+    counts: dict[str, int] = {}  # WARC record types, for the summary
+    order = [r.id for r in unique_ids(iter_inputs(inputs, counts))]  # bar and final order
     t0 = time.perf_counter()
     processed = 0
     with Journal.open(work / JOURNAL) as journal:
@@ -116,28 +126,53 @@ def run_pipeline(inputs: Sequence[str | Path], out_dir: str | Path,
         todo = (r for r in unique_ids(iter_inputs(inputs)) if r.id not in journal.done)
         bar = _progress(len(order), resumed, progress)
         try:
-            for rec, page, err in render_inputs(todo, concurrency, **(render_options or {})):
-                if page is None:
-                    stage, msg = split_error(err or "unknown error")
-                    line = error_record(rec.id, rec.url, stage, msg)
-                    if rec.skipped:
-                        line["status"] = "skipped"
-                    elif "index" in config.stages:
-                        line["index_doc"] = text_only_doc(rec, f"{stage}: {msg}", processor)
-                else:
-                    line = processor.process(rec.id, rec.url, page,
-                                     html=record_html(rec, processor.config))
-                journal.append(line)
+            for rec, page, err in record_inputs(todo, concurrency, render=config.render,
+                                                **(render_options or {})):
+                journal.append(record_line(rec, page, err, processor))
                 processed += 1
                 bar.update(1)
         finally:
             bar.close()
     summary = finalize(order, out, config)
+    summary.warc_records = dict(sorted(counts.items()))
+    summary.rendered = config.render
     summary.processed_now = processed
     summary.resumed = resumed
     summary.seconds = round(time.perf_counter() - t0, 2)
     (out / "summary.json").write_text(json.dumps(summary.__dict__, indent=2) + "\n")
     return summary
+
+
+def record_line(rec: InputRecord, page: Any, err: str | None,
+                processor: PageProcessor) -> dict[str, Any]:
+    """The journal line of one input record, on one machine and on Spark alike: the
+    processed page, or :func:`no_page_record` (an error line keeps a text-only index entry,
+    so the page is still found)."""
+    if page is None:
+        line = no_page_record(rec, err)
+        if line["status"] == "error" and "index" in processor.config.stages:
+            line["index_doc"] = text_only_doc(rec, line["reason"], processor)
+        return line
+    line = processor.process(rec.id, rec.url, page, html=record_html(rec, processor.config))
+    line["reason"] = line["error"] and f"{line['error']['stage']}: {line['error']['message']}"
+    if rec.warc is not None:
+        line["warc"] = rec.warc.to_dict()
+    return line
+
+
+def no_page_record(rec: InputRecord, err: str | None) -> dict[str, Any]:
+    """The line of a record without a page: ``skipped`` (a redirect, a 404, a revisit, not
+    HTML: the reason says which, nothing to index) or ``error`` (with its stage)."""
+    reason = err or rec.error or "unknown error"
+    stage, msg = split_error(reason)
+    if rec.skipped:
+        line: dict[str, Any] = {"id": rec.id, "url": rec.url, "status": "skipped",
+                                "error": None, "reason": f"{stage}: {msg}"}
+    else:
+        line = error_record(rec.id, rec.url, stage, msg, reason=f"{stage}: {msg}")
+    if rec.warc is not None:
+        line["warc"] = rec.warc.to_dict()
+    return line
 
 
 def _check_config(work: Path, config: PipelineConfig) -> None:
@@ -177,6 +212,7 @@ def finalize(order: Sequence[str], out: Path, config: PipelineConfig) -> RunSumm
         dedup = CompactDuplicateIndex(ShingleParams(**config.dedup_params),
                                       config.minhash_perm, config.lsh_threshold)
     scan = scan_journal(journal, dedup)
+    originals = scan.revisit_originals()
     missing = [i for i in order if i not in scan.offsets]
     if missing:
         raise RuntimeError(f"{len(missing)} input records have no journal line (first: "
@@ -193,6 +229,10 @@ def finalize(order: Sequence[str], out: Path, config: PipelineConfig) -> RunSumm
         in_pairs = {str(x) for p in result.pairs for x in (p.a, p.b)}
         summary.duplicate_clusters = len(result.clusters)
         summary.pages_in_duplicate_clusters = sum(len(c) for c in result.clusters)
+        for rv, orig in originals.items():  # a revisit is an exact copy of its original
+            if orig not in clusters:
+                clusters[orig] = cluster_label(min(orig, rv))
+            clusters[rv] = clusters[orig]
     builder = None
     if "index" in config.stages:
         from ir.analysis import Analyzer
@@ -202,7 +242,8 @@ def finalize(order: Sequence[str], out: Path, config: PipelineConfig) -> RunSumm
         if tmp_index.exists():
             shutil.rmtree(tmp_index)
         builder = IndexBuilder(tmp_index, backend=config.index_backend, analyzer=Analyzer(),
-                               sources=(config.segmenter,))
+                               sources=(config.segmenter,),
+                               passage_source=None if config.render else config.segmenter)
     pages: dict[str, Any] = {}
     stage_times: dict[str, list[float]] = {}
 
@@ -213,6 +254,8 @@ def finalize(order: Sequence[str], out: Path, config: PipelineConfig) -> RunSumm
             summary.ok += 1
         elif st == "skipped":
             summary.skipped += 1
+            why = skip_kind(rec.get("reason") or "")
+            summary.skipped_reasons[why] = summary.skipped_reasons.get(why, 0) + 1
         else:
             stage = (rec.get("error") or {}).get("stage", "unknown")
             summary.errors[stage] = summary.errors.get(stage, 0) + 1
@@ -221,13 +264,18 @@ def finalize(order: Sequence[str], out: Path, config: PipelineConfig) -> RunSumm
         if builder is not None and rec.get("index_doc"):
             builder.add(rec["index_doc"])
         if rid in in_pairs:
+            from dedup.cli import site_of
             from dedup.report import PageInfo
 
-            pages[rid] = PageInfo(id=rid, url=rec.get("url"), title=rec.get("title") or "",
-                                  text=rec.get("main_text") or "")
+            url = rec.get("url")
+            pages[rid] = PageInfo(id=rid, url=url, title=rec.get("title") or "",
+                                  text=rec.get("main_text") or "",
+                                  site=site_of(url, rid, "warc" if "#" in rid else "file",
+                                               "host"))
 
     final = out / "pages.jsonl"
-    write_final(order, journal, scan, final, INTERNAL_FIELDS, clusters, on_record)
+    write_final(order, journal, scan, final, INTERNAL_FIELDS, clusters, on_record, originals)
+    summary.revisits_matched = len(originals)
     if result is not None:
         from dedup.report import write_report
 
@@ -245,6 +293,21 @@ def finalize(order: Sequence[str], out: Path, config: PipelineConfig) -> RunSumm
     summary.stage_seconds = {k: sorted(v)[len(v) // 2] for k, v in stage_times.items() if v}
     summary.outputs["pages"] = str(final)
     return summary
+
+
+def skip_kind(reason: str) -> str:
+    """A skipped record's reason reduced to a summary key (``http 301``, ``revisit``,
+    ``not HTML``...), so the summary counts kinds, not URLs."""
+    stage, _, msg = reason.partition(": ")
+    if stage == "http":
+        return f"http {msg.split(' ', 1)[0]}"
+    if stage == "revisit":
+        return "revisit"
+    if "not an HTML" in msg:
+        return "not HTML"
+    if "not a web page" in msg:
+        return "not a web page"
+    return msg.split("(", 1)[0].strip() or stage
 
 
 def text_only_doc(rec: InputRecord, reason: str, processor: PageProcessor) -> dict[str, Any]:

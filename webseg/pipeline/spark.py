@@ -14,7 +14,9 @@ What runs where:
 * **Pages.** Records are repartitioned and every partition is rendered and processed by
   :class:`~webseg.pipeline.process.PageProcessor` — the same code as the single-machine run —
   with **one Chromium per executor Python process**, started on first use and reused by every
-  later partition of that process (``spark.python.worker.reuse``, Spark's default).
+  later partition of that process (``spark.python.worker.reuse``, Spark's default). With
+  ``--no-render`` (``PipelineConfig.parsed``) pages are parsed instead and the executors
+  need no browser at all.
 * **Duplicates** as DataFrame operations: the MinHash signature of each page is cut into the
   same bands as datasketch's ``MinHashLSH`` (:func:`lsh_bands`), pages sharing a band are
   candidate pairs (a self-join), candidates are verified with the papers' bottom-k rule, and
@@ -155,7 +157,8 @@ def _local_path(path: str) -> str:
 
 
 def _records_of_file(item: tuple[str, bytes]) -> Iterator[tuple[Any, ...]]:
-    """(id, url, payload, error, skipped) of every page record in one input file."""
+    """(id, url, payload, error, skipped, warc facts) of every page record in one input file."""
+    import dataclasses
     import gzip
     import io
 
@@ -167,44 +170,38 @@ def _records_of_file(item: tuple[str, bytes]) -> Iterator[tuple[Any, ...]]:
     if name.endswith(WARC_SUFFIXES):
         for rec in iter_warc_stream(io.BytesIO(data), local):
             yield (rec.id, rec.url, rec.source if isinstance(rec.source, bytes) else None,
-                   rec.error, rec.skipped)
+                   rec.error, rec.skipped,
+                   None if rec.warc is None else dataclasses.asdict(rec.warc))
     else:
         try:
             payload = gzip.decompress(data) if name.endswith(".gz") else data
-            yield local, None, payload, None, False
+            yield local, None, payload, None, False, None
         except (OSError, EOFError) as e:
-            yield local, None, None, f"read: cannot gunzip: {e}", False
+            yield local, None, None, f"read: cannot gunzip: {e}", False, None
 
 
 def _process_partition(rows: Iterable[tuple[Any, ...]],
                        config_json: str, render_options: dict[str, Any],
                        concurrency: int, pin: str = "auto",
                        slots: int = 0) -> Iterator[tuple[Any, ...]]:
-    """Render and process one partition of records with this worker's Chromium."""
-    from webseg.inputs import InputRecord, render_inputs
-    from webseg.pipeline.process import error_record, record_html
-    from webseg.pipeline.run import split_error
+    """Render (or, without rendering, parse) and process one partition of records; a
+    rendering worker uses its own Chromium, a parsing one never starts a browser."""
+    from webseg.inputs import InputRecord, WarcFacts, parse_inputs, render_inputs
+    from webseg.pipeline.run import record_line
 
-    records = [InputRecord(rid, url, payload, "warc" if "#" in rid else "file", err, skipped)
-               for rid, url, payload, err, skipped in rows]
+    records = [InputRecord(rid, url, payload, "warc" if "#" in rid else "file", err, skipped,
+                           None if warc is None else WarcFacts(**warc))
+               for rid, url, payload, err, skipped, warc in rows]
     if not records:
         return
-    renderer = _worker_renderer(render_options, pin, slots)
     processor = _worker_processor(config_json)
-    for rec, page, err in render_inputs(records, concurrency, renderer=renderer):
-        if page is None:
-            stage, msg = split_error(err or "unknown error")
-            line = error_record(rec.id, rec.url, stage, msg)
-            if rec.skipped:
-                line["status"] = "skipped"
-            elif "index" in processor.config.stages:  # searchable text-only, as on one machine
-                from webseg.pipeline.run import text_only_doc
-
-                line["index_doc"] = text_only_doc(rec, f"{stage}: {msg}", processor)
-        else:
-            line = processor.process(rec.id, rec.url, page,
-                                     html=record_html(rec, processor.config))
-        yield _row(line)
+    if processor.config.render:
+        renderer = _worker_renderer(render_options, pin, slots)
+        results = render_inputs(records, concurrency, renderer=renderer)
+    else:
+        results = parse_inputs(records, int(render_options.get("max_nodes", 200_000)))
+    for rec, page, err in results:
+        yield _row(record_line(rec, page, err, processor))
 
 
 def _row(line: dict[str, Any]) -> tuple[Any, ...]:
@@ -212,6 +209,9 @@ def _row(line: dict[str, Any]) -> tuple[Any, ...]:
     from webseg.pipeline.run import INTERNAL_FIELDS
 
     err = line.get("error") or {}
+    if line.get("status") == "skipped":  # the reason in the error columns, as before
+        stage, _, msg = str(line.get("reason") or "").partition(": ")
+        err = {"stage": stage, "message": msg}
     pt = line.get("page_type") or {}
     public = {k: v for k, v in line.items() if k not in INTERNAL_FIELDS}
     prob = pt.get("probability")
@@ -448,9 +448,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=30.0)
     ap.add_argument("--pin", choices=PIN_MODES, default="auto",
                     help="One core per worker and its Chromium (auto: when slots >= cores).")
+    ap.add_argument("--no-render", dest="render", action="store_false",
+                    help="Parse pages without a browser (no Chromium on the executors).")
     a = ap.parse_args(argv)
-    cfg = PipelineConfig() if a.stages is None else PipelineConfig(
-        stages=tuple(s for s in a.stages.split(",") if s))
+    fields: dict[str, Any] = {} if a.stages is None else {
+        "stages": tuple(s for s in a.stages.split(",") if s)}
+    cfg = PipelineConfig(**fields) if a.render else PipelineConfig.parsed(**fields)
     res = run_spark(a.inputs, a.output, cfg, master=a.master, partitions=a.partitions,
                     render_options={"timeout": a.timeout}, pin=a.pin)
     print(json.dumps(res, indent=2))

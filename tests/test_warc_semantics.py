@@ -1,0 +1,201 @@
+"""WARC records read the way crawlers write them: statuses, revisits, record facts, names,
+and the parsed pipeline / index running with no browser installed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.warc_fixture import EXPECTED, write_crawl_warc
+from webseg.inputs import InputRecord, OutputNames, iter_inputs, output_name
+
+ROOT = Path(__file__).resolve().parent.parent
+NO_BROWSER = {"WEBSEG_CHROMIUM": "/nonexistent/chromium", "WEBSEG_HEADLESS_SHELL": ""}
+
+
+def webseg(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run the CLI in a fresh process (so the environment really has no browser)."""
+    e = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    return subprocess.run([sys.executable, "-c", "from webseg.cli import main; main()", *args],
+                          capture_output=True, text=True, env=e, timeout=600, cwd=ROOT)
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_records_carry_status_reason_and_warc_facts(tmp_path: Path) -> None:
+    warc = write_crawl_warc(tmp_path / "crawl.warc")
+    counts: dict[str, int] = {}
+    recs = list(iter_inputs([warc], counts))
+    assert [r.url for r in recs] == [u for u, _, _ in EXPECTED]
+    for r, (_, status, why) in zip(recs, EXPECTED, strict=True):
+        got = "ok" if r.error is None else "skipped" if r.skipped else "error"
+        assert got == status, (r.id, r.error)
+        if why:
+            assert why in (r.reason or "")
+        assert r.warc is not None and r.warc.record_id and r.warc.date
+    assert counts == {"warcinfo": 1, "request": 2, "response": 7, "revisit": 1, "metadata": 1}
+    redirect = recs[1]
+    assert redirect.warc.http_status == 301 and redirect.warc.location == EXPECTED[0][0]
+    assert "-> http://example.org/news/alpha" in redirect.reason
+    assert recs[2].warc.http_status == 404 and recs[2].source is None  # never rendered
+    revisit = recs[4]
+    assert revisit.warc.type == "revisit"
+    assert revisit.warc.refers_to_record_id == recs[0].warc.record_id
+    assert revisit.warc.refers_to_uri == EXPECTED[0][0] and revisit.warc.refers_to_date
+    assert "http://example.org/news/cut" in (recs[-1].error or "")  # errors name the URL
+    d = recs[0].warc.to_dict()
+    assert {"record_id", "date", "target_uri", "http_status", "content_type"} <= set(d)
+
+
+@pytest.mark.parametrize("status", [204, 206, 304, 302, 403, 503])
+def test_other_non_page_statuses_are_skipped(tmp_path: Path, status: int) -> None:
+    import io
+    from http import HTTPStatus
+
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    p = tmp_path / "s.warc.gz"
+    with p.open("wb") as f:
+        w = WARCWriter(f, gzip=True)
+        h = StatusAndHeaders(f"{status} {HTTPStatus(status).phrase}",
+                             [("Content-Type", "text/html")], protocol="HTTP/1.1")
+        w.write_record(w.create_warc_record("http://e.org/x", "response",
+                                            payload=io.BytesIO(b"<p>partial</p>"),
+                                            http_headers=h))
+    (r,) = list(iter_inputs([p]))
+    assert r.skipped and r.reason.startswith(f"http: {status}")
+
+
+def test_output_names_come_from_urls_and_are_stable(tmp_path: Path) -> None:
+    def rec(url: str | None, rid: str = "c.warc#1") -> InputRecord:
+        return InputRecord(id=rid, url=url, source=b"", kind="warc")
+
+    taken: dict[str, int] = {}
+    a = output_name(rec("https://example.org/news/a b?x=1"), taken)
+    assert a.startswith("example.org_news_a_b-") and len(a.rsplit("-", 1)[1]) == 8
+    assert output_name(rec("https://example.org/news/a b?x=1"), taken) == a + "-2"
+    assert output_name(rec("https://example.org/news/a b?x=2"), taken) != a
+    assert output_name(rec(None, "dir/story.html"), {}) == "story"
+    long = output_name(rec("http://e.org/" + "x" * 500), {})
+    assert len(long) <= 120
+    names = OutputNames(tmp_path / "out")
+    p1 = names.path(rec("http://e.org/a"), ".md")
+    p2 = names.path(rec("http://e.org/a", "c.warc#9"), ".md")
+    names.close()
+    assert (p1.name, p2.name) == ("e.org_a.md", "e.org_a-2.md")
+    mapping = lines(tmp_path / "out" / "records.jsonl")
+    assert [(m["file"], m["id"]) for m in mapping] == [("e.org_a.md", "c.warc#1"),
+                                                        ("e.org_a-2.md", "c.warc#9")]
+
+
+def check_pipeline_lines(rows: list[dict]) -> None:
+    want = [(u, s) for u, s, _ in EXPECTED[:-1]] + [(EXPECTED[-1][0], "ok")]  # not cut here
+    assert [(r["url"], r["status"]) for r in rows] == want
+    for r, (_, _, why) in zip(rows, EXPECTED[:-1], strict=False):
+        assert set(r["warc"]) >= {"record_id", "date", "target_uri", "http_status",
+                                  "content_type"}
+        if why:
+            assert why in r["reason"]
+        if r["status"] == "skipped":
+            assert r["error"] is None
+    revisit = rows[4]
+    assert revisit["duplicate_of"] == rows[0]["id"]
+    assert revisit["duplicate_cluster"] and revisit["duplicate_cluster"] == \
+        rows[0]["duplicate_cluster"]
+
+
+def test_parsed_pipeline_runs_without_a_browser(tmp_path: Path) -> None:
+    """`webseg pipeline --no-render` with no Chromium: one line per page record, the right
+    statuses, exit 0 on a healthy crawl, skipped records not indexed nor failed."""
+    warc = write_crawl_warc(tmp_path / "crawl.warc", truncate=False)
+    out = tmp_path / "out"
+    r = webseg("pipeline", str(warc), "-o", str(out), "--no-render", "--no-progress",
+               env=NO_BROWSER)
+    assert r.returncode == 0, r.stderr
+    rows = lines(out / "pages.jsonl")
+    check_pipeline_lines(rows)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["warc_records"]["request"] == 2 and summary["warc_records"]["metadata"] == 1
+    assert summary["skipped"] == 5 and not summary["errors"] and summary["rendered"] is False
+    dedup = json.loads((out / "dedup" / "summary.json").read_text())
+    assert dedup["failed"] == 0
+    assert "example.org" in (out / "dedup" / "clusters.csv").read_text()  # the site column
+    from ir import Index
+
+    ix = Index.open(out / "index")
+    assert len(ix) == 3 and "blockfusion" in ix.sources  # the 3 pages; no 404, no redirect
+    hits = ix.search("alpha17", k=5).hits
+    assert hits and {h.id for h in hits} == {r["id"] for r in rows if r["status"] == "ok"}
+    assert not ix.search("found", k=5).hits  # the 404 page's words are not in the index
+
+
+def test_truncated_record_is_an_error_line_naming_its_url(tmp_path: Path) -> None:
+    warc = write_crawl_warc(tmp_path / "crawl.warc")
+    out = tmp_path / "out"
+    r = webseg("pipeline", str(warc), "-o", str(out), "--no-render", "--no-progress",
+               "--stages", "segment,clean", env=NO_BROWSER)
+    assert r.returncode == 1
+    last = lines(out / "pages.jsonl")[-1]
+    assert last["status"] == "error" and "http://example.org/news/cut" in last["reason"]
+
+
+def test_index_no_render_runs_without_a_browser(tmp_path: Path) -> None:
+    warc = write_crawl_warc(tmp_path / "crawl.warc", truncate=False)
+    r = webseg("index", str(warc), "-o", str(tmp_path / "idx"), "--no-render", env=NO_BROWSER)
+    assert r.returncode == 0, r.stderr
+    assert "5 WARC records skipped" in r.stderr
+    from ir import Index
+
+    ix = Index.open(tmp_path / "idx")
+    assert len(ix) == 3 and ix.sources[0] == "blockfusion"
+    assert ix.passages and ix.passages["source"] == "blockfusion"
+    bad = webseg("index", str(warc), "-o", str(tmp_path / "i2"), "--no-render",
+                 "--segmenter", "vips", env=NO_BROWSER)
+    assert bad.returncode == 2 and "needs layout" in bad.stderr.replace("need layout",
+                                                                        "needs layout")
+
+
+@pytest.mark.browser
+def test_rendered_pipeline_gives_the_same_statuses_and_ids(tmp_path: Path) -> None:
+    from webseg.pipeline import PipelineConfig, run_pipeline
+
+    warc = write_crawl_warc(tmp_path / "crawl.warc", truncate=False)
+    stages = ("segment", "clean", "sketch", "dedup")
+    run_pipeline([warc], tmp_path / "r", PipelineConfig(stages=stages), progress=False)
+    run_pipeline([warc], tmp_path / "p", PipelineConfig.parsed(stages=stages), progress=False)
+    rendered, parsed = lines(tmp_path / "r" / "pages.jsonl"), lines(tmp_path / "p" /
+                                                                     "pages.jsonl")
+    assert [(r["id"], r["status"], r["warc"]) for r in rendered] == \
+        [(r["id"], r["status"], r["warc"]) for r in parsed]
+    check_pipeline_lines(rendered)
+
+
+@pytest.mark.spark
+def test_spark_no_render_needs_no_browser_on_the_executors(tmp_path: Path) -> None:
+    """`webseg spark --no-render` with no Chromium anywhere: the same lines (ids, statuses,
+    WARC facts, main text) as the single-machine parsed pipeline."""
+    pytest.importorskip("pyspark", reason="pip install webseg[spark]")
+    warc = write_crawl_warc(tmp_path / "crawl.warc", truncate=False)
+    stages = "segment,clean,sketch,dedup"
+    r = webseg("spark", str(warc), "-o", str(tmp_path / "spark"), "--master", "local[2]",
+               "--no-render", "--stages", stages, env=NO_BROWSER)
+    assert r.returncode == 0, r.stderr[-3000:]
+    one = webseg("pipeline", str(warc), "-o", str(tmp_path / "one"), "--no-render",
+                 "--no-progress", "--stages", stages, env=NO_BROWSER)
+    assert one.returncode == 0, one.stderr
+    dist = {d["id"]: d for p in sorted((tmp_path / "spark" / "pages.jsonl").glob("part-*"))
+            for d in lines(p)}
+    single = lines(tmp_path / "one" / "pages.jsonl")
+    assert len(dist) == len(single) == 8
+    for s in single:
+        d = dist[s["id"]]
+        assert (d["status"], d["reason"], d["warc"], d.get("main_text")) == \
+            (s["status"], s["reason"], s["warc"], s.get("main_text"))
