@@ -39,9 +39,24 @@ def kept_all(html: str, parser: str = "lexbor") -> CleanResult:
      "</table>", "a\t\tc\nd\te\tf"),
     ("<pre><span>type</span> <span>Query</span> {\n  <span>id</span>\n}</pre>",
      "type Query {\n  id\n}"),
+    # no CSS known: two elements side by side are two words when word characters meet
+    ("<p><span>2026</span><span>1h 54m</span><span>R</span></p>", "2026 1h 54m R"),
+    ("<p><span>$</span><span>5.00</span></p>", "$5.00"),
 ])
 def test_text_like_inner_text(parser: str, html: str, text: str) -> None:
     assert kept_all(f"<body>{html}</body>", parser).text == text
+
+
+@pytest.mark.browser
+def test_rendered_pages_join_by_what_the_eye_sees(renderer) -> None:  # noqa: ANN001
+    """Rendered: computed display and the gap between text boxes decide, not the tags."""
+    page = renderer.render(
+        b"<body><p>W<b>orld</b> <span style='margin-left:1em'>gap</span>ped</p>"
+        b"<p><span>2026</span><span>1h</span></p>"
+        b"<div style='display:flex'><span>flex</span><span>items</span></div></body>")
+    res = CleanResult(page=page, leaf_keep=np.ones(len(page.text_leaves), bool),
+                      method="all")
+    assert res.text == "World gapped\n20261h\nflex\nitems"
 
 
 def test_version_one_pages_separate_inline_leaves() -> None:

@@ -12,7 +12,12 @@ writers (:mod:`webseg.clean.txt`, :mod:`webseg.clean.markdown`) use the same rul
   whitespace-only text nodes recorded in :attr:`webseg.page.Page.ws_before`; on pages without
   that record (schema version 1) a space goes between inline leaves, as before;
 * a dropped leaf between two kept ones counts as a space (its words are missing, the
-  neighbours must not be glued into one word).
+  neighbours must not be glued into one word);
+* where the source has no whitespace, a rendered page still separates two leaves that the
+  eye sees apart (a gap of more than a quarter of the font size between their boxes on one
+  line: CSS margins, padding, flex gaps); a parsed page, which knows no CSS, separates two
+  elements side by side (``<span>2026</span><span>1h 54m</span>``) when word characters meet,
+  and glues text to an element (``W<b>orld</b>``, ``$<span>5.00</span>``).
 
 All of it is computed with prefix maxima over the pre-order intervals of the Page
 (``np.maximum.reduceat``), never a Python loop over nodes.
@@ -164,6 +169,16 @@ def joints(page: Page, kept: np.ndarray) -> tuple[np.ndarray, list[str], np.ndar
     csum = np.cumsum(leaf)
     dropped = (csum[kept[1:]] - csum[kept[:-1] + 1]) > 0
     spaced = between_ws | end_ws | start_ws | dropped
+    if page.has_layout:  # what the eye sees: a gap between the two text boxes on one line
+        spaced |= _gap(page, kept)
+    else:  # no CSS known: two elements side by side, word characters on both sides
+        is_el = page.is_element.astype(np.int8)
+        el_closed = np.zeros(n, dtype=np.int8)
+        el_closed[page.subtree_end[el] - 1] = 1
+        sib = (_range_max(is_el, lo_open, hi_open) > 0) & (
+            _range_max(el_closed, kept[:-1], kept[1:]) > 0)
+        for k in np.flatnonzero(sib & ~spaced).tolist():
+            spaced[k] = _wordy(text[ids[k]].rstrip()[-1:]) and _wordy(text[ids[k + 1]][:1])
     if ws is None:  # no whitespace record (version 1 pages): separated, unless punctuation
         spaced |= ~np.fromiter(  # glues them (``word<b>,</b>``), as before
             (_glued(text[a], text[b]) for a, b in zip(ids[:-1], ids[1:], strict=True)),
@@ -180,6 +195,26 @@ def joints(page: Page, kept: np.ndarray) -> tuple[np.ndarray, list[str], np.ndar
     ccum = np.cumsum(is_cell)
     cells[1:] = ccum[kept[1:] + 1] - ccum[kept[:-1] + 1]
     return sep, ws_text, cells
+
+
+def _wordy(ch: str) -> bool:
+    return bool(ch) and (ch.isalnum() or ch == "_")
+
+
+def _gap(page: Page, kept: np.ndarray) -> np.ndarray:
+    """Per pair of consecutive kept leaves: both are on one line (their boxes overlap
+    vertically, each at most about one line high) and a visible gap of more than a quarter of
+    the font size separates them (either direction: right-to-left text too). Inline boxes
+    separated by CSS margins or padding, or by flex/grid gaps, read as two words."""
+    box = page.box[kept].astype(np.float64)
+    fs = np.maximum(page.font_size[kept].astype(np.float64), 1.0)
+    x, y, w, h = box[:, 0], box[:, 1], box[:, 2], box[:, 3]
+    a, b = slice(0, -1), slice(1, None)
+    one_line = (h[a] > 0) & (h[b] > 0) & (h[a] < 2 * fs[a]) & (h[b] < 2 * fs[b])
+    overlap = np.minimum(y[a] + h[a], y[b] + h[b]) - np.maximum(y[a], y[b])
+    same_line = one_line & (overlap > 0.5 * np.minimum(h[a], h[b]))
+    gap = np.maximum(x[b] - (x[a] + w[a]), x[a] - (x[b] + w[b]))
+    return same_line & (gap > 0.25 * fs[a])
 
 
 _NO_SPACE_BEFORE = frozenset(".,;:!?)]}\u00bb\u201d\u2019%")
