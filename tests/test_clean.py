@@ -159,7 +159,7 @@ def test_markdown_structure(result: CleanResult) -> None:
     blocks = md.split("\n\n")
     assert blocks[0] == "# Main heading"
     assert "First paragraph with a link, and `a_b*c` inline." in blocks
-    assert "\\# not a heading bold. 1. not a list" in blocks  # no accidental heading
+    assert "\\# not a heading **bold**. 1. not a list" in blocks  # no accidental heading
     assert "## Lists" in blocks
     assert "- one\n- two\n  - two.a\n- three" in blocks
     assert "1. first\n2. second" in blocks  # a new list after a blank line

@@ -81,3 +81,15 @@ def test_node_view():
     assert node.tag == "p" and node.parent == 5 and node.children == [9]
     assert node.text == "gamma" and node.xpath.endswith("p[2]")
     assert not node.is_text and p.node(9).is_text
+
+
+def test_whitespace_record_round_trip_and_version_one_pages():
+    p = sample_page()
+    p.ws_before = {8: " ", 11: "\n  "}
+    q = Page.from_json(p.to_json())
+    assert q.ws_before == {8: " ", 11: "\n  "}
+    d = p.to_dict()
+    d["version"] = 1  # pages cached before the whitespace record: still read, record unknown
+    del d["ws_before"]
+    old = Page.from_dict(d)
+    assert old.ws_before is None and old.xpaths == p.xpaths

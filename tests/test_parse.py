@@ -154,3 +154,43 @@ def test_deep_nesting_matches_chromium(parser: str, renderer: Renderer) -> None:
         b"<p>after</p></body></html>"
     parsed, rendered = parse(deep, parser=parser), renderer.render(deep)
     assert parsed.xpaths == rendered.xpaths
+
+
+#: Whitespace between inline elements and inside pre/code is not a node of the page, but it is
+#: recorded (``Page.ws_before``) on the next node: a space where it separates two leaves, the
+#: exact characters where whitespace is preserved.
+SPACES = ("<!DOCTYPE html><body><p>W<b>orld</b> <i>next</i>\n<a href=#>x</a></p>"
+          "<pre><span>type</span> <span>Query</span>\n  <span>{</span></pre>"
+          "<p><code>a</code>  <code>b</code></p><table><tr><td colspan=2 rowspan=1>c</td></tr>"
+          "</table><time datetime='2020-01-02'>Jan</time><p lang=el>\u03b1</p>"
+          "<div>\u00a0</div><p>end</p></body>")
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+def test_whitespace_between_leaves_is_recorded(parser: str) -> None:
+    p = parse(SPACES, parser=parser)
+    assert [p.leaf_text(i) for i in p.text_leaves][:4] == ["W", "orld", "next", "x"]
+    ws = p.ws_before
+    assert ws is not None
+    by_tag = {(p.tag[i], p.text[i] if p.kind[i] == TEXT else ""): w for i, w in ws.items()}
+    assert by_tag[("i", "")] == " "  # </b> <i>: one space
+    assert ("b", "") not in by_tag  # W<b>orld: none
+    spans = [i for i in range(p.n) if p.tag[i] == "span"]
+    assert [ws.get(i, "") for i in spans] == ["", " ", "\n  "]  # verbatim inside <pre>
+    codes = [i for i in range(p.n) if p.tag[i] == "code"]
+    assert ws.get(codes[1]) == " "  # between two inline <code>: collapsed
+    td = next(i for i in range(p.n) if p.tag[i] == "td")
+    assert p.attrs[td] == {"colspan": "2", "rowspan": "1"}
+    assert p.attrs[next(i for i in range(p.n) if p.tag[i] == "time")] == {
+        "datetime": "2020-01-02"}
+    # the node list does not change: whitespace nodes are no leaves
+    assert all(p.text[i].strip() for i in p.text_leaves)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("parser", PARSERS)
+def test_whitespace_record_matches_chromium(parser: str, renderer: Renderer) -> None:
+    parsed, rendered = parse(SPACES, parser=parser), renderer.render(SPACES.encode())
+    assert parsed.xpaths == rendered.xpaths
+    assert parsed.ws_before == rendered.ws_before
+    assert parsed.attrs == rendered.attrs

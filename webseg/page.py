@@ -30,17 +30,26 @@ from typing import Any
 import numpy as np
 
 SCHEMA = "webseg.page"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Older versions this webseg still reads (version 1 has no whitespace record: ``ws_before``
+#: is None and the writers fall back to inserting a space between inline leaves).
+READABLE_VERSIONS = (1, 2)
 
 ELEMENT = 1
 TEXT = 3
 
 #: Attributes kept from the DOM (everything else is dropped to keep pages small).
-KEPT_ATTRIBUTES = ("id", "class", "role", "href", "src", "alt", "title", "name", "type")
+KEPT_ATTRIBUTES = ("id", "class", "role", "href", "src", "alt", "title", "name", "type",
+                   "colspan", "rowspan", "lang", "datetime", "content", "property", "itemprop",
+                   "rel")
 
 #: Elements whose text is never shown, even when the walk records them. ``noscript`` is not
 #: here: with JavaScript off (webseg's default for local pages, and what ``webseg.parse``
 #: emulates) browsers show its content.
+#: Elements whose whitespace is kept as written (``white-space: pre`` by default, and what a
+#: reader expects of code); the walk records whitespace-only text inside them verbatim.
+PRESERVE_TAGS = frozenset({"pre", "textarea", "listing", "xmp", "plaintext", "code"})
+
 NON_RENDERED_TAGS = frozenset(
     {"head", "script", "style", "template", "title", "meta", "link", "base"}
 )
@@ -102,6 +111,13 @@ class Page:
                     and (for text) non-blank text with a non-empty box
 
     Text nodes carry their parent element's computed style.
+
+    ``ws_before`` (sparse, node id -> str): the whitespace-only text nodes of the source, which
+    are not nodes of the page (so the node ids, the text leaves and the block model's features
+    do not depend on them), recorded on the next node in document order: where whitespace
+    separates two leaves (``<b>a</b> <i>b</i>``) and, verbatim inside :data:`PRESERVE_TAGS`
+    (a single space elsewhere), the spaces and line breaks between the spans of highlighted
+    code. ``None`` when unknown (pages of schema version 1).
     """
 
     parent: np.ndarray
@@ -130,6 +146,7 @@ class Page:
     viewport_width: int = 1280
     has_layout: bool = True
     meta: dict[str, Any] = field(default_factory=dict)
+    ws_before: dict[int, str] | None = None
 
     def __post_init__(self) -> None:
         n = len(self.parent)
@@ -351,6 +368,8 @@ class Page:
                 "visible": self.visible.astype(np.uint8).tolist(),
             },
             "font_families": self.font_families,
+            "ws_before": (None if self.ws_before is None
+                          else {str(k): v for k, v in sorted(self.ws_before.items())}),
             "displays": self.displays,
             "positions": self.positions,
         }
@@ -359,9 +378,11 @@ class Page:
     def from_dict(cls, d: dict[str, Any]) -> Page:
         if d.get("schema") != SCHEMA:
             raise ValueError(f"not a webseg page (schema={d.get('schema')!r})")
-        if d.get("version") != SCHEMA_VERSION:
+        if d.get("version") not in READABLE_VERSIONS:
             raise ValueError(f"unsupported page schema version {d.get('version')!r} "
-                             f"(this webseg reads version {SCHEMA_VERSION}); render the page again")
+                             f"(this webseg reads versions "
+                             f"{', '.join(map(str, READABLE_VERSIONS))}); render the page again")
+        ws = d.get("ws_before")
         nd = d["nodes"]
         n = len(nd["parent"])
         return cls(
@@ -387,6 +408,7 @@ class Page:
             width=d.get("width", 0.0), height=d.get("height", 0.0),
             viewport_width=d.get("viewport_width", 1280), has_layout=d.get("has_layout", True),
             meta=d.get("meta") or {},
+            ws_before=None if ws is None else {int(k): str(v) for k, v in ws.items()},
         )
 
     def to_json(self) -> str:

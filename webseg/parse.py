@@ -21,6 +21,10 @@ pathological pages keep their XPaths.
 and style columns hold defaults. Visibility is a best effort from markup alone: elements that
 are never rendered (``head``, ``script``, ``style``, ``template``...), elements with the
 ``hidden`` attribute or an inline ``display:none`` / ``visibility:hidden`` style are invisible.
+
+Whitespace-only text nodes are not nodes of the page (as in the renderer's walk); they are
+recorded in :attr:`~webseg.page.Page.ws_before` of the next node, verbatim inside
+:data:`~webseg.page.PRESERVE_TAGS` and as one space elsewhere.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import re
 from typing import Any
 
 from webseg.decode import decode_html
-from webseg.page import ELEMENT, KEPT_ATTRIBUTES, NON_RENDERED_TAGS, TEXT, Page
+from webseg.page import ELEMENT, KEPT_ATTRIBUTES, NON_RENDERED_TAGS, PRESERVE_TAGS, TEXT, Page
 
 __all__ = ["PARSERS", "count_nodes", "may_exceed", "parse"]
 
@@ -70,9 +74,11 @@ def parse(source: bytes | str, url: str | None = None, encoding: str | None = No
     else:
         _walk_html5lib(text, b)
     c = b.finish()
+    ws = {i: w for i, w in enumerate(c["ws"]) if w}
     return Page.from_columns(parent=c["parent"], kind=c["kind"], tag=c["tag"], text=c["text"],
                              attrs=c["attrs"], visible=c["visible"], url=url, title=b.title,
-                             encoding=enc, has_layout=False, meta={"renderer": parser})
+                             encoding=enc, has_layout=False, meta={"renderer": parser},
+                             ws_before=ws)
 
 
 class _Builder:
@@ -81,7 +87,9 @@ class _Builder:
     def __init__(self, max_nodes: int) -> None:
         self.max_nodes = max_nodes
         self.cols: dict[str, list[Any]] = {k: [] for k in ("parent", "kind", "tag", "text",
-                                                           "attrs", "visible")}
+                                                           "attrs", "visible", "ws")}
+        self.preserve: list[bool] = []  # inside PRESERVE_TAGS (whitespace kept verbatim)
+        self.pending = ""  # whitespace-only text seen since the last node
         self.depth: list[int] = []  # depth in the parser's tree (before the 512 cap)
         self.title = ""
         self.capped = False
@@ -107,6 +115,9 @@ class _Builder:
         c["text"].append(txt)
         c["attrs"].append(attrs)
         c["visible"].append(vis)
+        c["ws"].append(self.pending)
+        self.pending = ""
+        self.preserve.append(tag in PRESERVE_TAGS or (parent >= 0 and self.preserve[parent]))
         self.depth.append(d)
         return n
 
@@ -146,6 +157,14 @@ class _Builder:
     def text(self, parent: int, txt: str, vis: bool) -> None:
         self._add(parent, TEXT, "#text", txt, None, vis)
 
+    def space(self, parent: int, txt: str) -> None:
+        """A whitespace-only text node: recorded on the next node (``Page.ws_before``),
+        verbatim where whitespace is preserved, else as one space."""
+        if parent >= 0 and self.preserve[parent]:
+            self.pending += txt
+        elif not self.pending:
+            self.pending = " "
+
     def element(self, parent: int, tag: str, attrib: dict[str, Any], pvis: bool
                 ) -> tuple[int, bool]:
         attrs = {k: v for k, v in attrib.items() if k in KEPT_ATTRIBUTES and v is not None}
@@ -164,15 +183,19 @@ def _walk_lexbor(text: str, b: _Builder) -> None:
     if root is None:
         return
     title_node = None
-    # stack items: (node or text, parent id, parent visible, is text); text is read once
-    stack: list[tuple[Any, int, bool, bool]] = [(root, -1, True, False)]
+    # stack items: (node or text, parent id, parent visible, kind); kind 0 element, 1 text,
+    # 2 whitespace-only text; text is read once
+    stack: list[tuple[Any, int, bool, int]] = [(root, -1, True, 0)]
     pop, push = stack.pop, stack.append
-    add_text, add_element = b.text, b.element
+    add_text, add_element, add_space = b.text, b.element, b.space
     non_blank = _NON_BLANK.search
     while stack:
         node, parent, pvis, is_text = pop()
         if is_text:
-            add_text(parent, node, pvis)
+            if is_text == 1:
+                add_text(parent, node, pvis)
+            else:
+                add_space(parent, node)
             continue
         tag = node.tag.lower()
         attrib = node.attributes
@@ -190,10 +213,10 @@ def _walk_lexbor(text: str, b: _Builder) -> None:
             if ct == "-text":
                 if not skip_text:
                     t = c.text_content
-                    if t and non_blank(t):
-                        push((t, idx, vis, True))
+                    if t:
+                        push((t, idx, vis, 1 if non_blank(t) else 2))
             elif ct is not None and ct[0] != "-" and ct != "!doctype":
-                push((c, idx, vis, False))  # elements; not comments or processing instr.
+                push((c, idx, vis, 0))  # elements; not comments or processing instr.
             c = c.prev
     if title_node is not None:
         b.title = " ".join((title_node.text(deep=True) or "").split())
@@ -249,6 +272,9 @@ def _walk_html5lib(text: str, b: _Builder) -> None:
         if what == "text":
             b.text(parent, obj, pvis)
             continue
+        if what == "space":
+            b.space(parent, obj)
+            continue
         tag = obj.tag
         if not isinstance(tag, str):  # comments, processing instructions
             continue
@@ -259,13 +285,14 @@ def _walk_html5lib(text: str, b: _Builder) -> None:
         if tag == "title" and not b.title:
             b.title = " ".join((obj.text or "").split())
         items: list[tuple[str, Any, int, bool]] = []
-        if obj.text and _NON_BLANK.search(obj.text) and tag not in _SKIP_TEXT:
-            items.append(("text", obj.text, idx, vis))
+        if obj.text and tag not in _SKIP_TEXT:
+            items.append(("text" if _NON_BLANK.search(obj.text) else "space", obj.text, idx, vis))
         # html5lib puts a <template>'s content under it as children, but in the DOM it is a
         # separate DocumentFragment (template.childNodes is empty), so Chromium's walk never
         # sees it; skip it too, or every node after it would get different ids than rendered.
         for child in (obj if tag != "template" else ()):
             items.append(("el", child, idx, vis))
-            if child.tail and _NON_BLANK.search(child.tail):
-                items.append(("text", child.tail, idx, vis))
+            if child.tail:
+                items.append(("text" if _NON_BLANK.search(child.tail) else "space", child.tail,
+                              idx, vis))
         stack.extend(reversed(items))

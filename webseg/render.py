@@ -895,6 +895,7 @@ def page_from_walk(raw: str, job: _Job | None = None, viewport_width: int = 1280
         encoding=(job.encoding if job and job.encoding else d.get("encoding")),
         width=float(d["width"]), height=float(d["height"]),
         viewport_width=viewport_width, has_layout=True, meta=meta,
+        ws_before={int(k): str(v) for k, v in (d.get("ws_before") or {}).items()},
     )
 
 

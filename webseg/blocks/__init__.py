@@ -31,6 +31,7 @@ from webseg.blocks.model import DEFAULT_MODEL, BlockModel, load_model
 from webseg.blocks.reveal import revealed
 from webseg.blocks.roles import HEADS, RoleModel, load_role_model
 from webseg.blocks.siterepeat import SiteRepeats, leaf_keys, repeated_drop
+from webseg.blocks.units import apply_units
 from webseg.page import Page, normalize_text
 
 __all__ = ["DEFAULT_MODEL", "FINE_ROLES", "ROLES", "BlockFunctions", "BlockModel",
@@ -171,7 +172,8 @@ def subtree_sums(page: Page, leaves: np.ndarray, values: np.ndarray
 def block_functions(page: Page, site_pages: Sequence[Page] | SiteRepeats = (),
                     model: str | Path | BlockModel | None = None,
                     decoder: str | None = None,
-                    role_model: str | Path | RoleModel | None = None) -> BlockFunctions:
+                    role_model: str | Path | RoleModel | None = None,
+                    units: bool = True) -> BlockFunctions:
     """Role probabilities and the main-content decision for every node of ``page``.
 
     ``page`` may be rendered or parsed (:func:`webseg.parse.parse`). ``site_pages``: other
@@ -183,9 +185,12 @@ def block_functions(page: Page, site_pages: Sequence[Page] | SiteRepeats = (),
     ``decoder``: one of :data:`webseg.blocks.model.DECODERS` (default: the model's own,
     ``"stack"`` for the shipped model; see :mod:`webseg.blocks.model`).
     ``role_model``: the finer-role model (path or loaded; default the shipped one), used only
-    when finer roles are asked for. When ``page`` shows almost none of its laid-out text
-    (:func:`webseg.blocks.reveal.revealed`), the result's ``page`` is a copy in which that text
-    is visible: index with ``result.page.text_leaves``.
+    when finer roles are asked for. ``units``: make the decoder's mask consistent over the
+    page's structure units (tables by rows, lists, ``pre``, figures, quotes, paragraphs kept or
+    dropped whole; headings before kept content kept: :mod:`webseg.blocks.units`), whatever
+    the decoder; ``False`` gives the decoder's leaf decision alone. When ``page`` shows
+    almost none of its laid-out text (:func:`webseg.blocks.reveal.revealed`), the result's
+    ``page`` is a copy in which that text is visible: index with ``result.page.text_leaves``.
     """
     if not isinstance(page, Page):
         raise TypeError(f"block_functions needs a webseg.page.Page, got {type(page).__name__}")
@@ -194,6 +199,9 @@ def block_functions(page: Page, site_pages: Sequence[Page] | SiteRepeats = (),
     page = revealed(page)  # a page captured before its content showed (webseg.blocks.reveal)
     lf = leaf_features(page)
     s, keep_leaf = m.decode(lf, decoder)
+    if units:
+        keep_leaf = apply_units(page, lf.leaves, lf.chars, keep_leaf, s,
+                                m.decision_threshold(s, lf, decoder))
     site_drop = None
     if isinstance(site_pages, SiteRepeats) or len(site_pages):
         site = (site_pages if isinstance(site_pages, SiteRepeats)

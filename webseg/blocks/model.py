@@ -152,6 +152,22 @@ class BlockModel:
                              d["threshold"], d["fallback"], smoothed=sm)
         return (sm if sm is not None else s), keep
 
+    def decision_threshold(self, s: np.ndarray, lf: LeafFeatures, decoder: str | None = None
+                           ) -> float:
+        """The threshold ``decoder`` compares the page's scores ``s`` with (the per-page one
+        for ``stack-page``, the fallback's half of the best score when nothing reaches it)."""
+        decoder = self.check_decoder(decoder)
+        if decoder in ("stack-page", "stack-page-forced"):
+            t = self.page_threshold(s, lf, decoder == "stack-page-forced")
+            fb = self.fallback
+        elif decoder in ("stack", "threshold"):
+            t, fb = self.threshold, self.fallback and decoder == "stack"
+        else:
+            t, fb = float(self.tree[decoder]["threshold"]), bool(self.tree[decoder]["fallback"])
+        if fb and len(s) and not (s >= t).any() and s.max() >= FALLBACK_MIN:
+            t = float(s.max()) / 2
+        return float(t)
+
     def page_threshold(self, s: np.ndarray, lf: LeafFeatures, forced: bool = False) -> float:
         """The ``stack-page`` (``forced``: ``stack-page-forced``) threshold of the page of
         ``lf`` with stage-2 scores ``s``: the per-page model's choice, or the global threshold

@@ -2,7 +2,9 @@
 
 The Page keeps tag names, text and a few attributes, not the original markup, so the output
 is a reconstruction: one ``<article>`` holding every kept subtree root in document order, with
-only visible, rendered content, the attributes ``href``, ``src``, ``alt`` and ``title``, and
+only visible, rendered content, the attributes ``href``, ``src``, ``alt``, ``title``,
+``colspan``, ``rowspan``, ``lang`` and ``datetime``, the source's whitespace between elements
+(so ``<b>a</b> <i>b</i>`` and highlighted code read as written), and
 nothing that runs: tag names that are not plain names are unwrapped, ``script``/``style`` and
 friends are dropped, ``javascript:`` / ``data:`` URLs are removed, and all text and attribute
 values are escaped.
@@ -34,7 +36,7 @@ _URL_ATTRS = ("href", "src")
 def _open_tag(page: Page, i: int, tag: str) -> str:
     a = page.attrs[i]
     out = [f"<{tag}"]
-    for k in ("href", "src", "alt", "title"):
+    for k in ("href", "src", "alt", "title", "colspan", "rowspan", "lang", "datetime"):
         v = a.get(k)
         if v is None:
             continue
@@ -51,6 +53,7 @@ def subtree_html(page: Page, root: int, keep: np.ndarray | None = None) -> str:
     """Markup of the subtree at ``root``; with ``keep`` (bool per node) only kept text."""
     out: list[str] = []
     end = page.subtree_end
+    ws = page.ws_before or {}
     stack: list[tuple[int, bool]] = [(root, False)]
     while stack:
         i, closing = stack.pop()
@@ -58,6 +61,8 @@ def subtree_html(page: Page, root: int, keep: np.ndarray | None = None) -> str:
         if closing:
             out.append(f"</{tag}>")
             continue
+        if i != root and i in ws:  # the source's whitespace between elements (Page.ws_before)
+            out.append(html.escape(ws[i], quote=False))
         if page.kind[i] == TEXT:
             if page.visible[i] and (keep is None or keep[i]):
                 out.append(html.escape(page.text[i], quote=False))

@@ -3,9 +3,32 @@
 Built from the Page and the kept-leaf mask alone, so it works for every method and for
 rendered and parsed pages alike: the walk descends only into subtrees that hold kept text,
 and every piece of markup is decided by tag names (a ``<ul>`` becomes a list even when only
-some of its items are kept). Tables become GitHub tables when they hold data (cells without
-block content); layout tables are unwrapped into their blocks. Text is escaped so that it
-cannot turn into markup, or into raw HTML when the Markdown is rendered.
+some of its items are kept). Inline text is joined as the browser shows it
+(:mod:`webseg.clean.layout`: no space where the source has none). What a careful writer does:
+
+* tables with data (cells without block content) become GitHub tables, one column per grid
+  column: an empty cell stays an empty cell, ``colspan`` and ``rowspan`` are expanded with
+  empty cells, so values stay in their columns; layout tables are unwrapped into their blocks;
+* nested lists are indented to their parent item's text (2 columns under ``- ``, 3 under
+  ``1. ``), so every CommonMark reader nests them;
+* code blocks (``pre``, multi-line ``code``) are fenced verbatim, with the language when a
+  ``language-x`` / ``lang-x`` class names it; inline ``code`` is in backticks;
+* ``b``/``strong`` are ``**bold**``, ``i``/``em`` ``*italic*`` (not inside headings);
+  ``sub``/``sup`` of digits and signs become Unicode sub/superscripts (H₂O, E=mc²), other
+  ones stay glued to their word;
+* definition lists are ``term`` / ``: definition`` lines, blockquotes ``>``.
+
+Text is escaped so that it cannot turn into markup, or into raw HTML when the Markdown is
+rendered.
+
+Why not a library (markdownify, html2text): they convert HTML, so the kept subtrees would be
+serialised (:mod:`webseg.clean.html_out`) and parsed again with BeautifulSoup for every page,
+several times the cost of this walk, and they know nothing of the kept-leaf mask (a table
+row dropped by the decision, the source whitespace record of the Page); markdownify 0.x/1.x
+also writes one ``|`` cell per ``td`` whatever its ``colspan`` spans only since 0.12 and
+html2text drops empty cells' alignment in its ``pad_tables`` mode only. The hand-written walk
+does each of these rules in a few lines and is tested case by case
+(``tests/test_structure_cases.py``).
 """
 
 from __future__ import annotations
@@ -16,8 +39,9 @@ from urllib.parse import urljoin
 
 import numpy as np
 
+from webseg.clean.layout import NONE, ROW, clean_chars, joints, pre_roots
 from webseg.clean.mask import kept_counts
-from webseg.clean.txt import BLOCK_TAGS, join_inline
+from webseg.clean.txt import BLOCK_TAGS
 from webseg.page import TEXT, Page, normalize_text
 
 __all__ = ["to_markdown", "safe_url"]
@@ -26,6 +50,13 @@ _HEADINGS = {f"h{k}": k for k in range(1, 7)}
 _LISTS = frozenset({"ul", "ol", "menu"})
 _CELL_BLOCKS = frozenset({"ul", "ol", "table", "pre", "blockquote", "h1", "h2", "h3", "h4",
                           "h5", "h6", "dl"})
+_EMPHASIS = {"b": "**", "strong": "**", "i": "*", "em": "*"}
+_MARKS = frozenset({"a", "code", "sub", "sup", *_EMPHASIS})
+_LANG = re.compile(r"(?:^|\s)(?:language|lang)-([A-Za-z0-9_+#.-]{1,30})")
+_SUB = str.maketrans("0123456789+-=()", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087"
+                     "\u2088\u2089\u208a\u208b\u208c\u208d\u208e")
+_SUP = str.maketrans("0123456789+-=()n", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076"
+                     "\u2077\u2078\u2079\u207a\u207b\u207c\u207d\u207e\u207f")
 _ESCAPE = re.compile(r"([\\`*_\[\]<>|])")
 _LINE_START = re.compile(r"^(\s*)([#+\-=>]|\d+[.)])(?=\s|$)")
 _BAD_SCHEME = re.compile(r"^\s*(javascript|vbscript|data|file):", re.I)
@@ -52,12 +83,32 @@ def _escape(text: str) -> str:
 
 @dataclass
 class _Block:
-    """A block being collected: its inline pieces and how it is prefixed."""
+    """A block being collected: its inline pieces and how it is prefixed.
 
-    kind: str  # "p", "h", "li", "pre", "cell"
+    ``parts`` are ``(sep, text, raw)``: the separator before the piece (``""`` where the
+    source glues it to the previous one, ``" "``, or ``"\n"`` for a ``<br>``), the escaped
+    Markdown text and the raw text (for inline code, which is not escaped)."""
+
+    kind: str  # "p", "h", "li", "pre", "cell", "dd"
     level: int = 0
     prefix: str = ""
-    parts: list[tuple[str, str]] = field(default_factory=list)
+    parts: list[tuple[str, str, str]] = field(default_factory=list)
+    lang: str = ""
+
+
+def _join(parts: list[tuple[str, str, str]]) -> str:
+    out: list[str] = []
+    for sep, text, _ in parts:
+        if sep == "\n":
+            if out and out[-1] != "\n":
+                out.append("\n")
+            continue
+        if not text:
+            continue
+        if out and out[-1] != "\n" and sep:
+            out.append(sep)
+        out.append(text)
+    return "".join(out).strip(" ")
 
 
 class _Writer:
@@ -69,17 +120,31 @@ class _Writer:
         self.has_kept = has_kept
         self.keep_leaf = np.zeros(page.n, dtype=bool)
         self.keep_leaf[page.text_leaves] = leaf_keep
+        kept = page.text_leaves[np.asarray(leaf_keep, dtype=bool)]
+        sep, ws, _ = joints(page, kept)
+        #: per kept leaf: the separator before it inside a block, the verbatim whitespace
+        #: before it inside a code block
+        self.sep: dict[int, str] = {}
+        self.ws: dict[int, str] = {}
+        for k, j in enumerate(kept.tolist()):
+            self.sep[j] = "" if sep[k] == NONE else " "
+            self.ws[j] = ws[k] + ("\n" if sep[k] >= ROW and "\n" not in ws[k] else "")
+        self.pre_root = pre_roots(page)
         self.links = links
         self.out: list[str] = []  # finished blocks
         self.tight: list[bool] = []  # joined to the previous block by one newline
         self.prev_kind = ""
-        self.lists: list[list[int | str]] = []  # stack of [tag, items so far]
+        self.lists: list[list] = []  # stack of [tag, items so far, bullet width]
         self.quote = 0
+        self.heading = 0
         self.cur: _Block | None = None
         self.table: list[list[str]] | None = None
         self.table_root = -1
         self.row: list[str] | None = None
-        self.marks: list[tuple[int, int, _Block]] = []  # open <a>/<code>: (node, part, block)
+        self.spans: list[int] = []  # rows still covered by a rowspan, per column
+        self.cell_col = 0  # the column of the cell being collected
+        self.quotes: list[int] = []  # blockquote depth of every finished block
+        self.marks: list[tuple[int, int, _Block]] = []  # open inline marks: (node, part, block)
 
     # ---------------------------------------------------------------- blocks
     def flush(self) -> None:
@@ -87,42 +152,56 @@ class _Writer:
         if b is None:
             return
         if b.kind == "pre":
-            text = "".join(r for r, _ in b.parts).strip("\n")
+            text = "".join(t for _, t, _ in b.parts).strip("\n").rstrip()
         else:
-            text = join_inline(b.parts).strip()
+            text = _join(b.parts).strip()
         if not text.strip():
             return
         if b.kind == "cell":
-            if self.row is not None:
-                self.row[-1] = (self.row[-1] + " " + text).strip()
+            if self.row is not None and self.cell_col < len(self.row):
+                c = self.cell_col
+                self.row[c] = (self.row[c] + " " + text).strip()
             return
         if b.kind == "pre":
             fence = "```"
             while fence in text:
                 fence += "`"
-            block = f"{fence}\n{text}\n{fence}"
+            block = f"{fence}{b.lang}\n{text}\n{fence}"
+            if self.lists:
+                block = block.replace("\n", "\n" + self._indent(len(self.lists)))
+                block = self._indent(len(self.lists)) + block
         elif b.kind == "h":
             block = "#" * b.level + " " + text.replace("\n", " ")
         else:
-            block = _LINE_START.sub(r"\1\\\2", text) if b.kind == "p" else text
+            block = (_LINE_START.sub(r"\1\\\2", text) if b.kind in ("p", "dd", "dt")
+                     else text)
             block = b.prefix + block.replace("\n", "\n" + " " * len(b.prefix))
+            if b.kind == "p" and self.lists:  # a paragraph inside a list item: indented
+                ind = self._indent(len(self.lists))
+                block = ind + block.replace("\n", "\n" + ind)
         self.emit(block, b.kind)
+
+    def _indent(self, depth: int) -> str:
+        """Spaces that put a block under the text of the items of the ``depth`` outer lists."""
+        return " " * sum(int(lst[2]) for lst in self.lists[:depth])
 
     def emit(self, block: str, kind: str = "p") -> None:
         if self.quote:
-            block = "\n".join("> " * self.quote + line for line in block.split("\n"))
+            block = "\n".join(("> " * self.quote + line).rstrip() for line in block.split("\n"))
         self.out.append(block)
-        self.tight.append(kind == "li" and self.prev_kind == "li")
+        self.quotes.append(self.quote)
+        self.tight.append(kind == "li" and self.prev_kind == "li"
+                          or kind == "dd" and self.prev_kind in ("dt", "dd"))
         self.prev_kind = kind
 
     def open(self, kind: str, level: int = 0, prefix: str = "") -> None:
         self.flush()
         self.cur = _Block(kind, level, prefix)
 
-    def inline(self, raw: str, norm: str) -> None:
+    def inline(self, sep: str, text: str, raw: str) -> None:
         if self.cur is None:
             self.cur = _Block("p")
-        self.cur.parts.append((raw, norm))
+        self.cur.parts.append((sep, text, raw))
 
     # ---------------------------------------------------------------- walk
     def run(self, root: int) -> str:
@@ -141,17 +220,19 @@ class _Writer:
                 continue
             if page.kind[i] == TEXT:
                 if self.keep_leaf[i]:
-                    raw = page.text[i]
+                    raw = clean_chars(page.text[i])
                     if pre_root >= 0:
-                        self.inline(raw, raw)
+                        self.inline("", self.ws.get(i, "") + raw, raw)
                     else:
-                        self.inline(raw, _escape(normalize_text(raw)))
+                        self.inline(self.sep.get(i, " "), _escape(normalize_text(raw)), raw)
                 continue
-            if not self.has_kept[i] and tags[i] != "br":
+            in_cells = self.table is not None and tags[i] in ("td", "th") and self.row is not None
+            if not self.has_kept[i] and tags[i] != "br" and not in_cells:
                 continue
             if pre_root < 0:
-                if tags[i] == "pre":
+                if self.pre_root[i] == i:
                     self.open("pre")
+                    self.cur.lang = self._language(i)  # type: ignore[union-attr]
                     pre_root = i
                 else:
                     self.enter(i, tags[i])
@@ -160,9 +241,19 @@ class _Writer:
         self.flush()
         return self.render()
 
+    def _language(self, i: int) -> str:
+        """The language a ``language-x`` / ``lang-x`` class names on the code block or on
+        its first ``code`` element, else ``""``."""
+        page = self.page
+        for j in range(i, min(int(page.subtree_end[i]), i + 50)):
+            m = _LANG.search(page.attrs[j].get("class", "")) if page.attrs[j] else None
+            if m:
+                return m.group(1).lower()
+        return ""
+
     def enter(self, i: int, tag: str) -> None:
         in_table = self.table is not None
-        if tag in ("a", "code"):
+        if tag in _MARKS and not (tag != "a" and self._plain_inside(tag)):
             if self.cur is None:
                 self.cur = _Block("p")
             self.marks.append((i, len(self.cur.parts), self.cur))
@@ -171,41 +262,74 @@ class _Writer:
                 self.flush()
                 self.row = []
                 self.table.append(self.row)  # type: ignore[union-attr]
+                self._spanned()
             elif tag in ("td", "th"):
                 self.flush()
                 if self.row is None:
                     self.row = []
                     self.table.append(self.row)  # type: ignore[union-attr]
+                self._spanned()
+                col = len(self.row)
+                a = self.page.attrs[i]
+                cs, rs = _span(a.get("colspan")), _span(a.get("rowspan"))
                 self.row.append("")
+                self.cell_col = col
                 self.cur = _Block("cell")
+                self.row.extend([""] * (cs - 1))
+                while len(self.spans) < col + cs:
+                    self.spans.append(0)
+                for c in range(col, col + cs):
+                    self.spans[c] = rs - 1
             elif tag in BLOCK_TAGS and self.cur is not None:
-                self.cur.parts.append((" ", ""))  # <br>, <p> in a cell: a space
+                self.cur.parts.append((" ", "", ""))  # <br>, <p> in a cell: a space
         elif tag in _HEADINGS:
             self.open("h", _HEADINGS[tag])
+            self.heading += 1
         elif tag in _LISTS:
             self.flush()
-            self.lists.append([tag, 0])
+            self.lists.append([tag, 0, 2])
         elif tag == "li":
             bullet, indent = "- ", ""
             if self.lists:
                 lst = self.lists[-1]
                 lst[1] = int(lst[1]) + 1
                 bullet = f"{lst[1]}. " if lst[0] == "ol" else "- "
-                indent = "  " * (len(self.lists) - 1)
+                indent = self._indent(len(self.lists) - 1)
+                lst[2] = len(bullet)
             self.open("li", prefix=indent + bullet)
+        elif tag == "dt":
+            self.open("dt")
+        elif tag == "dd":
+            self.open("dd", prefix=": ")
         elif tag == "blockquote":
             self.flush()
             self.quote += 1
         elif tag == "table" and self._is_data_table(i):
             self.flush()
-            self.table, self.table_root, self.row = [], i, None
+            self.table, self.table_root, self.row, self.spans = [], i, None, []
         elif tag == "br":
             if self.cur is not None and self.cur.parts:
-                self.cur.parts.append(("\n", "\n"))
+                self.cur.parts.append(("\n", "", ""))
         elif tag in BLOCK_TAGS:
-            if self.cur is not None and self.cur.kind == "li" and not self.cur.parts:
+            if self.cur is not None and self.cur.kind in ("li", "dd", "dt") \
+                    and not self.cur.parts:
                 return  # <li><p>text</p></li>: the paragraph is the item's text
             self.flush()
+
+    def _plain_inside(self, tag: str) -> bool:
+        """No emphasis in a heading (it is emphasised already) and no markup in inline code
+        (backticks show their content literally)."""
+        if self.heading and tag in _EMPHASIS:
+            return True
+        return any(self.page.tag[m[0]] == "code" for m in self.marks)
+
+    def _spanned(self) -> None:
+        """Empty cells for the columns a rowspan from an earlier row covers at this point."""
+        row = self.row
+        assert row is not None
+        while len(row) < len(self.spans) and self.spans[len(row)] > 0:
+            self.spans[len(row)] -= 1
+            row.append("")
 
     def close(self, i: int, tag: str) -> None:
         if self.marks and self.marks[-1][0] == i:
@@ -218,8 +342,13 @@ class _Writer:
                 self._emit_table(rows)
             elif tag in ("td", "th"):
                 self.flush()
+            elif tag == "tr" and self.row is not None:
+                self._spanned()
             return
-        if tag in _LISTS:
+        if tag in _HEADINGS:
+            self.heading = max(0, self.heading - 1)
+            self.flush()
+        elif tag in _LISTS:
             self.flush()
             if self.lists:
                 self.lists.pop()
@@ -236,18 +365,40 @@ class _Writer:
         if blk is not self.cur or len(blk.parts) <= start:
             return
         parts = blk.parts[start:]
+        sep = parts[0][0] if parts[0][0] != "\n" else " "
         if tag == "code":
-            inner = join_inline([(r, normalize_text(r)) for r, _ in parts])
-            tick = "``" if "`" in inner else "`"
-            inner = f"{tick}{inner}{tick}"
+            inner = "".join((s if k else "") + r for k, (s, _, r) in enumerate(parts)
+                            if s != "\n")
+            inner = inner.replace("\n", " ").strip()
+            if not inner:
+                return
+            tick = "`"
+            while tick in inner:
+                tick += "`"
+            pad = " " if inner.startswith("`") or inner.endswith("`") else ""
+            inner = f"{tick}{pad}{inner}{pad}{tick}"
+        elif tag in _EMPHASIS:
+            inner = _join(parts).strip()
+            if not inner or "\n" in inner:
+                return
+            mark = _EMPHASIS[tag]
+            if "**" in inner and mark == "**" or inner.startswith("*") and mark == "*":
+                return  # nested emphasis of the same kind: once is enough
+            inner = f"{mark}{inner}{mark}"
+        elif tag in ("sub", "sup"):
+            inner = _join(parts).strip()
+            plain = "".join(r for _, _, r in parts).strip()
+            table = _SUB if tag == "sub" else _SUP
+            conv = plain.translate(table)
+            if plain and not any(a == b for a, b in zip(plain, conv, strict=True)):
+                inner = conv
         else:
-            inner = join_inline(parts)
+            inner = _join(parts)
             href = safe_url(self.page.attrs[i].get("href"), self.page.url)
             if self.links and href and inner.strip():
                 href = href.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
                 inner = f"[{inner}]({href})"
-        # keep the outer whitespace of the raw text, for joining with the neighbours
-        blk.parts[start:] = [(parts[0][0][:1] + "x" + parts[-1][0][-1:], inner)]
+        blk.parts[start:] = [(sep, inner, inner)]
 
     def _is_data_table(self, i: int) -> bool:
         """A table whose kept cells hold no block structure (lists, headings, tables...)."""
@@ -272,15 +423,25 @@ class _Writer:
             lines.append("| " + " | ".join(cells) + " |")
             if k == 0:
                 lines.append("|" + " --- |" * width)
-        self.emit("\n".join(lines), "table")
+        self.emit("\n".join(line.replace("|  |", "| |").replace("|  |", "| |")
+                            for line in lines), "table")
 
     def render(self) -> str:
         parts: list[str] = []
         for k, (block, tight) in enumerate(zip(self.out, self.tight, strict=True)):
             if k:
-                parts.append("\n" if tight else "\n\n")
+                q = min(self.quotes[k], self.quotes[k - 1])
+                # blocks of one quote stay in it: the blank line between them is quoted too
+                parts.append("\n" if tight else "\n" + ">" * q + "\n" if q else "\n\n")
             parts.append(block)
         return "".join(parts) + ("\n" if parts else "")
+
+
+def _span(v: str | None) -> int:
+    """A colspan/rowspan value as browsers read it: a positive integer, 1 when invalid,
+    capped (browsers cap at 1000 columns / 65534 rows; a Markdown table needs far fewer)."""
+    m = re.match(r"\s*(\d+)", v or "")
+    return min(max(int(m.group(1)), 1), 100) if m else 1
 
 
 def to_markdown(page: Page, leaf_keep: np.ndarray, links: bool = False) -> str:

@@ -1,15 +1,20 @@
-"""Plain-text output: the kept text leaves, one line per block.
+"""Plain-text output: the kept text leaves as a browser shows them, one line per block.
 
-Leaves are joined in document order: by a space within a block element, by a newline where
-the nearest block-level ancestor (``p``, ``div``, ``li``, headings, ...) changes or a ``<br>``
-intervenes, and, when the method has segments (PageLevel), where the segment changes. This is
-what ``webseg clean`` prints by default and what the harness scores.
+Leaves are joined in document order as ``innerText`` joins them (:mod:`webseg.clean.layout`):
+by nothing where the source has no whitespace between them (``W<b>orld</b>``), by a space
+where it has, or an ``inline-block`` box intervenes, by a tab between table cells (one per
+cell, so an empty cell keeps its column), and by a line break where a block starts or ends,
+a table row changes, a ``<br>`` intervenes, or (PageLevel) the segment changes. Code blocks
+(``pre``, multi-line ``code``) keep their whitespace verbatim. Soft hyphens, zero-width spaces
+and BOMs are removed. This is what ``webseg clean`` prints by default and what the harness
+scores.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from webseg.clean.layout import BLOCK, CELL, INLINE, NONE, ROW, clean_chars, joints, pre_roots
 from webseg.page import Page, normalize_text
 
 __all__ = ["BLOCK_TAGS", "block_owner", "join_inline", "to_text"]
@@ -53,12 +58,10 @@ def block_owner(page: Page) -> np.ndarray:
 
 
 def join_inline(parts: list[tuple[str, str]]) -> str:
-    """Join (raw, normalised) text pieces of one line the way they read.
-
-    A space goes between pieces, except where the raw text has none at the boundary and the
-    next piece starts with closing punctuation (``word<b>,</b>``) or the previous one ends
-    with an opening bracket or quote: no invented space before a comma.
-    """
+    """Join (raw, normalised) text pieces of one line when the source's whitespace is not
+    known (pages of schema version 1): a space between pieces, except where the raw text has
+    none at the boundary and the next piece starts with closing punctuation
+    (``word<b>,</b>``) or the previous one ends with an opening bracket or quote."""
     out: list[str] = []
     prev_raw = ""
     for raw, norm in parts:
@@ -89,18 +92,67 @@ def to_text(page: Page, leaf_keep: np.ndarray, groups: np.ndarray | None = None)
     kept = page.text_leaves[keep]
     if not len(kept):
         return ""
-    key = block_owner(page)[kept]
-    new_line = np.ones(len(kept), dtype=bool)
-    new_line[1:] = key[1:] != key[:-1]
+    sep, ws, cells = joints(page, kept)
     if groups is not None:
         g = np.asarray(groups)[keep]
-        new_line[1:] |= g[1:] != g[:-1]
-    starts = np.flatnonzero(new_line).tolist() + [len(kept)]
+        sep[1:][g[1:] != g[:-1]] = BLOCK
+    pre = pre_roots(page)[kept].tolist()
     text = page.text
-    ids = kept.tolist()
-    lines = []
-    for a, b in zip(starts[:-1], starts[1:], strict=True):
-        line = join_inline([(text[j], normalize_text(text[j])) for j in ids[a:b]])
-        if line:
+    lines: list[str] = []
+    cur: list[str] = []
+    block: list[str] = []  # the code block being collected (verbatim)
+    cur_pre = -1
+    pending = BLOCK
+    tabs = 0
+
+    def end_line() -> None:
+        line = "".join(cur).strip(" ")
+        if line.strip():
             lines.append(line)
+        cur.clear()
+
+    def end_block() -> None:
+        body = "".join(block).strip("\n").rstrip()
+        if body.strip():
+            lines.append(body)
+        block.clear()
+
+    for k, j in enumerate(kept.tolist()):
+        s = int(sep[k])
+        pending = max(pending, s) if k else BLOCK
+        tabs += int(cells[k])
+        raw = clean_chars(text[j])
+        p = pre[k]
+        if p >= 0 and p == cur_pre:  # inside the same code block: the source's whitespace
+            joint = ws[k]
+            if pending >= ROW and "\n" not in joint + block[-1][-1:] + raw[:1]:
+                joint += "\n"
+            block.append(joint + raw)
+            pending, tabs = NONE, 0
+            continue
+        if cur_pre >= 0:
+            end_block()
+            cur_pre = -1
+            pending = BLOCK
+        if p >= 0:
+            end_line()
+            cur_pre = p
+            block.append(raw)
+            pending, tabs = NONE, 0
+            continue
+        piece = normalize_text(raw)
+        if not piece:
+            continue
+        if pending >= ROW:
+            end_line()
+        elif cur:
+            if pending == CELL:
+                cur.append("\t" * max(1, tabs))
+            elif pending >= INLINE:
+                cur.append(" ")
+        cur.append(piece)
+        pending, tabs = NONE, 0
+    if cur_pre >= 0:
+        end_block()
+    end_line()
     return "\n".join(lines)

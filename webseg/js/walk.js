@@ -5,7 +5,11 @@
 // The walk is iterative (an explicit stack), so deeply nested documents cannot overflow the
 // JS call stack; it stops with an error record once opts.maxNodes nodes have been seen.
 async (opts) => {
-  const KEEP = ["id", "class", "role", "href", "src", "alt", "title", "name", "type"];
+  const KEEP = ["id", "class", "role", "href", "src", "alt", "title", "name", "type",
+                "colspan", "rowspan", "lang", "datetime", "content", "property", "itemprop", "rel"];
+  // Whitespace is kept verbatim inside these (and where the computed white-space preserves it);
+  // elsewhere a whitespace-only text node is recorded as one space (webseg.page.PRESERVE_TAGS).
+  const PRESERVE = new Set(["pre", "textarea", "listing", "xmp", "plaintext", "code"]);
   const SKIP_TEXT = new Set(["script", "style", "template"]);
   const maxNodes = opts.maxNodes;
   // Count what the walk will record (elements + non-blank text outside script/style/template)
@@ -50,17 +54,31 @@ async (opts) => {
   const range = document.createRange();
   const root = document.documentElement;
   if (!root) return JSON.stringify({ok: false, error: "no_document_element"});
-  // stack entries: [node, parentIndex, parentBgR, G, B, parentOpacity, parentRendered, styleIdx]
-  const stack = [[root, -1, 255, 255, 255, 1, true, -1]];
+  // Whitespace-only text nodes are not nodes of the page (the node ids, text leaves and model
+  // features stay as they were); they are recorded on the next node in document order
+  // (ws_before), so writers know where the source separates two leaves by whitespace.
+  const preserve = [];
+  const wsBefore = {};
+  let pending = "";
+  // stack entries: [node, parentIndex, parentBgR, G, B, parentOpacity, parentRendered, styleIdx,
+  //                 whitespace-only text?]
+  const stack = [[root, -1, 255, 255, 255, 1, true, -1, false]];
   let count = 0;
   while (stack.length) {
-    const [node, p, pr, pg, pb, pop, prend, sidx] = stack.pop();
+    const [node, p, pr, pg, pb, pop, prend, sidx, blank] = stack.pop();
+    if (blank) {
+      if (preserve[p]) pending += node.data;
+      else if (!pending) pending = " ";
+      continue;
+    }
     if (++count > maxNodes) {
       return JSON.stringify({ok: false, error: "too_many_nodes", count: count, limit: maxNodes});
     }
     const idx = parent.length;
     parent.push(p);
+    if (pending) { wsBefore[idx] = pending; pending = ""; }
     if (node.nodeType === 3) {
+      preserve.push(p >= 0 && preserve[p]);
       kind.push(3); tag.push("#text"); text.push(node.data); attrs.push(null);
       let x = 0, y = 0, w = 0, h = 0;
       if (prend) {
@@ -80,6 +98,7 @@ async (opts) => {
     const el = node;
     const name = (el.localName || el.nodeName || "").toLowerCase();
     kind.push(1); tag.push(name); text.push("");
+    let pre = PRESERVE.has(name) || (p >= 0 && preserve[p]);
     let a = null;
     for (const k of KEEP) {
       const v = el.getAttribute(k);
@@ -92,6 +111,8 @@ async (opts) => {
       const d = cs.display;
       rendered = d !== "none";
       shown = rendered && cs.visibility === "visible";
+      const wsp = cs.whiteSpace || "";
+      if (wsp.startsWith("pre") || wsp === "break-spaces") pre = true;
       const c = parseColor(cs.color);
       color.push(c[0], c[1], c[2], Math.round(c[3] * 255));
       const bgc = parseColor(cs.backgroundColor);
@@ -119,6 +140,7 @@ async (opts) => {
     }
     bg.push(r, g, b);
     vis.push(visible);
+    preserve.push(pre);
     // Children of a display:none element get no style or box (none is computed for them).
     // Text takes "rendered" only when its parent is shown: visibility is inherited by text,
     // while an element child may override visibility:hidden, so it only needs "rendered".
@@ -130,8 +152,8 @@ async (opts) => {
       const t = k.nodeType;
       if (t === 1) {
         stack.push([k, idx, r, g, b, op, childRendered, idx]);
-      } else if (t === 3 && !skipText && /\S/.test(k.data)) {
-        stack.push([k, idx, r, g, b, op, childRendered && shown, idx]);
+      } else if (t === 3 && !skipText) {
+        stack.push([k, idx, r, g, b, op, childRendered && shown, idx, !/\S/.test(k.data)]);
       }
     }
   }
@@ -143,6 +165,6 @@ async (opts) => {
     height: Math.max(de.scrollHeight, body ? body.scrollHeight : 0),
     parent, kind, tag, text, attrs, box, bg, color, font_size: fsize, font_weight: fweight,
     italic, font_family: ffam, font_families: tab("ff"), display: disp, displays: tab("disp"),
-    position: pos, positions: tab("pos"), visible: vis,
+    position: pos, positions: tab("pos"), visible: vis, ws_before: wsBefore,
   });
 }

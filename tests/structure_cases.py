@@ -1,0 +1,299 @@
+"""Structure cases: HTML fragments inside ordinary article pages, with what a reader must get.
+
+Each case puts one fragment (a table, a nested list, a link mid-sentence, code...) in the
+middle of a realistic article in the fragment's language (navigation, title, byline, a few
+paragraphs, a footer), so the block model has an article to keep. ``txt`` and ``md`` are
+strings that must appear in ``webseg clean``'s text and Markdown; ``absent`` must appear in
+neither. Used by ``tests/test_structure_cases.py`` in parsed and rendered mode.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+ARTICLES = {
+    "en": ("City council approves new harbour plan",
+           ["The city council voted on Tuesday evening to approve a long-debated plan for the "
+            "old harbour, ending almost three years of public hearings and revisions.",
+            "Under the plan, the former shipyard will be turned into housing, a public park "
+            "and a ferry terminal. Construction is expected to start next spring and to last "
+            "until the end of the decade.",
+            "Residents who spoke at the final hearing were divided. Some welcomed the new "
+            "homes, while others worried about traffic and the cost of the terminal."],
+           ["The mayor said the council would publish a detailed timetable in the coming "
+            "weeks, together with the results of the environmental review.",
+            "Opposition members announced that they would ask the regional court to review "
+            "the decision, arguing that the public consultation had been too short."]),
+    "zh": ("市议会批准新的港口改造计划",
+           ["市议会周二晚间投票通过了旧港口改造计划，结束了近三年的公开听证和反复修改。",
+            "根据该计划，原造船厂将被改建为住宅、公共公园和渡轮码头。工程预计明年春天开工，"
+            "并将持续到本世纪末十年结束。",
+            "在最后一次听证会上发言的居民意见不一。一些人欢迎新建住房，另一些人则担心交通"
+            "问题和码头的建设成本。"],
+           ["市长表示，议会将在未来几周内公布详细的时间表，以及环境评估的结果。",
+            "反对派议员宣布，他们将请求地区法院审查这一决定，认为公众咨询的时间太短。"]),
+    "ru": ("Городской совет одобрил новый план реконструкции порта",
+           ["Во вторник вечером городской совет проголосовал за давно обсуждавшийся план "
+            "реконструкции старого порта, завершив почти три года публичных слушаний.",
+            "Согласно плану, бывшая верфь будет превращена в жилой квартал, общественный парк "
+            "и паромный терминал. Строительство должно начаться следующей весной.",
+            "Жители, выступавшие на последних слушаниях, разделились во мнениях. Одни "
+            "приветствовали новое жильё, другие опасались пробок и стоимости терминала."],
+           ["Мэр заявил, что в ближайшие недели совет опубликует подробный график работ "
+            "вместе с результатами экологической экспертизы.",
+            "Депутаты от оппозиции объявили, что попросят областной суд проверить решение, "
+            "поскольку общественное обсуждение, по их словам, было слишком коротким."]),
+    "ar": ("مجلس المدينة يوافق على خطة جديدة لتطوير الميناء",
+           ["صوّت مجلس المدينة مساء الثلاثاء على الموافقة على خطة طال النقاش حولها لتطوير "
+            "الميناء القديم، منهياً ما يقارب ثلاث سنوات من جلسات الاستماع العامة.",
+            "وبموجب الخطة، سيتحول حوض بناء السفن السابق إلى مساكن وحديقة عامة ومحطة للعبّارات. "
+            "ومن المتوقع أن يبدأ البناء في الربيع المقبل.",
+            "وانقسم السكان الذين تحدثوا في جلسة الاستماع الأخيرة، فرحّب بعضهم بالمساكن الجديدة "
+            "بينما أبدى آخرون قلقهم من حركة المرور وتكلفة المحطة."],
+           ["وقال رئيس البلدية إن المجلس سينشر جدولاً زمنياً مفصلاً خلال الأسابيع المقبلة، "
+            "إلى جانب نتائج المراجعة البيئية.",
+            "وأعلن أعضاء المعارضة أنهم سيطلبون من المحكمة الإقليمية مراجعة القرار، معتبرين أن "
+            "المشاورات العامة كانت قصيرة جداً."]),
+    "el": ("Το δημοτικό συμβούλιο ενέκρινε νέο σχέδιο για το λιμάνι",
+           ["Το δημοτικό συμβούλιο ψήφισε την Τρίτη το βράδυ υπέρ ενός πολυσυζητημένου σχεδίου "
+            "για το παλιό λιμάνι, βάζοντας τέλος σε σχεδόν τρία χρόνια δημόσιων ακροάσεων.",
+            "Σύμφωνα με το σχέδιο, το πρώην ναυπηγείο θα μετατραπεί σε κατοικίες, δημόσιο "
+            "πάρκο και σταθμό πορθμείων. Οι εργασίες αναμένεται να ξεκινήσουν την άνοιξη.",
+            "Οι κάτοικοι που μίλησαν στην τελευταία ακρόαση διχάστηκαν. Κάποιοι χαιρέτισαν "
+            "τις νέες κατοικίες, ενώ άλλοι ανησυχούν για την κίνηση και το κόστος."],
+           ["Ο δήμαρχος δήλωσε ότι το συμβούλιο θα δημοσιεύσει αναλυτικό χρονοδιάγραμμα τις "
+            "επόμενες εβδομάδες, μαζί με τα αποτελέσματα της περιβαλλοντικής μελέτης.",
+            "Μέλη της αντιπολίτευσης ανακοίνωσαν ότι θα ζητήσουν από το περιφερειακό "
+            "δικαστήριο να εξετάσει την απόφαση, καθώς η διαβούλευση ήταν πολύ σύντομη."]),
+}
+ARTICLES["fa"] = ARTICLES["ar"]
+
+NAV = {"en": ["Home", "News", "Sport", "Culture", "Contact"],
+       "zh": ["首页", "新闻", "体育", "文化", "联系我们"],
+       "ru": ["Главная", "Новости", "Спорт", "Культура", "Контакты"],
+       "ar": ["الرئيسية", "أخبار", "رياضة", "ثقافة", "اتصل بنا"],
+       "el": ["Αρχική", "Ειδήσεις", "Αθλητισμός", "Πολιτισμός", "Επικοινωνία"]}
+NAV["fa"] = NAV["ar"]
+
+
+def article(fragment: str, lang: str = "en") -> str:
+    """An ordinary article page with ``fragment`` after its third paragraph."""
+    title, before, after = ARTICLES[lang]
+    nav = "".join(f'<li><a href="/{k}">{t}</a></li>' for k, t in enumerate(NAV[lang]))
+    rtl = ' dir="rtl"' if lang in ("ar", "fa") else ""
+    paras = "".join(f"<p>{p}</p>" for p in before)
+    tail = "".join(f"<p>{p}</p>" for p in after)
+    return (f'<!DOCTYPE html><html lang="{lang}"{rtl}><head><meta charset="utf-8">'
+            f"<title>{title} | Harbour Times</title></head><body>"
+            f'<header><a href="/">Harbour Times</a><nav><ul>{nav}</ul></nav></header>'
+            f"<main><article><h1>{title}</h1><p class=\"byline\">2024-03-12</p>"
+            f"{paras}\n{fragment}\n{tail}</article></main>"
+            '<aside><h3>Most read</h3><ul><li><a href="/a">Storm closes bridge</a></li>'
+            '<li><a href="/b">Library reopens</a></li></ul></aside>'
+            "<footer><p>Copyright 2024 Harbour Times</p><a href=\"/privacy\">Privacy</a>"
+            "</footer></body></html>")
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    fragment: str
+    txt: tuple[str, ...] = ()
+    md: tuple[str, ...] = ()
+    lang: str = "en"
+    absent: tuple[str, ...] = field(default=())
+
+
+CASES: tuple[Case, ...] = (
+    # ------------------------------------------------------------------ inline tags in words
+    Case("bold-inside-word", "<p>Fans across the W<b>orld</b> watched the ferry launch live "
+         "on television last night.</p>",
+         txt=("Fans across the World watched",), md=("Fans across the W**orld** watched",)),
+    Case("price-span", "<p>A single ticket will cost $<span>5.00</span> and a monthly pass "
+         "$<span class=amount>48.50</span>, the operator said.</p>",
+         txt=("cost $5.00 and a monthly pass $48.50,",), md=("cost $5.00 and a monthly",)),
+    Case("subscript", "<p>Engineers measured the H<sub>2</sub>O quality and the "
+         "CO<sub>2</sub> output of the old shipyard every week.</p>",
+         txt=("the H2O quality and the CO2 output",), md=("the H\u2082O quality and the "
+                                                          "CO\u2082 output",)),
+    Case("superscript", "<p>The physicist recalled that E=mc<sup>2</sup> was written on the "
+         "blackboard of the old harbour school for decades.</p>",
+         txt=("recalled that E=mc2 was written",), md=("recalled that E=mc\u00b2 was",)),
+    Case("footnote-sup", "<p>The terminal will handle two million passengers a year<sup>"
+         "<a href=\"#fn1\">1</a></sup> according to the operator's forecast.</p>",
+         txt=("passengers a year1 according",), md=("passengers a year\u00b9 according",)),
+    Case("link-mid-sentence", "<p>Visit <a href=\"/team/john\">John</a> today at the "
+         "council office to see the plans for the new harbour district.</p>",
+         txt=("Visit John today at the council office",),
+         md=("Visit John today at the council office",)),
+    Case("hashtag-strong", "<p>Residents shared photos of the harbour with the tag "
+         "#<strong>YouAreWelcome</strong> throughout the evening.</p>",
+         txt=("with the tag #YouAreWelcome throughout",),
+         md=("with the tag #**YouAreWelcome** throughout",)),
+    Case("italic-title", "<p>The director compared the plan to \u201c<i>Hamlet</i>\u201d: "
+         "long, tragic in places, and finally decided by a vote.</p>",
+         txt=("compared the plan to \u201cHamlet\u201d: long",),
+         md=("compared the plan to \u201c*Hamlet*\u201d: long",)),
+    Case("abbr-possessive", "<p>The <abbr title=\"European Union\">EU</abbr>'s regional fund "
+         "will pay for a third of the new ferry terminal and the park.</p>",
+         txt=("The EU's regional fund",), md=("The EU's regional fund",)),
+    Case("spaces-between-inline", "<p>The vote was <b>close</b> <i>and</i> <em>bitter</em>, "
+         "with several members changing their minds at the last minute.</p>",
+         txt=("The vote was close and bitter, with",),
+         md=("The vote was **close** *and* *bitter*, with",)),
+    # ------------------------------------------------------------------ invisible characters
+    Case("soft-hyphens", "<p>The German partner, the Donau\u00addampf\u00adschiff\u00adfahrts"
+         "\u00adgesellschaft, will run the first ferry line from the new terminal.</p>",
+         txt=("the Donaudampfschifffahrtsgesellschaft, will",),
+         md=("the Donaudampfschifffahrtsgesellschaft, will",)),
+    Case("zero-width-space", "<p>The new web\u200bsite harbour\u200bplan\u200b.example will "
+         "show\ufeff the timetable once the works begin next spring.</p>",
+         txt=("The new website harbourplan.example will show the",),
+         md=("The new website harbourplan.example will show the",)),
+    # ------------------------------------------------------------------ tables
+    Case("table-3x2", "<table><tr><th>City</th><th>Population</th></tr>"
+         "<tr><td>Oslo</td><td>700,000</td></tr><tr><td>Bergen</td><td>320,000</td></tr>"
+         "</table>",
+         txt=("City\tPopulation\nOslo\t700,000\nBergen\t320,000",),
+         md=("| City | Population |\n| --- | --- |\n| Oslo | 700,000 |\n| Bergen | 320,000 |",)),
+    Case("table-empty-cell", "<table><thead><tr><th>Feature</th><th>Basic</th><th>Pro</th>"
+         "<th>Enterprise</th></tr></thead><tbody><tr><td>Parking</td><td>yes</td><td>yes</td>"
+         "<td>yes</td></tr><tr><td>Pricing</td><td></td><td>yes</td><td>yes</td></tr>"
+         "<tr><td>Support</td><td>no</td><td></td><td>yes</td></tr></tbody></table>",
+         txt=("Pricing\t\tyes\tyes", "Support\tno\t\tyes"),
+         md=("| Pricing | | yes | yes |", "| Support | no | | yes |")),
+    Case("table-colspan", "<table><tr><th>Line</th><th>Mon</th><th>Tue</th></tr>"
+         "<tr><td>Ferry A</td><td colspan=\"2\">closed for repairs</td></tr>"
+         "<tr><td>Ferry B</td><td>08:00</td><td>09:30</td></tr></table>",
+         txt=("Ferry A\tclosed for repairs", "Ferry B\t08:00\t09:30"),
+         md=("| Ferry A | closed for repairs | |", "| Ferry B | 08:00 | 09:30 |")),
+    Case("table-rowspan", "<table><tr><th>Pier</th><th>Berth</th><th>Length</th></tr>"
+         "<tr><td rowspan=\"2\">North</td><td>N1</td><td>120 m</td></tr>"
+         "<tr><td>N2</td><td>95 m</td></tr><tr><td>South</td><td>S1</td><td>210 m</td></tr>"
+         "</table>",
+         txt=("North\tN1\t120 m", "N2\t95 m"),
+         md=("| North | N1 | 120 m |", "| | N2 | 95 m |", "| South | S1 | 210 m |")),
+    Case("table-caption-numbers", "<table><caption>Budget by year</caption>"
+         "<tr><th>Year</th><th>Million</th></tr><tr><td>2025</td><td>12.5</td></tr>"
+         "<tr><td>2026</td><td>30.1</td></tr><tr><td>2027</td><td>8.0</td></tr></table>",
+         txt=("Budget by year", "Year\tMillion\n2025\t12.5\n2026\t30.1\n2027\t8.0"),
+         md=("| 2026 | 30.1 |",)),
+    # ------------------------------------------------------------------ lists
+    Case("nested-list", "<p>The market stalls will sell:</p><ul><li>Fruit<ul><li>Apple</li>"
+         "<li>Pear</li></ul></li><li>Vegetables<ul><li>Leek</li><li>Kale</li></ul></li></ul>",
+         txt=("Fruit\nApple\nPear\nVegetables\nLeek\nKale",),
+         md=("- Fruit\n  - Apple\n  - Pear\n- Vegetables\n  - Leek\n  - Kale",)),
+    Case("ordered-nested-list", "<p>The works come in phases:</p><ol><li>Demolition<ul>"
+         "<li>Old cranes</li><li>Warehouses</li></ul></li><li>Housing</li><li>Park</li></ol>",
+         txt=("Demolition\nOld cranes\nWarehouses\nHousing\nPark",),
+         md=("1. Demolition\n   - Old cranes\n   - Warehouses\n2. Housing\n3. Park",)),
+    Case("list-with-links", "<p>Documents published by the council:</p><ul>"
+         "<li><a href=\"/d/1\">Final plan</a> (PDF, 4 MB)</li><li><a href=\"/d/2\">Traffic "
+         "study</a> (PDF, 2 MB)</li><li><a href=\"/d/3\">Hearing minutes</a></li></ul>",
+         txt=("Final plan (PDF, 4 MB)\nTraffic study (PDF, 2 MB)\nHearing minutes",),
+         md=("- Final plan (PDF, 4 MB)\n- Traffic study (PDF, 2 MB)\n- Hearing minutes",)),
+    # ------------------------------------------------------------------ headings
+    Case("heading-h2", "<h2>Background</h2><p>The harbour has been closed to cargo ships "
+         "since 2009, when the last shipyard moved to the coast.</p>",
+         txt=("Background\nThe harbour has been closed",), md=("## Background\n\nThe harbour",)),
+    Case("heading-h3-short", "<h3>Costs</h3><p>The total cost is estimated at 450 million, "
+         "of which the city pays about a fifth.</p>",
+         txt=("Costs\nThe total cost",), md=("### Costs\n\nThe total cost",)),
+    Case("heading-with-em", "<h2>What <em>residents</em> said</h2><p>Most speakers at the "
+         "hearing asked for more green space and fewer parking places.</p>",
+         txt=("What residents said\nMost speakers",), md=("## What residents said",)),
+    # ------------------------------------------------------------------ code
+    Case("inline-code", "<p>Developers can fetch the open data with <code>pip install "
+         "harbour-data</code> and read the timetable with <code>load_timetable()</code>.</p>",
+         txt=("with pip install harbour-data and read",),
+         md=("with `pip install harbour-data` and read the timetable with "
+             "`load_timetable()`.",)),
+    Case("pre-highlighted-python", "<p>The open-data portal gives this example:</p>"
+         "<pre class=\"language-python\"><code><span class=k>def</span> <span class=nf>"
+         "berths</span>(<span class=n>pier</span>):\n    <span class=k>return</span> "
+         "<span class=n>pier</span>.<span class=n>berths</span>\n</code></pre>",
+         txt=("def berths(pier):\n    return pier.berths",),
+         md=("```python\ndef berths(pier):\n    return pier.berths\n```",)),
+    Case("pre-plain", "<p>The ferry timetable file looks like this:</p><pre>"
+         "LINE  DEP    ARR\nA     08:00  08:25\nB     09:30  10:05</pre>",
+         txt=("LINE  DEP    ARR\nA     08:00  08:25\nB     09:30  10:05",),
+         md=("```\nLINE  DEP    ARR\nA     08:00  08:25\nB     09:30  10:05\n```",)),
+    Case("code-graphql-spans", "<p>The API accepts queries such as:</p><pre><code "
+         "class=\"language-graphql\"><span>type</span> <span>Query</span> {\n  "
+         "<span>ferries</span>: [<span>Ferry</span>]\n}</code></pre>",
+         txt=("type Query {\n  ferries: [Ferry]\n}",),
+         md=("```graphql\ntype Query {\n  ferries: [Ferry]\n}\n```",)),
+    # ------------------------------------------------------------------ figures, dl, quotes
+    Case("figure-caption", "<figure><img src=\"/img/plan.jpg\" alt=\"Plan\"><figcaption>The "
+         "planned park seen from the water (illustration: city of Harbour)</figcaption>"
+         "</figure>",
+         txt=("The planned park seen from the water (illustration: city of Harbour)",),
+         md=("The planned park seen from the water (illustration: city of Harbour)",)),
+    Case("definition-list", "<p>Terms used in the plan:</p><dl><dt>Berth</dt><dd>A place "
+         "where a ship is moored.</dd><dt>Quay</dt><dd>A platform along the water.</dd></dl>",
+         txt=("Berth\nA place where a ship is moored.\nQuay\nA platform along the water.",),
+         md=("Berth\n: A place where a ship is moored.", "Quay\n: A platform along the "
+             "water.")),
+    Case("blockquote-two-paragraphs", "<blockquote><p>We have waited long enough for this "
+         "harbour to come back to life.</p><p>Now the work can begin.</p></blockquote>",
+         txt=("We have waited long enough for this harbour to come back to life.\nNow the "
+              "work can begin.",),
+         md=("> We have waited long enough for this harbour to come back to life.\n>\n> Now "
+             "the work can begin.",)),
+    Case("line-breaks", "<p>Harbour Office<br>12 Quay Street<br>Open Monday to Friday</p>",
+         txt=("Harbour Office\n12 Quay Street\nOpen Monday to Friday",),
+         md=("Harbour Office\n12 Quay Street\nOpen Monday to Friday",)),
+    # ------------------------------------------------------------------ CJK
+    Case("zh-bold-in-word",
+         "<p>来自北京<b>大学</b>的专家参加了听证会，并对码头设计提出了建议。</p>",
+         lang="zh", txt=("来自北京大学的专家参加了听证会",), md=("来自北京**大学**的专家",)),
+    Case("zh-link-mid-sentence", "<p>市民可以访问<a href=\"/plan\">官方网站</a>了解改造计划的"
+         "全部细节和时间安排。</p>", lang="zh",
+         txt=("市民可以访问官方网站了解改造计划",), md=("市民可以访问官方网站了解改造计划",)),
+    Case("zh-table", "<table><tr><th>区域</th><th>面积</th></tr><tr><td>住宅</td>"
+         "<td>12公顷</td></tr><tr><td>公园</td><td>8公顷</td></tr></table>", lang="zh",
+         txt=("区域\t面积\n住宅\t12公顷\n公园\t8公顷",),
+         md=("| 区域 | 面积 |\n| --- | --- |\n| 住宅 | 12公顷 |\n| 公园 | 8公顷 |",)),
+    Case("zh-nested-list", "<p>工程分为以下几个阶段：</p><ul><li>拆除<ul><li>旧起重机</li>"
+         "<li>仓库</li></ul></li><li>住宅建设</li></ul>", lang="zh",
+         txt=("拆除\n旧起重机\n仓库\n住宅建设",),
+         md=("- 拆除\n  - 旧起重机\n  - 仓库\n- 住宅建设",)),
+    # ------------------------------------------------------------------ Cyrillic
+    Case("ru-table-empty-cell", "<table><tr><th>Линия</th><th>Пн</th><th>Вт</th></tr>"
+         "<tr><td>Паром А</td><td></td><td>08:00</td></tr><tr><td>Паром Б</td><td>09:30</td>"
+         "<td>10:00</td></tr></table>", lang="ru",
+         txt=("Паром А\t\t08:00",), md=("| Паром А | | 08:00 |",)),
+    Case("ru-heading-list", "<h2>Что изменится</h2><ul><li>Новые дома</li><li>Парк у воды"
+         "</li><li>Паромный терминал</li></ul>", lang="ru",
+         txt=("Что изменится\nНовые дома\nПарк у воды\nПаромный терминал",),
+         md=("## Что изменится\n\n- Новые дома\n- Парк у воды\n- Паромный терминал",)),
+    Case("ru-soft-hyphen-bold", "<p>Новая элек\u00adтро\u00adстан\u00adция обеспечит "
+         "<b>паро</b>мы энергией уже в следующем году, заявили в мэрии.</p>", lang="ru",
+         txt=("Новая электростанция обеспечит паромы энергией",),
+         md=("Новая электростанция обеспечит **паро**мы энергией",)),
+    # ------------------------------------------------------------------ Arabic / RTL
+    Case("ar-link-mid-sentence", "<p>يمكن للسكان زيارة <a href=\"/plan\">الموقع الرسمي</a> "
+         "للاطلاع على تفاصيل الخطة والجدول الزمني للأعمال.</p>", lang="ar",
+         txt=("يمكن للسكان زيارة الموقع الرسمي للاطلاع",),
+         md=("يمكن للسكان زيارة الموقع الرسمي للاطلاع",)),
+    Case("ar-list", "<p>وتشمل الخطة ما يلي:</p><ol><li>مساكن جديدة</li><li>حديقة عامة</li>"
+         "<li>محطة للعبّارات</li></ol>", lang="ar",
+         txt=("مساكن جديدة\nحديقة عامة\nمحطة للعبّارات",),
+         md=("1. مساكن جديدة\n2. حديقة عامة\n3. محطة للعبّارات",)),
+    Case("fa-zwnj", "<p>ساکنان می\u200cخواهند که کار\u200cها هر چه زودتر آغاز شود و پارک "
+         "ساحلی در بهار آینده باز شود.</p>", lang="fa",
+         txt=("ساکنان می\u200cخواهند که کار\u200cها",), md=("ساکنان می\u200cخواهند",)),
+    # ------------------------------------------------------------------ Greek
+    Case("el-table-colspan", "<table><tr><th>Γραμμή</th><th>Δευ</th><th>Τρι</th></tr>"
+         "<tr><td>Πλοίο Α</td><td colspan=\"2\">εκτός λειτουργίας</td></tr>"
+         "<tr><td>Πλοίο Β</td><td>08:00</td><td>09:30</td></tr></table>", lang="el",
+         txt=("Πλοίο Α\tεκτός λειτουργίας", "Πλοίο Β\t08:00\t09:30"),
+         md=("| Πλοίο Α | εκτός λειτουργίας | |",)),
+    Case("el-blockquote", "<blockquote><p>Περιμέναμε πολλά χρόνια για αυτή τη στιγμή.</p>"
+         "</blockquote>", lang="el",
+         txt=("Περιμέναμε πολλά χρόνια για αυτή τη στιγμή.",),
+         md=("> Περιμέναμε πολλά χρόνια για αυτή τη στιγμή.",)),
+    Case("el-subscript", "<p>Οι εκπομπές CO<sub>2</sub> του λιμανιού θα μειωθούν κατά το "
+         "ήμισυ μέχρι το τέλος της δεκαετίας, σύμφωνα με τη μελέτη.</p>", lang="el",
+         txt=("Οι εκπομπές CO2 του λιμανιού",), md=("Οι εκπομπές CO\u2082 του λιμανιού",)),
+)

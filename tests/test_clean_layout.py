@@ -1,0 +1,98 @@
+"""The writers join kept leaves as a browser shows them (webseg.clean.layout, txt, markdown).
+
+Every leaf is kept here: these tests check the writers alone, on parsed pages and on pages of
+schema version 1 (no whitespace record); ``tests/test_structure_cases.py`` checks the whole
+extraction on articles.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from webseg.clean import CleanResult
+from webseg.clean.layout import clean_chars
+from webseg.page import Page
+from webseg.parse import PARSERS, parse
+
+
+def kept_all(html: str, parser: str = "lexbor") -> CleanResult:
+    page = parse(html, parser=parser)
+    return CleanResult(page=page, leaf_keep=np.ones(len(page.text_leaves), bool), method="all")
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+@pytest.mark.parametrize(("html", "text"), [
+    ("<p>W<b>orld</b></p>", "World"),
+    ("<p>$<span>5.00</span></p>", "$5.00"),
+    ("<p>H<sub>2</sub>O and E=mc<sup>2</sup></p>", "H2O and E=mc2"),
+    ("<p>Visit <a href=/j>John</a> today.</p>", "Visit John today."),
+    ("<p><b>a</b> <i>b</i></p>", "a b"),
+    ("<p><b>a</b>\n<i>b</i></p>", "a b"),
+    ("<p>a<br>b</p>", "a\nb"),
+    ("<p>a<button>b</button>c</p>", "a b c"),
+    ("<div>a</div><div>b</div>", "a\nb"),
+    ("<p>Donau\u00addampf\u200bschiff\ufeff</p>", "Donaudampfschiff"),
+    ("<p>\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645</p>",
+     "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"),  # ZWNJ stays
+    ("<table><tr><td>a</td><td></td><td>c</td></tr><tr><td>d</td><td>e</td><td>f</td></tr>"
+     "</table>", "a\t\tc\nd\te\tf"),
+    ("<pre><span>type</span> <span>Query</span> {\n  <span>id</span>\n}</pre>",
+     "type Query {\n  id\n}"),
+    # no CSS known: two elements side by side are two words when word characters meet
+    ("<p><span>2026</span><span>1h 54m</span><span>R</span></p>", "2026 1h 54m R"),
+    ("<p><span>$</span><span>5.00</span></p>", "$5.00"),
+])
+def test_text_like_inner_text(parser: str, html: str, text: str) -> None:
+    assert kept_all(f"<body>{html}</body>", parser).text == text
+
+
+@pytest.mark.browser
+def test_rendered_pages_join_by_what_the_eye_sees(renderer) -> None:  # noqa: ANN001
+    """Rendered: computed display and the gap between text boxes decide, not the tags."""
+    page = renderer.render(
+        b"<body><p>W<b>orld</b> <span style='margin-left:1em'>gap</span>ped</p>"
+        b"<p><span>2026</span><span>1h</span></p>"
+        b"<div style='display:flex'><span>flex</span><span>items</span></div></body>")
+    res = CleanResult(page=page, leaf_keep=np.ones(len(page.text_leaves), bool),
+                      method="all")
+    assert res.text == "World gapped\n20261h\nflex\nitems"
+
+
+def test_version_one_pages_separate_inline_leaves() -> None:
+    """Without the whitespace record a space goes between leaves, except before a comma."""
+    page = parse("<body><p>a<b>b</b><i>,</i> c</p></body>")
+    d = page.to_dict()
+    d["version"] = 1
+    del d["ws_before"]
+    old = Page.from_dict(d)
+    res = CleanResult(page=old, leaf_keep=np.ones(len(old.text_leaves), bool), method="all")
+    assert res.text == "a b, c"
+
+
+def test_markdown_tables_lists_code_and_inline_marks() -> None:
+    md = kept_all(
+        "<body><table><tr><th>City</th><th>Pop</th><th>X</th></tr>"
+        "<tr><td>Oslo</td><td></td><td>3</td></tr><tr><td colspan=2>wide</td><td>z</td></tr>"
+        "<tr><td rowspan=2>R</td><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr>"
+        "</table><ol><li>Fruit<ul><li>Apple</li><li>Pear</li></ul></li><li>Veg</li></ol>"
+        "<pre class='language-python'><code><span>def</span> <span>f</span>():\n"
+        "    <span>return</span> 1</code></pre>"
+        "<p>H<sub>2</sub>O, E=mc<sup>2</sup>, <b>bold</b> and <em>it</em>, <code>a_b  c</code>"
+        "</p><blockquote><p>q1</p><p>q2</p></blockquote></body>").to_markdown()
+    assert ("| City | Pop | X |\n| --- | --- | --- |\n| Oslo | | 3 |\n| wide | | z |\n"
+            "| R | a | b |\n| | c | d |") in md
+    assert "1. Fruit\n   - Apple\n   - Pear\n2. Veg" in md
+    assert "```python\ndef f():\n    return 1\n```" in md
+    assert "H\u2082O, E=mc\u00b2, **bold** and *it*, `a_b  c`" in md
+    assert "> q1\n>\n> q2" in md
+
+
+def test_html_keeps_source_whitespace_and_spans() -> None:
+    html = kept_all("<body><pre><span>a</span> <span>b</span></pre>"
+                    "<table><tr><td colspan=2>q</td></tr></table></body>").to_html()
+    assert "<span>a</span> <span>b</span>" in html and 'colspan="2"' in html
+
+
+def test_clean_chars_removes_only_invisible_separators() -> None:
+    assert clean_chars("a\u00adb\u200bc\ufeffd\u200ce\u200df") == "abcd\u200ce\u200df"

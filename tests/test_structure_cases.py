@@ -1,0 +1,110 @@
+"""``webseg clean`` on structure cases (``tests/structure_cases.py``): the shipped block model
+on ordinary article pages, each with one structure fragment, in txt and Markdown, parsed
+without a browser and rendered by Chromium."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.structure_cases import CASES, Case, article
+from webseg.blocks.units import apply_units
+from webseg.clean import CleanResult, extract
+from webseg.parse import parse
+from webseg.render import Renderer
+
+BOILERPLATE = ("Most read", "Storm closes bridge", "Copyright 2024", "Privacy")
+
+
+def check(res: CleanResult, case: Case) -> None:
+    text, md = res.text, res.to_markdown()
+    for want in case.txt:
+        assert want in text, f"txt lacks {want!r}:\n{text}"
+    for want in case.md:
+        assert want in md, f"Markdown lacks {want!r}:\n{md}"
+    for junk in BOILERPLATE + case.absent:
+        assert junk not in text and junk not in md, f"{junk!r} kept"
+    title = res.page.title.split(" | ")[0]
+    assert title in text.splitlines()  # the article is kept, with its heading
+
+
+def test_enough_cases_in_every_script() -> None:
+    assert len(CASES) >= 40
+    assert {c.lang for c in CASES} >= {"en", "zh", "ru", "ar", "el"}
+    assert len({c.name for c in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_parsed(case: Case) -> None:
+    check(extract(parse(article(case.fragment, case.lang)), "blocks"), case)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_rendered(case: Case, renderer: Renderer) -> None:
+    page = renderer.render(article(case.fragment, case.lang).encode("utf-8"))
+    check(extract(page, "blocks"), case)
+
+
+# ---------------------------------------------------------------------- the unit rules alone
+
+def _units(html: str, keep_texts: set[str], scores: dict[str, float] | None = None,
+           threshold: float | None = None) -> list[str]:
+    page = parse(html)
+    leaves = page.text_leaves
+    texts = [page.leaf_text(j) for j in leaves.tolist()]
+    keep = np.array([t in keep_texts for t in texts])
+    chars = np.array([len(t) for t in texts], dtype=np.float32)
+    s = None if scores is None else np.array([scores.get(t, 0.0) for t in texts])
+    out = apply_units(page, leaves, chars, keep, s, threshold)
+    return [t for t, k in zip(texts, out, strict=True) if k]
+
+
+BODY = "<body><p>before text</p>{}<p>after text</p><div>menu</div></body>"
+
+
+def test_mixed_unit_inside_kept_content_is_kept_whole() -> None:
+    html = BODY.format("<ul><li>Fruit<ul><li>Apple</li><li>Pear</li></ul></li>"
+                       "<li>Vegetables</li></ul>")
+    kept = _units(html, {"before text", "Fruit", "Vegetables", "after text"})
+    assert kept == ["before text", "Fruit", "Apple", "Pear", "Vegetables", "after text"]
+
+
+def test_mixed_unit_at_the_edge_is_decided_by_its_kept_share() -> None:
+    html = "<body><p>before text</p><ul><li>a long kept item here</li><li>x</li></ul></body>"
+    assert _units(html, {"before text", "a long kept item here"})[-1] == "x"
+    assert _units(html, {"before text", "x"}) == ["before text"]  # 2 of 24 chars: dropped
+
+
+def test_data_table_by_rows_when_not_inside_kept_content() -> None:
+    html = ("<body><p>intro</p><table><tr><th>City</th><th>Population</th></tr>"
+            "<tr><td>Oslo</td><td>700,000</td></tr><tr><td>Bergen</td><td>3</td></tr></table>"
+            "</body>")
+    kept = _units(html, {"intro", "City", "Bergen"})  # 12 of 38 chars: not the whole table
+    assert kept == ["intro", "Bergen", "3"]  # the row with most of its text kept stays whole
+    assert _units(html, {"intro", "City", "Population", "Bergen"}) == [
+        "intro", "City", "Population", "Oslo", "700,000", "Bergen", "3"]  # 23 of 38: whole
+
+
+def test_layout_table_is_no_unit() -> None:
+    html = ("<body><table><tr><td><p>" + "main article text " * 30 + "</p></td>"
+            "<td>sidebar</td></tr><tr><td>x</td><td>y</td></tr></table></body>")
+    kept = _units(html, {("main article text " * 30).strip()})
+    assert kept == [("main article text " * 30).strip()]
+
+
+def test_heading_before_kept_content_is_kept() -> None:
+    html = "<body><div>menu</div><h2>Background</h2><p>kept paragraph</p></body>"
+    assert _units(html, {"kept paragraph"}) == ["Background", "kept paragraph"]
+    bold = "<body><div>menu</div><p><b>Costs</b></p><p>kept paragraph</p></body>"
+    assert _units(bold, {"kept paragraph"}) == ["Costs", "kept paragraph"]
+    nav = "<body><h2>Menu</h2><div>menu</div><p>kept paragraph</p></body>"
+    assert _units(nav, {"kept paragraph"}) == ["kept paragraph"]  # not immediately followed
+
+
+def test_dropped_unit_between_kept_content_needs_half_the_threshold() -> None:
+    html = BODY.format("<figure><img src=x.png><figcaption>A caption</figcaption></figure>")
+    keep = {"before text", "after text"}
+    assert "A caption" in _units(html, keep, {"A caption": 0.2}, threshold=0.35)
+    assert "A caption" not in _units(html, keep, {"A caption": 0.1}, threshold=0.35)
+    assert "A caption" not in _units(html, keep)  # without scores: the decoder's word

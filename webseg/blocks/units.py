@@ -1,0 +1,184 @@
+"""Structure units of the decoder: tables, rows, lists, code, figures and quotes kept whole.
+
+The block model decides leaf by leaf, so a short leaf inside kept content can be dropped while
+its neighbours are kept: a table keeps ``City`` and ``320,000`` and loses the rest, a nested
+list keeps ``Fruit`` and drops ``Apple``, ``Visit <a>John</a> today.`` loses ``John``. A reader
+never sees such holes in a page. So after any decoder (:data:`webseg.blocks.model.DECODERS`)
+the leaf decision is made consistent over the DOM tree, with the model's leaf scores left as
+they are (only the keep mask changes):
+
+* **Units** are elements whose text a reader takes as one thing: data tables and their rows,
+  lists (``ul``/``ol``/``menu``) and list items, definition lists, ``pre``, ``figure``,
+  ``blockquote``, and paragraphs (``p``). A container that holds page structure (a nested
+  table in a list, ``article``/``section``/``nav``/``aside``/``header``/``footer``/``main``/
+  ``form``, ``h1``/``h2``) or more than :data:`MAX_UNIT_CHARS` characters is layout, not a
+  unit. A data table: at least two rows, no nested table and no layout element, no cell
+  longer than :data:`MAX_CELL_CHARS` characters.
+* Units are decided outermost first; a decided unit decides everything inside it. A unit the
+  decoder kept entirely stays kept.
+* A **mixed** unit (some of its leaves kept, some not) is **kept whole** when it lies inside
+  kept content - the nearest leaves before and after it (outside it) are both kept - or when
+  its kept leaves hold at least half of its characters (the character-weighted share of the
+  leaves the decoder kept, i.e. the leaves' scores against the page's decision); else it is
+  **dropped whole**. A data table that is neither is decided by rows, each row by the same
+  share.
+* A unit the decoder **dropped entirely** is kept whole only inside kept content and when the
+  character-weighted mean of its leaves' scores reaches half the page's decision threshold
+  (a caption, a short list between two kept paragraphs: the context is evidence the model's
+  leaf features do not see); otherwise it stays dropped.
+* A **heading** (``h1``-``h6``, or a paragraph that is one short bold run) of at most
+  :data:`MAX_HEADING_CHARS` characters that is immediately followed by a kept leaf is kept.
+
+Why the share and not a learned rule: the leaf model already weighs the leaf's evidence, and
+a unit is a reading decision that must not depend on which of its leaves happen to be short;
+the share keeps the model's verdict on the unit's bulk and extends it to the rest.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from webseg.page import Page
+
+__all__ = ["MAX_CELL_CHARS", "MAX_HEADING_CHARS", "MAX_UNIT_CHARS", "apply_units"]
+
+#: A unit longer than this is a layout container (a list holding the whole page), not a unit.
+MAX_UNIT_CHARS = 5000
+#: A table with a longer cell holds page columns or paragraphs: a layout table.
+MAX_CELL_CHARS = 400
+#: A longer "heading" is text, not a heading.
+MAX_HEADING_CHARS = 200
+
+_UNIT_TAGS = frozenset({"ul", "ol", "menu", "li", "dl", "pre", "figure", "blockquote", "p"})
+_LAYOUT_TAGS = frozenset({"article", "section", "nav", "aside", "header", "footer", "main",
+                          "form", "h1", "h2", "body", "html", "iframe", "frameset"})
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_BOLD = frozenset({"b", "strong"})
+
+
+def _prefix(flags: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(flags) + 1, dtype=np.int64)
+    np.cumsum(flags, out=out[1:])
+    return out
+
+
+def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndarray,
+                scores: np.ndarray | None = None, threshold: float | None = None
+                ) -> np.ndarray:
+    """The leaf keep mask (one bool per entry of ``leaves``, the page's text leaves) with the
+    structure units and headings of the module docstring applied; ``chars`` are the leaves'
+    characters, ``scores`` their P(main) and ``threshold`` the decoder's threshold for the
+    page (without them, units the decoder dropped entirely stay dropped). A new array;
+    ``keep`` is not changed."""
+    keep = np.asarray(keep, dtype=bool).copy()
+    if scores is not None:
+        scores = np.asarray(scores, dtype=np.float64)
+    m = len(leaves)
+    if m < 2 or not keep.any() or keep.all():
+        return keep
+    leaves = np.asarray(leaves, dtype=np.int64)
+    tags = page.tag
+    end = page.subtree_end
+    is_table = np.fromiter((t == "table" for t in tags), dtype=bool, count=page.n)
+    is_layout = np.fromiter((t in _LAYOUT_TAGS for t in tags), dtype=bool, count=page.n)
+    cand = [i for i, t in enumerate(tags) if t in _UNIT_TAGS or t == "table" or t == "tr"
+            or t in _HEADINGS or t in _BOLD]
+    if not cand:
+        return keep
+    nodes = np.asarray(cand, dtype=np.int64)
+    lo = np.searchsorted(leaves, nodes)
+    hi = np.searchsorted(leaves, end[nodes])
+    w = np.asarray(chars, dtype=np.float64) + 1.0
+    cw = np.concatenate([[0.0], np.cumsum(w)])
+    ctab, clay = _prefix(is_table), _prefix(is_layout)
+    total = cw[hi] - cw[lo]
+    tables_inside = ctab[end[nodes]] - ctab[nodes + 1]
+    layout_inside = clay[end[nodes]] - clay[nodes + 1]
+    ntags = [tags[i] for i in cand]
+    row_of: dict[int, list[int]] = {}  # data table -> positions of its rows in ``cand``
+    table_stack: list[int] = []
+    for k, i in enumerate(cand):
+        while table_stack and end[cand[table_stack[-1]]] <= i:
+            table_stack.pop()
+        if ntags[k] == "table":
+            table_stack.append(k)
+            row_of[k] = []
+        elif ntags[k] == "tr" and table_stack:
+            row_of[table_stack[-1]].append(k)
+    data_table = {k for k, rows in row_of.items()
+                  if len(rows) >= 2 and tables_inside[k] == 0 and layout_inside[k] == 0
+                  and total[k] <= MAX_UNIT_CHARS * 4 and _cells_short(page, cand[k], leaves,
+                                                                      cw)}
+    unit = np.zeros(len(cand), dtype=bool)
+    for k, t in enumerate(ntags):
+        if hi[k] <= lo[k]:
+            continue
+        if t == "table":
+            unit[k] = k in data_table
+        elif t in _UNIT_TAGS:
+            unit[k] = (tables_inside[k] == 0 and layout_inside[k] == 0
+                       and total[k] <= MAX_UNIT_CHARS)
+    # decide, outermost first (pre-order): a decided unit covers [lo, hi)
+    covered = 0
+    for k in np.flatnonzero(unit).tolist():
+        a, b = int(lo[k]), int(hi[k])
+        if a < covered:
+            continue
+        part = keep[a:b]
+        if part.all():
+            continue
+        if not part.any():
+            if (scores is not None and threshold is not None and _inside_kept(keep, a, b)
+                    and float(np.dot(w[a:b], scores[a:b]) / w[a:b].sum()) >= threshold / 2):
+                keep[a:b] = True
+                covered = b
+            continue
+        covered = b
+        if _inside_kept(keep, a, b) or _share(keep, w, a, b) >= 0.5:
+            keep[a:b] = True
+        elif ntags[k] == "table":
+            for r in row_of[k]:
+                ra, rb = int(lo[r]), int(hi[r])
+                if rb > ra and keep[ra:rb].any():
+                    keep[ra:rb] = _share(keep, w, ra, rb) >= 0.5
+        else:
+            keep[a:b] = False
+    # headings immediately followed by kept content
+    for k, t in enumerate(ntags):
+        a, b = int(lo[k]), int(hi[k])
+        if b <= a or b >= m or not keep[b] or keep[a:b].all() or total[k] > MAX_HEADING_CHARS:
+            continue
+        if t in _HEADINGS or t in _BOLD and _bold_line(page, cand[k], leaves, a, b):
+            keep[a:b] = True
+    return keep
+
+
+def _share(keep: np.ndarray, w: np.ndarray, a: int, b: int) -> float:
+    ww = w[a:b]
+    return float(ww[keep[a:b]].sum() / ww.sum())
+
+
+def _inside_kept(keep: np.ndarray, a: int, b: int) -> bool:
+    """The nearest leaves before and after ``[a, b)`` are both kept."""
+    return a > 0 and b < len(keep) and bool(keep[a - 1]) and bool(keep[b])
+
+
+def _cells_short(page: Page, table: int, leaves: np.ndarray, cw: np.ndarray) -> bool:
+    """No cell of ``table`` holds more than :data:`MAX_CELL_CHARS` characters."""
+    end = page.subtree_end
+    for j in range(table + 1, int(end[table])):
+        if page.tag[j] in ("td", "th"):
+            a, b = np.searchsorted(leaves, [j, end[j]])
+            if cw[b] - cw[a] - (b - a) > MAX_CELL_CHARS:
+                return False
+    return True
+
+
+def _bold_line(page: Page, node: int, leaves: np.ndarray, a: int, b: int) -> bool:
+    """``node`` (a ``b``/``strong``) is all the text of its parent block (``p``/``div``): a
+    short bold line in heading position."""
+    par = int(page.parent[node])
+    if par < 0 or page.tag[par] not in ("p", "div"):
+        return False
+    pa, pb = np.searchsorted(leaves, [par, page.subtree_end[par]])
+    return bool(pa == a and pb == b)

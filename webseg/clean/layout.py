@@ -1,0 +1,240 @@
+"""How a browser lays kept text leaves out: what separates two consecutive leaves.
+
+``innerText`` joins text by the elements between it: a block box (``p``, ``div``, ``li``, a
+flex item, ``<br>``) starts a new line, table cells are separated by a tab and rows by a line
+break, an ``inline-block`` box by a space, and inline elements by nothing at all - only the
+source's own whitespace separates ``W<b>orld</b>`` (no space) from ``W <b>orld</b>``. The
+writers (:mod:`webseg.clean.txt`, :mod:`webseg.clean.markdown`) use the same rules here:
+
+* an element's display is its computed ``display`` on a rendered page and the HTML default
+  display of its tag on a parsed one (:data:`DEFAULT_BLOCK`, :data:`DEFAULT_SPACED`);
+* the whitespace of the source is the leaves' own leading/trailing whitespace and the
+  whitespace-only text nodes recorded in :attr:`webseg.page.Page.ws_before`; on pages without
+  that record (schema version 1) a space goes between inline leaves, as before;
+* a dropped leaf between two kept ones counts as a space (its words are missing, the
+  neighbours must not be glued into one word);
+* where the source has no whitespace, a rendered page still separates two leaves that the
+  eye sees apart (a gap of more than a quarter of the font size between their boxes on one
+  line: CSS margins, padding, flex gaps); a parsed page, which knows no CSS, separates two
+  elements side by side (``<span>2026</span><span>1h 54m</span>``) when word characters meet,
+  and glues text to an element (``W<b>orld</b>``, ``$<span>5.00</span>``).
+
+All of it is computed with prefix maxima over the pre-order intervals of the Page
+(``np.maximum.reduceat``), never a Python loop over nodes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from webseg.page import Page
+
+__all__ = ["BLOCK", "CELL", "INLINE", "NONE", "ROW", "SPACE", "clean_chars", "joints",
+           "pre_roots", "strength"]
+
+#: Separator strengths, ordered: the strongest element between two leaves wins.
+NONE, INLINE, SPACE, CELL, ROW, BLOCK = 0, 1, 2, 3, 4, 5
+
+#: Tags whose HTML default display starts a line (the user agent style sheet of the HTML
+#: standard, section 15.3), for pages parsed without a browser.
+DEFAULT_BLOCK = frozenset({
+    "address", "article", "aside", "blockquote", "body", "br", "caption", "center", "dd",
+    "details", "dialog", "dir", "div", "dl", "dt", "fieldset", "figcaption", "figure",
+    "footer", "form", "frameset", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup",
+    "hr", "html", "legend", "li", "listing", "main", "menu", "nav", "ol", "optgroup",
+    "option", "p", "plaintext", "pre", "search", "section", "summary", "table", "tbody",
+    "tfoot", "thead", "ul", "xmp", "textarea",
+})
+#: Tags whose default display is inline-level but atomic (``inline-block`` and replaced
+#: elements): separated from their neighbours by a space.
+DEFAULT_SPACED = frozenset({"button", "select", "input", "img", "video", "audio", "iframe",
+                            "object", "embed", "canvas", "meter", "progress", "svg", "math"})
+_INLINE_DISPLAYS = frozenset({"inline", "contents", "none", "#text", "ruby", "ruby-base",
+                              "ruby-text", "ruby-base-container", "ruby-text-container"})
+_SPACED_DISPLAYS = frozenset({"inline-block", "inline-flex", "inline-grid", "inline-table",
+                              "inline flow-root", "inline flex", "inline grid"})
+#: Elements whose text keeps its whitespace as written (a code block).
+PRE_TAGS = frozenset({"pre", "textarea", "listing", "xmp", "plaintext"})
+#: Characters that are not text: soft hyphens, zero-width spaces, stray byte-order marks.
+#: Nothing else (ZWJ/ZWNJ spell Persian, Indic scripts and emoji).
+_INVISIBLE = str.maketrans("", "", "\u00ad\u200b\ufeff")
+
+
+def clean_chars(text: str) -> str:
+    """``text`` without soft hyphens (U+00AD), zero-width spaces (U+200B) and BOMs (U+FEFF)."""
+    return text.translate(_INVISIBLE)
+
+
+def _display_strength(d: str) -> int:
+    if d in _INLINE_DISPLAYS:
+        return INLINE
+    if d in _SPACED_DISPLAYS:
+        return SPACE
+    if d == "table-cell":
+        return CELL
+    if d == "table-row":
+        return ROW
+    return BLOCK
+
+
+def _tag_strength(t: str) -> int:
+    if t in ("td", "th"):
+        return CELL
+    if t == "tr":
+        return ROW
+    if t in DEFAULT_BLOCK:
+        return BLOCK
+    if t in DEFAULT_SPACED:
+        return SPACE
+    return INLINE
+
+
+def strength(page: Page) -> np.ndarray:
+    """Separator strength of every node (int8): what its start and end put between the text
+    before and after it. ``<br>`` always breaks the line; text nodes are inline."""
+    tags = page.tag
+    if page.has_layout and len(page.displays):
+        by_code = np.array([_display_strength(d) for d in page.displays], dtype=np.int8)
+        s = by_code[page.display]
+        s[[i for i, t in enumerate(tags) if t == "br"]] = BLOCK
+        s[page.is_text] = INLINE
+        return s
+    cache: dict[str, int] = {}
+    out = np.fromiter((cache.setdefault(t, _tag_strength(t)) if t != "#text" else INLINE
+                       for t in tags), dtype=np.int8, count=page.n)
+    return out
+
+
+def pre_roots(page: Page) -> np.ndarray:
+    """Per node, the id of the code block it lies in (-1: none): the outermost ``pre``-like
+    element (:data:`PRE_TAGS`), or a ``code`` element outside them whose text spans several
+    lines (highlighted code without ``pre``)."""
+    root = np.full(page.n, -1, dtype=np.int64)
+    tags = page.tag
+    end = page.subtree_end
+    ws = page.ws_before or {}
+    cands = [i for i, t in enumerate(tags) if t in PRE_TAGS or t == "code"]
+    text = page.text
+    for i in cands:
+        if root[i] >= 0:
+            continue
+        if tags[i] == "code":
+            hi = int(end[i])
+            if not any("\n" in text[j].strip() or "\n" in ws.get(j, "")
+                       for j in range(i + 1, hi)):
+                continue
+        root[i:int(end[i])] = i
+    return root
+
+
+def joints(page: Page, kept: np.ndarray) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """What separates each kept leaf from the previous one (``kept``: sorted node ids of the
+    kept text leaves). Returns ``(sep, ws, cells)``: ``sep[k]`` the strength of the joint before
+    ``kept[k]`` (``NONE``: glued, ``INLINE``: whitespace, ``SPACE``, ``CELL``, ``ROW``,
+    ``BLOCK``; ``sep[0]`` is ``BLOCK``), and ``ws[k]`` the source's whitespace-only text
+    between the two leaves when both are in one code block (verbatim), and ``cells[k]`` the
+    number of table cells that start between them (a tab each in text)."""
+    m = len(kept)
+    sep = np.full(m, BLOCK, dtype=np.int8)
+    ws_text = [""] * m
+    cells = np.zeros(m, dtype=np.int64)
+    if m < 2:
+        return sep, ws_text, cells
+    kept = np.asarray(kept, dtype=np.int64)
+    n = page.n
+    st = strength(page).astype(np.int8)
+    # elements opened in (a, b] and elements closed in [a, b) (an element closes at its last
+    # descendant): the strongest of them separates a from b
+    close = np.zeros(n, dtype=np.int8)
+    el = np.flatnonzero(page.is_element)
+    np.maximum.at(close, page.subtree_end[el] - 1, st[el])
+    lo_open, hi_open = kept[:-1] + 1, kept[1:] + 1
+    opened = _range_max(st, lo_open, hi_open)
+    closed = _range_max(close[:n], kept[:-1], kept[1:])
+    strong = np.maximum(opened, closed)
+    # whitespace: recorded whitespace-only text in (a, b], the leaves' own edges, a dropped
+    # visible leaf in between
+    ws = page.ws_before
+    pre = pre_roots(page)[kept]
+    has_ws = np.zeros(n, dtype=np.int8)
+    if ws:
+        has_ws[np.fromiter(ws.keys(), dtype=np.int64, count=len(ws))] = 1
+    between_ws = _range_max(has_ws, lo_open, hi_open) > 0
+    text = page.text
+    ids = kept.tolist()
+    end_ws = np.fromiter((text[j][-1:].isspace() for j in ids[:-1]), dtype=bool, count=m - 1)
+    start_ws = np.fromiter((text[j][:1].isspace() for j in ids[1:]), dtype=bool, count=m - 1)
+    leaf = np.zeros(n + 1, dtype=np.int64)
+    leaf[page.text_leaves + 1] = 1
+    csum = np.cumsum(leaf)
+    dropped = (csum[kept[1:]] - csum[kept[:-1] + 1]) > 0
+    spaced = between_ws | end_ws | start_ws | dropped
+    if page.has_layout:  # what the eye sees: a gap between the two text boxes on one line
+        spaced |= _gap(page, kept)
+    else:  # no CSS known: two elements side by side, word characters on both sides
+        is_el = page.is_element.astype(np.int8)
+        el_closed = np.zeros(n, dtype=np.int8)
+        el_closed[page.subtree_end[el] - 1] = 1
+        sib = (_range_max(is_el, lo_open, hi_open) > 0) & (
+            _range_max(el_closed, kept[:-1], kept[1:]) > 0)
+        for k in np.flatnonzero(sib & ~spaced).tolist():
+            spaced[k] = _wordy(text[ids[k]].rstrip()[-1:]) and _wordy(text[ids[k + 1]][:1])
+    if ws is None:  # no whitespace record (version 1 pages): separated, unless punctuation
+        spaced |= ~np.fromiter(  # glues them (``word<b>,</b>``), as before
+            (_glued(text[a], text[b]) for a, b in zip(ids[:-1], ids[1:], strict=True)),
+            dtype=bool, count=m - 1)
+    inline = np.where(spaced, INLINE, NONE).astype(np.int8)
+    sep[1:] = np.where(strong > INLINE, strong, inline)
+    if ws:  # the exact whitespace matters only inside one code block
+        same_pre = (pre[1:] >= 0) & (pre[1:] == pre[:-1])
+        for k in np.flatnonzero(between_ws & same_pre).tolist():
+            a, b = ids[k], ids[k + 1]
+            ws_text[k + 1] = "".join(ws.get(j, "") for j in range(a + 1, b + 1))
+    is_cell = np.zeros(n + 1, dtype=np.int64)
+    is_cell[1:] = st == CELL
+    ccum = np.cumsum(is_cell)
+    cells[1:] = ccum[kept[1:] + 1] - ccum[kept[:-1] + 1]
+    return sep, ws_text, cells
+
+
+def _wordy(ch: str) -> bool:
+    return bool(ch) and (ch.isalnum() or ch == "_")
+
+
+def _gap(page: Page, kept: np.ndarray) -> np.ndarray:
+    """Per pair of consecutive kept leaves: both are on one line (their boxes overlap
+    vertically, each at most about one line high) and a visible gap of more than a quarter of
+    the font size separates them (either direction: right-to-left text too). Inline boxes
+    separated by CSS margins or padding, or by flex/grid gaps, read as two words."""
+    box = page.box[kept].astype(np.float64)
+    fs = np.maximum(page.font_size[kept].astype(np.float64), 1.0)
+    x, y, w, h = box[:, 0], box[:, 1], box[:, 2], box[:, 3]
+    a, b = slice(0, -1), slice(1, None)
+    one_line = (h[a] > 0) & (h[b] > 0) & (h[a] < 2 * fs[a]) & (h[b] < 2 * fs[b])
+    overlap = np.minimum(y[a] + h[a], y[b] + h[b]) - np.maximum(y[a], y[b])
+    same_line = one_line & (overlap > 0.5 * np.minimum(h[a], h[b]))
+    gap = np.maximum(x[b] - (x[a] + w[a]), x[a] - (x[b] + w[b]))
+    return same_line & (gap > 0.25 * fs[a])
+
+
+_NO_SPACE_BEFORE = frozenset(".,;:!?)]}\u00bb\u201d\u2019%")
+_NO_SPACE_AFTER = frozenset("([{\u00ab\u201c\u2018")
+
+
+def _glued(a: str, b: str) -> bool:
+    a, b = a.strip(), b.strip()
+    return bool(a and b) and (b[0] in _NO_SPACE_BEFORE or a[-1] in _NO_SPACE_AFTER)
+
+
+def _range_max(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """``max(x[lo[k]:hi[k]])`` per k (0 for empty ranges), for sorted, non-overlapping
+    ranges: one ``reduceat`` over the interleaved bounds."""
+    if not len(lo):
+        return np.zeros(0, dtype=x.dtype)
+    xx = np.concatenate([x, np.zeros(1, dtype=x.dtype)])
+    bounds = np.empty(2 * len(lo), dtype=np.int64)
+    bounds[0::2] = lo
+    bounds[1::2] = hi
+    bounds = np.minimum(bounds, len(x))
+    r = np.maximum.reduceat(xx, bounds)[0::2]
+    return np.where(hi > lo, r, 0).astype(x.dtype)
