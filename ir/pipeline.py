@@ -31,6 +31,15 @@ def _language(text: str, hints: Sequence[str] = ()) -> str | None:
     return identify(text, hints).code
 
 
+def _main_text(text: str, word_weights: list[float] | None) -> str:
+    """The words of ``text`` the content model calls main (P >= 0.5), all of them without a
+    model: a page's language is its article's, not its menu's (often English on any site)."""
+    if word_weights is None:
+        return text
+    main = [w for w, p in zip(text.split(), word_weights, strict=False) if p >= 0.5]
+    return " ".join(main) if main else text
+
+
 def _page_hints(page: Any) -> list[str]:
     """Languages the page declares (``<html lang>``, Content-Language), when the page object
     carries them."""
@@ -89,7 +98,8 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
     full = f"{title} {text}".strip()
     windows = window_blocks(full if p_main is None else text, an, word_weights=word_w)
     doc = StoredDoc(id=doc_id, terms=dict(Counter(an.tokens(full))), url=url or page.url,
-                    title=title, lang=_language(text or title, _page_hints(page)),
+                    title=title, lang=_language(_main_text(text, word_w) or title,
+                                                _page_hints(page)),
                     blocks={"windows": windows})
     if not doc.terms:
         doc.status, doc.reason = "empty", "no index terms in the text"
