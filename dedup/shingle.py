@@ -7,9 +7,15 @@ webpage. A pair of pages is tagged as a duplicate if there are at least 4 matchi
 the 8 for each webpage."
 
 Normalisation (:func:`words`)
-    Lowercase, then delete every character that is neither alphanumeric (Unicode
+    NFKC (full-width letters, ligatures and decomposed accents become ordinary characters),
+    lowercase, then delete every character that is neither alphanumeric (Unicode
     ``str.isalnum``) nor whitespace, then split on whitespace. Punctuation is *deleted*, not
     turned into a space, as the papers say ("don't" -> "dont", "U.S." -> "us").
+    Scripts written without spaces between words (Han, Hiragana, Katakana, Thai, Lao, Khmer,
+    Myanmar) have no whitespace words: there every character is a word, so a 6-word shingle is
+    a 6-character n-gram. Without that a whole Chinese sentence is one "word", and two
+    different articles that share a few stock sentences look alike while one re-crawled
+    article with one changed character in a paragraph shares nothing.
 
 Shingle hash (:func:`shingle_hashes`)
     Every word gets a deterministic 64-bit hash, a polynomial over its UTF-8 bytes mod 2^64 with
@@ -38,6 +44,7 @@ Sketch and matching (:func:`sketch`, :func:`shared`, :func:`is_duplicate`)
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,14 +89,31 @@ _ASCII_DELETE = bytes(c for c in range(128) if not (chr(c).isalnum() or chr(c).i
 _ASCII_TABLE = bytes.maketrans(bytes(c for c in range(128) if chr(c).isspace()),
                                b" " * sum(chr(c).isspace() for c in range(128)))
 _ASCII = frozenset(chr(c) for c in range(128))
-_KEEP, _DELETE, _SPACE = 0, 1, 2
+_KEEP, _DELETE, _SPACE, _ALONE = 0, 1, 2, 3
 _CLASS: dict[str, int] = {}
+_UNSPACED = None
+
+
+def _unspaced(ch: str) -> bool:
+    """Whether ``ch`` is a letter of a script written without spaces between words."""
+    global _UNSPACED
+    if _UNSPACED is None:
+        import regex
+
+        _UNSPACED = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}"
+                                  r"\p{Khmer}\p{Myanmar}]")
+    return _UNSPACED.match(ch) is not None
 
 
 def _char_class(ch: str) -> int:
     c = _CLASS.get(ch)
     if c is None:
-        c = _SPACE if ch.isspace() else (_KEEP if ch.isalnum() else _DELETE)
+        if ch.isspace():
+            c = _SPACE
+        elif ch.isalnum():
+            c = _ALONE if _unspaced(ch) else _KEEP
+        else:
+            c = _DELETE
         _CLASS[ch] = c
     return c
 
@@ -99,17 +123,20 @@ def _clean_bytes(text: str) -> bytes:
 
     Lowercase; ASCII punctuation is deleted and ASCII whitespace becomes a space with one
     ``bytes.translate``; the few distinct non-ASCII characters of the text are classified
-    (``str.isalnum`` / ``str.isspace``, cached) and the non-alphanumeric ones replaced in the
-    UTF-8 bytes (UTF-8 is self-synchronising, so a replacement never straddles characters).
+    (``str.isalnum`` / ``str.isspace`` / unspaced script, cached) and the non-alphanumeric
+    ones replaced in the UTF-8 bytes, a letter of an unspaced script by itself between spaces
+    (UTF-8 is self-synchronising, so a replacement never straddles characters).
     """
-    t = text.lower()
-    if t.isascii():
-        return t.encode("ascii").translate(_ASCII_TABLE, _ASCII_DELETE)
+    if text.isascii():
+        return text.lower().encode("ascii").translate(_ASCII_TABLE, _ASCII_DELETE)
+    t = unicodedata.normalize("NFKC", text).lower()
     b = t.encode("utf-8", "surrogatepass").translate(_ASCII_TABLE, _ASCII_DELETE)
     for ch in set(t) - _ASCII:
         c = _char_class(ch)
         if c != _KEEP:
-            b = b.replace(ch.encode("utf-8", "surrogatepass"), b"" if c == _DELETE else b" ")
+            enc = ch.encode("utf-8", "surrogatepass")
+            new = b"" if c == _DELETE else (b" " + enc + b" " if c == _ALONE else b" ")
+            b = b.replace(enc, new)
     return b
 
 

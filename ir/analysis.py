@@ -4,10 +4,44 @@ Both backends index the *output* of :class:`Analyzer` (the Lucene backend stores
 text and queries with a whitespace analyzer), so tokenisation, stop words and stemming are
 identical across backends by construction; only the ranking formula differs.
 
-Defaults follow the shared data's BM25 sanity check (``../shared/data/ir/README.md``): lower
-case, ``[a-z0-9]+`` tokens, NLTK's English stop words; stemming is ``porter`` (Porter 1980,
-the algorithm Lucene's ``PorterStemFilter`` implements) through PyStemmer when it is installed,
-or ``none``.
+English (any Latin-script token, by default) is analysed exactly as before every script was
+supported, following the shared data's BM25 sanity check (``../shared/data/ir/README.md``):
+lower case, accents folded to ASCII, ``[a-z0-9]+`` tokens, NLTK's English stop words, stemming
+``porter`` (Porter 1980, the algorithm Lucene's ``PorterStemFilter`` implements) through
+PyStemmer, or ``none``. An ASCII text takes that path unchanged, so English collections
+(cacm, cranfield, med) get the same terms, token for token (``tests/test_analysis_scripts.py``).
+
+Every other script (``scheme="unicode"``, the default for new indexes):
+
+* the text is NFKC-normalised (full-width Latin and half-width kana become ordinary letters)
+  and split into runs of letters, digits and combining marks of one script
+  (:data:`_RUNS`, through the ``regex`` module's Unicode script properties);
+* Chinese, Japanese and Korean runs (Han, Hiragana, Katakana, Hangul) become overlapping
+  character bigrams, a lone character a unigram, as Lucene's ``CJKAnalyzer`` does; Thai,
+  Lao, Khmer and Myanmar runs too (ICU word breaks would be better there, but PyICU has no
+  wheel on PyPI, so it cannot be a dependency); traditional Chinese is converted to
+  simplified first (OpenCC ``t2s``), so the two spellings match;
+* a run of another script is case-folded and analysed in the language its script names
+  (:data:`SCRIPT_LANGUAGE`: Cyrillic -> Russian, Greek -> Greek, Arabic -> Arabic, ...): that
+  language's stop words (the ``stop-words`` package, :func:`stopwords_for`) and Snowball
+  stemmer (PyStemmer);
+  Greek, Arabic and Hebrew lose their accents/vowel points first, as Lucene's Greek and Arabic
+  normalisers do;
+* Latin runs are analysed in the ``latin`` language: ``en`` (default) as above; another
+  Snowball language (``Analyzer(latin="de")``, for a collection in that language) with its stop
+  words and stemmer, the stem then folded to ASCII.
+
+Why the script and not the page's detected language chooses the analysis: a query has to be
+analysed the same way as the pages it should find, and a 4-word query's language cannot be
+identified reliably (``python -m eval.multilingual.langid``: 59% of 20-character snippets get
+no confident answer). The script of a word is certain, and within one script the analysis is
+fixed, so a query matches every language in the index with no detection at all, and an
+English collection's terms cannot change because a detector was unsure about a title.
+
+``scheme="ascii"`` is the analysis of indexes made before (their stored analyzer config has no
+``scheme`` key, :meth:`Analyzer.from_dict`): ``[a-z0-9]+`` after ASCII folding, every other
+script dropped. Such indexes keep working exactly as they were; rebuild them (``webseg index
+--overwrite``) to make non-Latin text searchable.
 """
 
 from __future__ import annotations
@@ -19,7 +53,8 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["NLTK_ENGLISH", "LUCENE_ENGLISH", "Analyzer", "stemmer_available"]
+__all__ = ["NLTK_ENGLISH", "LUCENE_ENGLISH", "SCHEMES", "SCRIPT_LANGUAGE", "SNOWBALL",
+           "Analyzer", "stemmer_available", "stopwords_for"]
 
 
 def _words(s: str) -> list[str]:
@@ -50,6 +85,40 @@ these they this to was will with
 _STOPSETS = {"nltk": NLTK_ENGLISH, "lucene": LUCENE_ENGLISH, "none": frozenset()}
 _TOKEN = re.compile(r"[a-z0-9]+")
 
+#: ``unicode``: every script (default); ``ascii``: Latin only, the analysis of older indexes.
+SCHEMES = ("unicode", "ascii")
+
+#: ISO 639-1 code -> PyStemmer (Snowball) algorithm name.
+SNOWBALL = {"ar": "arabic", "hy": "armenian", "eu": "basque", "ca": "catalan", "cs": "czech",
+            "da": "danish", "nl": "dutch", "en": "english", "eo": "esperanto",
+            "et": "estonian", "fi": "finnish", "fr": "french", "de": "german", "el": "greek",
+            "hi": "hindi", "hu": "hungarian", "id": "indonesian", "ga": "irish",
+            "it": "italian", "lt": "lithuanian", "ne": "nepali", "no": "norwegian",
+            "fa": "persian", "pl": "polish", "pt": "portuguese", "ro": "romanian",
+            "ru": "russian", "sr": "serbian", "st": "sesotho", "es": "spanish",
+            "sv": "swedish", "ta": "tamil", "tr": "turkish", "yi": "yiddish"}
+
+#: The language a run of a (non-Latin, non-CJK) script is analysed in. A script missing here
+#: is case-folded only (no stop words, no stemming).
+SCRIPT_LANGUAGE = {"Cyrillic": "ru", "Greek": "el", "Arabic": "ar", "Armenian": "hy",
+                   "Devanagari": "hi", "Tamil": "ta", "Hebrew": "he"}
+
+#: Languages whose accents / vowel points (combining marks) are removed before stemming.
+_STRIP_MARKS = frozenset({"el", "ar", "he"})
+
+_UNSPACED = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\u30fc\uff70"
+_SEA = r"\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
+_RUNS_SRC = (rf"(?P<cjk>[{_UNSPACED}]+)"
+             rf"|(?P<sea>[{_SEA}]+)"
+             r"|(?P<latin>[\p{Latin}\p{Nd}][\p{Latin}\p{Nd}\p{M}]*)"
+             rf"|(?P<other>[[\p{{L}}\p{{N}}]--[\p{{Latin}}\p{{Nd}}{_UNSPACED}{_SEA}]]"
+             rf"[[\p{{L}}\p{{N}}\p{{M}}]--[\p{{Latin}}\p{{Nd}}{_UNSPACED}{_SEA}]]*)")
+
+#: Letters NFKD does not decompose that ASCII folding should still keep (Lucene's
+#: ASCIIFoldingFilter maps them the same way); ß is handled by case folding (-> ss).
+_LATIN_EXTRA = str.maketrans({"ł": "l", "ø": "o", "æ": "ae", "œ": "oe", "đ": "d", "ð": "d",
+                              "þ": "th", "ı": "i", "ħ": "h", "ŧ": "t", "ŀ": "l"})
+
 
 def stemmer_available(name: str) -> bool:
     """Whether the stemmer ``name`` can be built here (``none`` always can)."""
@@ -60,13 +129,16 @@ def stemmer_available(name: str) -> bool:
     return True
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=64)
 def _stemmer(name: str) -> Callable[[str], str] | None:
     if name == "none":
         return None
-    if name not in ("porter", "english"):
-        raise ValueError(f"unknown stemmer {name!r}: use none, porter or english")
     import Stemmer  # PyStemmer (Snowball C implementation); 'english' is Porter2
+
+    if name not in ("porter", "english") and name not in SNOWBALL.values():
+        raise ValueError(f"unknown stemmer {name!r}: use none, porter or english")
+    if name not in Stemmer.algorithms():
+        raise ValueError(f"stemmer {name!r} is not in this PyStemmer ({Stemmer.version()})")
 
     st = Stemmer.Stemmer(name)
     cache: dict[str, str] = {}
@@ -80,29 +152,136 @@ def _stemmer(name: str) -> Callable[[str], str] | None:
     return stem
 
 
+def _strip_marks(w: str) -> str:
+    """``w`` without combining marks (Greek tonos, Arabic harakat, Hebrew niqqud)."""
+    d = unicodedata.normalize("NFD", w)
+    return unicodedata.normalize("NFC", "".join(c for c in d if not unicodedata.combining(c)))
+
+
+def _normal(w: str, lang: str | None) -> str:
+    """Case-folded form of a word of ``lang`` before stop words and stemming."""
+    w = w.casefold()
+    return _strip_marks(w) if lang in _STRIP_MARKS else w
+
+
+@lru_cache(maxsize=64)
+def stopwords_for(lang: str | None) -> frozenset[str]:
+    """The ``stop-words`` package's list for ``lang`` (ISO 639-1), normalised as
+    :func:`_normal` does; empty for a language it has no list for. (English uses NLTK's list,
+    see :class:`Analyzer`.)
+
+    Why this package: its lists are moderate (Russian 421 words, Polish 335, Greek 74).
+    stopwords-iso, the larger collection, puts content words in them (its Russian list has
+    "москва" and "россия"), which would make a page about Moscow unfindable by that word.
+    """
+    if not lang or lang in ("zh", "ja", "ko"):  # unspaced scripts are bigrams, not words
+        return frozenset()
+    from stop_words import LANGUAGE_MAPPING, get_stop_words
+
+    if lang not in LANGUAGE_MAPPING:
+        return frozenset()
+    return frozenset(_normal(unicodedata.normalize("NFKC", w), lang)
+                     for w in get_stop_words(lang))
+
+
+def _language_stemmer(lang: str | None) -> Callable[[str], str] | None:
+    """The Snowball stemmer of ``lang``, or None (no such stemmer in this PyStemmer)."""
+    name = SNOWBALL.get(lang or "")
+    if name is None or not stemmer_available(name):
+        return None
+    return _stemmer(name)
+
+
+@lru_cache(maxsize=1)
+def _runs() -> Any:
+    import regex
+
+    return regex.compile(_RUNS_SRC, regex.V1)
+
+
+@lru_cache(maxsize=4096)
+def _script_language(ch: str) -> str | None:
+    import regex
+
+    for script, lang in SCRIPT_LANGUAGE.items():
+        if regex.match(rf"\p{{{script}}}", ch):
+            return lang
+    return None
+
+
+def _fold_ascii(w: str) -> str:
+    """Accents folded away, as the English analysis always did (café -> cafe, łódź -> lodz)."""
+    if w.isascii():
+        return w
+    w = w.translate(_LATIN_EXTRA)
+    return unicodedata.normalize("NFKD", w).encode("ascii", "ignore").decode("ascii")
+
+
+@lru_cache(maxsize=1)
+def _t2s() -> Any:
+    import opencc  # OpenCC: the reference converter, its dictionaries inside the wheel
+
+    return opencc.OpenCC("t2s")
+
+
+def _to_simplified(run: str) -> str:
+    """Traditional Chinese mapped to simplified (OpenCC ``t2s``, phrase-aware), so a page in
+    one spelling is found by a query in the other. A run with no Han character is returned
+    as is (kana, Hangul)."""
+    if all(c < "\u3400" or c >= "\uac00" for c in run):  # kana / Hangul only: nothing to map
+        return run
+    return _t2s().convert(run)
+
+
+def _bigrams(run: str) -> list[str]:
+    """Overlapping character bigrams of an unspaced run (a lone character stays a unigram)."""
+    if len(run) == 1:
+        return [run]
+    return [run[i:i + 2] for i in range(len(run) - 1)]
+
+
 @dataclass(frozen=True)
 class Analyzer:
-    """Lower-case, ASCII-fold, ``[a-z0-9]+`` tokens, stop words removed, then stemmed.
+    """Text to index terms, every script (module doc for the rules).
 
-    ``stopwords``: ``nltk`` (default), ``lucene`` or ``none``. ``stemmer``: ``porter``
-    (default), ``english`` (Porter2/Snowball) or ``none``. ``max_token_len`` drops longer
-    tokens (base64 blobs, URLs glued together) that would only bloat the vocabulary.
+    ``stopwords``: the English list, ``nltk`` (default), ``lucene`` or ``none`` (``none`` also
+    turns off the other languages' lists). ``stemmer``: the English stemmer, ``porter``
+    (default), ``english`` (Porter2/Snowball) or ``none`` (``none`` also turns off the other
+    languages' stemmers). ``max_token_len`` drops longer tokens (base64 blobs, URLs glued
+    together) that would only bloat the vocabulary. ``scheme``: ``unicode`` (every script) or
+    ``ascii`` (the older Latin-only analysis). ``latin``: the language of Latin-script words,
+    ``en`` (default) or any key of :data:`SNOWBALL`.
     """
 
     stopwords: str = "nltk"
     stemmer: str = "porter"
     max_token_len: int = 64
+    scheme: str = "unicode"
+    latin: str = "en"
 
     def __post_init__(self) -> None:
         if self.stopwords not in _STOPSETS:
             raise ValueError(f"unknown stop-word list {self.stopwords!r}: "
                              f"use one of {sorted(_STOPSETS)}")
+        if self.scheme not in SCHEMES:
+            raise ValueError(f"unknown analysis scheme {self.scheme!r}: use one of {SCHEMES}")
+        if self.latin != "en" and self.latin not in SNOWBALL:
+            raise ValueError(f"unknown language for Latin-script words {self.latin!r}: "
+                             f"use one of {sorted(SNOWBALL)}")
         _stemmer(self.stemmer)  # fail now, not at the first document
+        if self.scheme == "unicode":
+            _runs()
 
     def tokens(self, text: str) -> list[str]:
         """Index terms of ``text`` in order (repeats kept)."""
         if not text:
             return []
+        if self.scheme == "ascii" or (text.isascii() and self.latin == "en"):
+            return self._ascii_tokens(text)
+        return self._unicode_tokens(text)
+
+    def _ascii_tokens(self, text: str) -> list[str]:
+        """The English analysis: fold to ASCII, ``[a-z0-9]+``, stop words, stem."""
         low = text.lower()
         if not low.isascii():  # fold accents: café -> cafe, as Lucene's ASCIIFolding would
             low = unicodedata.normalize("NFKD", low).encode("ascii", "ignore").decode("ascii")
@@ -115,9 +294,54 @@ class Analyzer:
             out.append(stem(t) if stem else t)
         return out
 
+    def _unicode_tokens(self, text: str) -> list[str]:
+        """Every script: NFKC, script runs, then each run analysed by its script."""
+        text = unicodedata.normalize("NFKC", text)
+        out: list[str] = []
+        limit = self.max_token_len
+        for m in _runs().finditer(text):
+            kind = m.lastgroup
+            run = m.group()
+            if kind == "latin":
+                out.extend(self._latin(run))
+            elif kind == "cjk":
+                out.extend(_bigrams(_to_simplified(run.casefold())))
+            elif kind == "sea":
+                out.extend(_bigrams(run))
+            else:
+                lang = _script_language(run[0])
+                w = _normal(run, lang)
+                if len(w) > limit or (self.stopwords != "none" and w in stopwords_for(lang)):
+                    continue
+                stem = _language_stemmer(lang) if self.stemmer != "none" else None
+                out.append(stem(w) if stem else w)
+        return out
+
+    def _latin(self, run: str) -> list[str]:
+        """A Latin-script run: the English analysis, or the ``latin`` language's."""
+        if self.latin == "en":
+            folded = _fold_ascii(run.casefold())
+            stop = _STOPSETS[self.stopwords]
+            stem = _stemmer(self.stemmer)
+            return [stem(t) if stem else t for t in _TOKEN.findall(folded)
+                    if t not in stop and len(t) <= self.max_token_len]
+        w = _normal(run, self.latin)
+        if len(w) > self.max_token_len:
+            return []
+        if self.stopwords != "none" and (w in stopwords_for(self.latin)
+                                         or _fold_ascii(w) in stopwords_for(self.latin)):
+            return []
+        stem = _language_stemmer(self.latin) if self.stemmer != "none" else None
+        return [t for t in _TOKEN.findall(_fold_ascii(stem(w) if stem else w))]
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Analyzer:
-        return cls(**{k: d[k] for k in ("stopwords", "stemmer", "max_token_len") if k in d})
+        """The analyzer an index was built with. A config without ``scheme`` comes from an
+        index made before every script was analysed: it keeps its ``ascii`` analysis."""
+        kw = {k: d[k] for k in ("stopwords", "stemmer", "max_token_len", "scheme", "latin")
+              if k in d}
+        kw.setdefault("scheme", "ascii")
+        return cls(**kw)

@@ -73,7 +73,9 @@ def _jsonl_docs(path: str, an: Any) -> Any:
             try:
                 r = json.loads(line)
                 yield doc_from_text(str(r["id"]), str(r.get("text", "")), an,
-                                    title=str(r.get("title") or ""), url=r.get("url"))
+                                    title=str(r.get("title") or ""), url=r.get("url"),
+                                    lang_hints=[r["lang"]] if isinstance(r.get("lang"), str)
+                                    else ())
             except (json.JSONDecodeError, KeyError, TypeError) as e:
                 raise click.UsageError(f"{path}:{ln}: not a docs.jsonl record ({e})") from None
 

