@@ -80,7 +80,7 @@ def _jsonl_docs(path: str, an: Any) -> Any:
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("-o", "--output", required=True, help="Index directory to create (or add to).")
 @click.option("--backend", type=click.Choice(["bm25", "lucene"]), default="bm25",
-              show_default=True, help="Embedded rank-bm25, or Lucene via pyserini.")
+              show_default=True, help="Embedded BM25, or Lucene via pyserini.")
 @click.option("--segmenter", "sources", default="vips", show_default=True,
               help="Block source(s) stored per page, comma-separated: vips, dom, gcuts, wps, "
                    "pagelevel, windows or any registered segmenter. Windows are always kept.")

@@ -5,9 +5,9 @@
 >>> ix.add([doc_from_text("d1", "Block-based feedback for web search", ix.analyzer)])
 >>> ix.search("web feedback", k=5, prf="blocks", source="windows")    # doctest: +SKIP
 
-One API, two backends: ``bm25`` (embedded, rank-bm25's formula, the default) and ``lucene``
-(pyserini, optional extra). Both index the same analysed terms (:mod:`ir.analysis`) and read
-feedback blocks from the same store (:mod:`ir.store`), so feedback never renders.
+One API, two backends: ``bm25`` (embedded, Okapi BM25 with Lucene's IDF, the default) and
+``lucene`` (pyserini, optional extra). Both index the same analysed terms (:mod:`ir.analysis`)
+and read feedback blocks from the same store (:mod:`ir.store`), so feedback never renders.
 
 Content-aware indexing: an index created with ``fields`` (e.g. :data:`DEFAULT_FIELDS`) scores a
 page by the field-weighted sum of its ``title``, ``main`` and ``rest`` term counts (BM25F's
