@@ -324,6 +324,10 @@ def _index_output_folder(folder: str, output: str, backend: str, overwrite: bool
                    "snippets and their query-term offsets; --topics: one JSON line per topic), "
                    "trec (default with --topics: qid Q0 docid rank score tag) or msmarco.")
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option("--collapse/--no-collapse", default=True, show_default=True,
+              help="Fold pages with the same main text (and, in an index of a pipeline's "
+                   "output, the same duplicate cluster) into the best-scoring one, listing "
+                   "the others under it. Runs (--topics) are never collapsed.")
 @click.option("--topics", type=click.Path(dir_okay=False),
               help="Topics file (qid<TAB>query .tsv/.txt, .jsonl with qid and query, or .json;"
                    " as pyserini reads them): writes a run instead of showing hits.")
@@ -336,8 +340,9 @@ def _index_output_folder(folder: str, output: str, backend: str, overwrite: bool
 @click.option("--batch-size", default=64, show_default=True, type=click.IntRange(1, 100_000),
               help="Topics handed to the threads at a time.")
 def search_cmd(index: str, query: str | None, prf: str, k: int | None, source: str | None,
-               params: tuple[str, ...], fmt: str | None, as_json: bool, topics: str | None,
-               output: str | None, run_tag: str, threads: int, batch_size: int) -> None:
+               params: tuple[str, ...], fmt: str | None, as_json: bool, collapse: bool,
+               topics: str | None, output: str | None, run_tag: str, threads: int,
+               batch_size: int) -> None:
     """Search an index; each hit shows its best-matching main-text passage as the snippet.
 
     \b
@@ -386,7 +391,8 @@ def search_cmd(index: str, query: str | None, prf: str, k: int | None, source: s
         return
     assert query is not None
     try:
-        res = ix.search(query, k=k or 10, prf=prf, snippet_source=source, **kw)
+        res = ix.search(query, k=k or 10, prf=prf, snippet_source=source, collapse=collapse,
+                        **kw)
     except EmptyQueryError as e:
         _err(str(e))
         sys.exit(EXIT_USAGE)
@@ -403,12 +409,28 @@ def search_cmd(index: str, query: str | None, prf: str, k: int | None, source: s
         click.echo("expanded: " + " ".join(f"{t}:{w:.3f}" for t, w in top))
     if not res.hits:
         click.echo("no matching pages")
+    tty = sys.stdout.isatty()
     for h in res.hits:
         flag = "" if h.status == "ok" else f" [{h.status}]"
         where = h.url or h.id  # a WARC record's id is path#offset: its URL says more
         click.echo(f"{h.rank:3d}. {h.score:8.3f}  {where}{flag}  {h.title[:60]}")
         if h.snippet:
-            click.echo(f"       {h.snippet}")
+            click.echo(f"       {_marked(h.snippet, h.highlights, tty)}")
+        if h.duplicates:
+            more = len(h.duplicates) - 5
+            shown = ", ".join(d["url"] or d["id"] for d in h.duplicates[:5])
+            click.echo(f"       also: {shown}{f' and {more} more' if more > 0 else ''}")
+
+
+def _marked(text: str, spans: list[tuple[int, int]], tty: bool) -> str:
+    """``text`` with the query-term words in bold on a terminal, else between brackets."""
+    out, at = [], 0
+    for a, b in spans:
+        out.append(text[at:a])
+        out.append(click.style(text[a:b], bold=True) if tty else f"[{text[a:b]}]")
+        at = b
+    out.append(text[at:])
+    return "".join(out)
 
 
 def _run_topics(ix: Any, topics: str, output: str | None, fmt: str, tag: str, k: int,
