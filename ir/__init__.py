@@ -1,7 +1,8 @@
 """ir: BM25 page index with block-based pseudo-relevance feedback.
 
-Backends ``bm25`` (embedded, rank-bm25) and ``lucene`` (pyserini, ``pip install webseg[lucene]``)
-behind one :class:`Index`; feedback ``none``, ``rm3`` and ``blocks`` (:mod:`ir.feedback`).
+Backends ``bm25`` (embedded BM25, Lucene's IDF) and ``lucene`` (pyserini,
+``pip install webseg[lucene]``) behind one :class:`Index`; feedback ``none``, ``rm3`` and
+``blocks`` (:mod:`ir.feedback`).
 """
 
 from ir.analysis import Analyzer

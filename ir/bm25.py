@@ -1,4 +1,4 @@
-"""Embedded BM25: rank-bm25's BM25Okapi scores from precomputed per-term weight postings.
+"""Embedded BM25 (Okapi BM25 with Lucene's IDF) from precomputed per-term weight postings.
 
 Layout (chosen by ``bench/ir.py``, which measures it beside bm25s): documents are appended in
 batches as compact doc-major rows (``int32`` term ids, ``float32`` term frequencies; no Python
@@ -10,11 +10,16 @@ arithmetic, no per-term dict lookups per document. Adding documents never re-rea
 documents: it appends rows and marks the weights stale (N, avgdl and IDF change with every
 add, so the weights are recomputed from the compact rows, vectorised, at the next query).
 
-Scoring is rank-bm25's ``BM25Okapi`` exactly: IDF ``log((N - df + 0.5) / (df + 0.5))`` with
-negative values replaced by ``epsilon`` times the mean IDF of the vocabulary; with unit query
-weights :meth:`EmbeddedBM25.scores` equals ``BM25Okapi.get_scores`` (a test checks it; weights
-are stored as float32, so equal to ~1e-6 relative). Term frequencies may be fractional
-(field-weighted documents, :mod:`ir.fields`): the same formula applies to the weighted counts.
+Scoring is Okapi BM25 with Lucene's IDF, ``log(1 + (N - df + 0.5) / (df + 0.5))``: the
+saturation and length normalisation of rank-bm25's ``BM25Okapi`` (a test checks the scores
+against it with only the IDF swapped; weights are stored as float32, so equal to ~1e-6
+relative). Why not rank-bm25's own IDF ``log((N - df + 0.5) / (df + 0.5))``: it is negative
+for a term on more than half the documents, and its floor (``epsilon`` x the mean IDF) is
+itself negative on a small index, so a page with more query terms could rank below one with
+fewer and a common word returned only negative scores. Lucene's IDF is positive for every
+term, so every matching term adds to a page's score (and the two backends now share the
+formula, up to Lucene's one-byte length norms). Term frequencies may be fractional
+(field-weighted documents): the same formula applies to the weighted counts.
 
 Results are arrays (:meth:`EmbeddedBM25.top` returns row indices and scores), so a k=1000
 query builds no per-hit objects; :class:`ir.index.SearchResult` creates hits lazily.
@@ -27,7 +32,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["EmbeddedBM25", "bm25_term_scores", "okapi_idf", "top_candidates"]
+__all__ = ["EmbeddedBM25", "bm25_term_scores", "lucene_idf", "top_candidates"]
 
 
 def bm25_term_scores(tf: np.ndarray, dl: np.ndarray, avgdl: float, idf: float | np.ndarray,
@@ -38,13 +43,11 @@ def bm25_term_scores(tf: np.ndarray, dl: np.ndarray, avgdl: float, idf: float | 
     return idf * (tf * (k1 + 1)) / (tf + k1 * (1 - b + b * dl / avgdl))
 
 
-def okapi_idf(df: np.ndarray, n: int, epsilon: float) -> np.ndarray:
-    """rank-bm25's BM25Okapi IDF per term: negative IDFs floored at ``epsilon`` x mean IDF."""
-    idf = np.log(n - df + 0.5) - np.log(df + 0.5)
-    if len(idf):
-        eps = epsilon * float(idf.mean())
-        idf = np.where(idf < 0, eps, idf)
-    return idf
+def lucene_idf(df: np.ndarray | float, n: int) -> np.ndarray:
+    """Lucene's BM25 IDF per term, ``log(1 + (n - df + 0.5) / (df + 0.5))``: > 0 for every
+    ``0 <= df <= n``, so a matching term never lowers a score."""
+    df = np.asarray(df, dtype=np.float64)
+    return np.log1p((n - df + 0.5) / (df + 0.5))
 
 
 #: Postings per slice when (re)computing weights (bounds temporary memory).
@@ -74,8 +77,8 @@ class EmbeddedBM25:
     """
 
     def __init__(self, doc_freqs: Iterable[Mapping[str, float]] = (), k1: float = 1.5,
-                 b: float = 0.75, epsilon: float = 0.25) -> None:
-        self.k1, self.b, self.epsilon = float(k1), float(b), float(epsilon)
+                 b: float = 0.75) -> None:
+        self.k1, self.b = float(k1), float(b)
         self.vocab: dict[str, int] = {}
         self._terms: list[str] = []
         self._chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # indptr, ids, tf
@@ -205,12 +208,11 @@ class EmbeddedBM25:
         self.doc_len = dl
         self.avgdl = float(dl.sum() / n) if n else 0.0
         self._df = df
-        seen = df > 0  # rank-bm25 only knows terms of live documents
+        seen = df > 0  # terms of retired rows only: unseen, idf 0 (they match nothing)
         idf = np.zeros(m.shape[1])
         if n:
-            idf[seen] = okapi_idf(df[seen].astype(np.float64), n, self.epsilon)
+            idf[seen] = lucene_idf(df[seen], n)
         self._idf = idf
-        self._idf_positive = bool((idf[seen] > 0).all())
         norm = (self.k1 * (1 - self.b + self.b * dl / self.avgdl) if self.avgdl
                 else np.ones_like(dl)).astype(np.float32)
         norm[~live] = np.inf  # retired rows: weight 0 (kept in the postings, masked in top())
@@ -233,7 +235,7 @@ class EmbeddedBM25:
         return 0 if j is None else int(self._df[j])
 
     def idf(self, term: str) -> float:
-        """rank-bm25's IDF of ``term``; 0 for unseen terms (as ``get_scores`` treats them)."""
+        """Lucene's IDF of ``term`` (always > 0); 0 for unseen terms (they match nothing)."""
         self._refresh()
         j = self.vocab.get(term)
         return 0.0 if j is None else float(self._idf[j])
@@ -292,17 +294,16 @@ class EmbeddedBM25:
         """Rows and scores of the ``k`` best documents that contain a query term, by score
         then row order.
 
-        Matching, not a positive score, decides: in a tiny collection rank-bm25's floored
-        IDF can be negative, and such documents are still results (as in Lucene). When every
-        IDF and query weight is positive (nearly always), matching is the same as a positive
-        score, and no match mask is built.
+        Matching, not a positive score, decides (a query term may carry a zero or negative
+        weight, e.g. from feedback). When every query weight is positive (nearly always; every
+        IDF is), matching is the same as a positive score, and no match mask is built.
         """
         return top_candidates(*self.match(weights), k)
 
     def match(self, weights: Mapping[str, float]) -> tuple[np.ndarray, np.ndarray]:
         """Scores of every row and the (ascending) live rows that contain a query term."""
         self._refresh()
-        if self._idf_positive and all(w > 0 for w in weights.values()):
+        if all(w > 0 for w in weights.values()):
             s = self._accumulate(weights, None)
             return s, np.flatnonzero(s > 0)  # retired rows have weight 0: never candidates
         matched = np.zeros(self._rows, dtype=bool)

@@ -62,38 +62,99 @@ def _parse_fields(spec: str) -> dict[str, float] | None:
     return out
 
 
-def _jsonl_docs(path: str, an: Any) -> Any:
-    """Documents of a ``docs.jsonl`` text collection (id, title, text), for --format jsonl."""
+#: Input file names read as text collections (one JSON document per line, or a JSON array).
+JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson")
+
+
+def _is_text_collection(path: str) -> bool:
+    """A JSON-lines / JSON file, or a folder holding only such files (an Anserini collection
+    folder): indexed as text documents, never rendered as a web page."""
+    import os
+
+    if os.path.isdir(path):
+        names = [n for n in os.listdir(path) if not n.startswith(".")]
+        return bool(names) and all(n.lower().endswith(JSONL_SUFFIXES) for n in names)
+    return path.lower().endswith(JSONL_SUFFIXES)
+
+
+def _collection_files(path: str) -> list[str]:
+    import os
+
+    if os.path.isdir(path):
+        return sorted(os.path.join(path, n) for n in os.listdir(path)
+                      if n.lower().endswith(JSONL_SUFFIXES))
+    return [path]
+
+
+def _records(path: str) -> Any:
+    """(line number, JSON value) of a JSON-lines file, or of the items of a JSON array."""
+    import gzip
+    import itertools
+
+    opener = gzip.open if path.lower().endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as f:
+        first = f.readline()
+        skipped = 0
+        while first and not first.strip():
+            first, skipped = f.readline(), skipped + 1
+        if first.lstrip().startswith("["):  # pyserini's JsonCollection: a JSON array per file
+            try:
+                items = json.loads(first + f.read())
+            except json.JSONDecodeError as e:
+                raise click.UsageError(f"{path}: not a JSON array ({e})") from None
+            yield from enumerate(items, 1)
+            return
+        for ln, line in enumerate(itertools.chain([first], f), skipped + 1):
+            if line.strip():
+                yield ln, _loads(path, ln, line)
+
+
+def _loads(path: str, ln: int, line: str) -> Any:
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as e:
+        raise click.UsageError(f"{path}:{ln}: not a JSON record ({e})") from None
+
+
+def _jsonl_docs(path: str, an: Any, warn: Any = None) -> Any:
+    """Documents of a text collection: ``docs.jsonl`` records (``id``, ``title``, ``text``) or
+    Anserini ``JsonCollection`` records (``id``, ``contents``; pyserini's ``docid`` too).
+    A document with no text is indexed (its id stays known) and reported through ``warn``."""
     from ir.pipeline import doc_from_text
 
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for ln, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                r = json.loads(line)
-                yield doc_from_text(str(r["id"]), str(r.get("text", "")), an,
-                                    title=str(r.get("title") or ""), url=r.get("url"),
-                                    lang_hints=[r["lang"]] if isinstance(r.get("lang"), str)
-                                    else ())
-            except (json.JSONDecodeError, KeyError, TypeError) as e:
-                raise click.UsageError(f"{path}:{ln}: not a docs.jsonl record ({e})") from None
+    for ln, r in _records(path):
+        if not isinstance(r, dict) or ("id" not in r and "docid" not in r):
+            raise click.UsageError(f"{path}:{ln}: a document needs an id (docs.jsonl: id, "
+                                   "title, text; JsonCollection: id, contents)")
+        did = str(r["id"] if "id" in r else r["docid"])
+        text = r.get("text")
+        if text is None:
+            text = r.get("contents")
+        text = "" if text is None else str(text)
+        doc = doc_from_text(did, text, an, title=str(r.get("title") or ""), url=r.get("url"),
+                             lang_hints=[r["lang"]] if isinstance(r.get("lang"), str) else ())
+        if doc.status != "ok" and warn is not None:
+            warn(f"{path}:{ln}: document {did}: no text to index ({doc.reason}); "
+                 "fields read: text or contents, and title")
+        yield doc
 
 
 @click.command("index")
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("-o", "--output", required=True, help="Index directory to create (or add to).")
 @click.option("--backend", type=click.Choice(["bm25", "lucene"]), default="bm25",
-              show_default=True, help="Embedded rank-bm25, or Lucene via pyserini.")
+              show_default=True, help="Embedded BM25, or Lucene via pyserini.")
 @click.option("--segmenter", "sources", default=None,
               help="Block source(s) stored per page, comma-separated: vips, dom, gcuts, wps, "
                    "pagelevel, windows or any registered segmenter. Windows are always kept. "
                    "Default: vips; blockfusion with --no-render.")
-@click.option("--input-format", "fmt", type=click.Choice(["html", "jsonl"]), default="html",
-              show_default=True, callback=takes_alias("fmt"),
-              help="html: pages, directories, WARC, URL lists; jsonl: "
-                   "text collections (docs.jsonl with id, title, text).")
-@renamed("--format", "--input-format", "fmt", type=click.Choice(["html", "jsonl"]))
+@click.option("--input-format", "fmt", type=click.Choice(["auto", "html", "jsonl"]),
+              default="auto", show_default=True, callback=takes_alias("fmt"),
+              help="html: pages, directories, WARC, URL lists; jsonl: text collections "
+                   "(docs.jsonl with id, title, text, or Anserini JsonCollection with id, "
+                   "contents); auto: jsonl for .jsonl/.json(.gz) files and folders of them, "
+                   "else html.")
+@renamed("--format", "--input-format", "fmt", type=click.Choice(["auto", "html", "jsonl"]))
 @click.option("--append", is_flag=True, help="Add to an existing index (incremental).")
 @click.option("--overwrite", is_flag=True, help="Replace an existing index.")
 @click.option("--stemmer", type=click.Choice(["porter", "english", "none"]), default="porter",
@@ -145,6 +206,12 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str |
 
     if append and overwrite:
         raise click.UsageError("--append and --overwrite exclude each other")
+    if fmt == "auto":
+        kinds = {_is_text_collection(p) for p in inputs}
+        if len(kinds) > 1:
+            raise click.UsageError("inputs mix text collections (.jsonl/.json) and pages: "
+                                   "index them in two runs (the second with --append)")
+        fmt = "jsonl" if kinds == {True} else "html"
     if sources is None:
         sources = PARSED_SEGMENTER if no_render else "vips"
     srcs = [s.strip() for s in sources.split(",") if s.strip()]
@@ -188,14 +255,26 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str |
         raise click.UsageError(str(e)) from None
     failed = 0
     if fmt == "jsonl":
-        for p in inputs:
+        empty = 0
+
+        def warn(msg: str) -> None:
+            nonlocal empty
+            empty += 1
+            if empty <= 20:
+                _err(f"warning: {msg}")
+
+        for p in [f for i in inputs for f in _collection_files(i)]:
+            before = empty
             try:
-                n = ix.add(_jsonl_docs(p, ix.analyzer))
+                n = ix.add(_jsonl_docs(p, ix.analyzer, warn))
             except OSError as e:
                 _err(f"{p}: read: {e}")
                 failed += 1
                 continue
-            click.echo(f"{p}: {n} documents", err=True)
+            note = f" ({empty - before} without text)" if empty > before else ""
+            click.echo(f"{p}: {n} documents{note}", err=True)
+        if empty > 20:
+            _err(f"warning: {empty} documents without text in all ({empty - 20} not listed)")
     else:
         from ir.pipeline import index_paths
         from webseg.progress import progress_bar
@@ -254,29 +333,67 @@ def _index_output_folder(folder: str, output: str, backend: str, overwrite: bool
 
 @click.command("search")
 @click.argument("index")
-@click.argument("query")
+@click.argument("query", required=False)
 @click.option("--prf", type=click.Choice(["none", "rm3", "blocks", "anserini-rm3"]),
               default="none", show_default=True, help="Pseudo-relevance feedback.")
-@click.option("-k", default=10, show_default=True, type=click.IntRange(1, 100_000),
-              help="Pages to return.")
+@click.option("-k", "--hits", "k", default=None, type=click.IntRange(1, 100_000),
+              help="Pages to return per query (default 10; 1000 with --topics).")
 @click.option("--source", default=None,
               help="Block source for --prf blocks and snippets (default: the index's first).")
 @click.option("-P", "--param", "params", multiple=True, metavar="KEY=VALUE",
               help="Feedback parameter, e.g. -P fb_pages=80 -P fb_blocks=20 -P fb_terms=10.")
-@click.option("--json", "as_json", is_flag=True, help="JSON output (hits, expanded query).")
-def search_cmd(index: str, query: str, prf: str, k: int, source: str | None,
-               params: tuple[str, ...], as_json: bool) -> None:
-    """Search an index; each hit shows its best-matching block as the snippet.
+@click.option("--format", "--output-format", "fmt", default=None,
+              type=click.Choice(["text", "json", "trec", "msmarco"]),
+              help="Output: text (default for one query), json (one query: the hits with "
+                   "snippets and their query-term offsets; --topics: one JSON line per topic), "
+                   "trec (default with --topics: qid Q0 docid rank score tag) or msmarco.")
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option("--collapse/--no-collapse", default=True, show_default=True,
+              help="Fold pages with the same main text (and, in an index of a pipeline's "
+                   "output, the same duplicate cluster) into the best-scoring one, listing "
+                   "the others under it. Runs (--topics) are never collapsed.")
+@click.option("--topics", type=click.Path(dir_okay=False),
+              help="Topics file (qid<TAB>query .tsv/.txt, .jsonl with qid and query, or .json;"
+                   " as pyserini reads them): writes a run instead of showing hits.")
+@click.option("--output", type=click.Path(dir_okay=False),
+              help="Run file to write with --topics (default: standard output).")
+@click.option("--run-tag", default="webseg", show_default=True,
+              help="The run's name in the last column of a TREC run.")
+@click.option("--threads", default=1, show_default=True, type=click.IntRange(1, 256),
+              help="Topics searched at once (embedded backend).")
+@click.option("--batch-size", default=64, show_default=True, type=click.IntRange(1, 100_000),
+              help="Topics handed to the threads at a time.")
+def search_cmd(index: str, query: str | None, prf: str, k: int | None, source: str | None,
+               params: tuple[str, ...], fmt: str | None, as_json: bool, collapse: bool,
+               topics: str | None, output: str | None, run_tag: str, threads: int,
+               batch_size: int) -> None:
+    """Search an index; each hit shows its best-matching main-text passage as the snippet.
 
     \b
     Examples:
       webseg search idx "crystalline lens"
       webseg search idx "crystalline lens" --prf blocks -P fb_blocks=10 --json
+      webseg search idx --topics topics.tsv --output run.txt --run-tag bm25 --threads 2
     """
     from ir import EmptyQueryError, Index
     from ir.feedback import BEST_BLOCKS
     from ir.store import IndexCorruptError, IndexNotFoundError
 
+    if as_json:
+        if fmt not in (None, "json"):
+            raise click.UsageError("--json and --format exclude each other")
+        fmt = "json"
+    if topics is None:
+        if query is None:
+            raise click.UsageError("give a QUERY, or --topics FILE for a run")
+        if fmt in ("trec", "msmarco"):
+            raise click.UsageError(f"--format {fmt} writes a run: use it with --topics")
+        if output is not None:
+            raise click.UsageError("--output writes a run: use it with --topics")
+    elif query is not None:
+        raise click.UsageError("give a QUERY or --topics, not both")
+    elif fmt == "text":
+        raise click.UsageError("--topics writes a run: --format trec, msmarco or json")
     kw = _parse_params(params)
     if prf == "blocks":
         kw = {**BEST_BLOCKS, **kw}  # the best measured configuration unless -P says otherwise
@@ -292,8 +409,14 @@ def search_cmd(index: str, query: str, prf: str, k: int, source: str | None,
         sys.exit(EXIT_FAILED)
     if prf == "blocks" and kw["source"] not in (*ix.sources, "windows"):
         kw["source"] = "windows"  # the tuned source is not stored here: windows always are
+    if topics is not None:
+        _run_topics(ix, topics, output, fmt or "trec", run_tag, k or 1000, threads, batch_size,
+                    prf, kw)
+        return
+    assert query is not None
     try:
-        res = ix.search(query, k=k, prf=prf, snippet_source=source, **kw)
+        res = ix.search(query, k=k or 10, prf=prf, snippet_source=source, collapse=collapse,
+                        **kw)
     except EmptyQueryError as e:
         _err(str(e))
         sys.exit(EXIT_USAGE)
@@ -302,7 +425,7 @@ def search_cmd(index: str, query: str, prf: str, k: int, source: str | None,
         sys.exit(EXIT_FAILED)
     except (ValueError, ImportError) as e:
         raise click.UsageError(str(e)) from None
-    if as_json:
+    if fmt == "json":
         click.echo(json.dumps(res.to_dict(), ensure_ascii=False, indent=1))
         return
     if prf != "none" and res.expanded:
@@ -310,12 +433,65 @@ def search_cmd(index: str, query: str, prf: str, k: int, source: str | None,
         click.echo("expanded: " + " ".join(f"{t}:{w:.3f}" for t, w in top))
     if not res.hits:
         click.echo("no matching pages")
+    tty = sys.stdout.isatty()
     for h in res.hits:
         flag = "" if h.status == "ok" else f" [{h.status}]"
         where = h.url or h.id  # a WARC record's id is path#offset: its URL says more
         click.echo(f"{h.rank:3d}. {h.score:8.3f}  {where}{flag}  {h.title[:60]}")
         if h.snippet:
-            click.echo(f"       {h.snippet}")
+            click.echo(f"       {_marked(h.snippet, h.highlights, tty)}")
+        if h.duplicates:
+            more = len(h.duplicates) - 5
+            shown = ", ".join(d["url"] or d["id"] for d in h.duplicates[:5])
+            click.echo(f"       also: {shown}{f' and {more} more' if more > 0 else ''}")
+
+
+def _marked(text: str, spans: list[tuple[int, int]], tty: bool) -> str:
+    """``text`` with the query-term words in bold on a terminal, else between brackets."""
+    out, at = [], 0
+    for a, b in spans:
+        out.append(text[at:a])
+        out.append(click.style(text[a:b], bold=True) if tty else f"[{text[a:b]}]")
+        at = b
+    out.append(text[at:])
+    return "".join(out)
+
+
+def _run_topics(ix: Any, topics: str, output: str | None, fmt: str, tag: str, k: int,
+                threads: int, batch_size: int, prf: str, kw: dict[str, Any]) -> None:
+    """``webseg search --topics``: every topic through the one opened index, as a run."""
+    import time
+
+    from ir.runs import TopicsError, read_topics, search_topics, write_hits
+    from ir.store import IndexCorruptError
+
+    if any(c.isspace() for c in tag):
+        raise click.UsageError("--run-tag must not contain white space (a TREC run column)")
+    try:
+        tops = read_topics(topics)
+    except TopicsError as e:
+        raise click.UsageError(str(e)) from None
+    out = open(output, "w", encoding="utf-8") if output else sys.stdout  # noqa: SIM115
+    t0 = time.perf_counter()
+    n = lines = 0
+    try:
+        for qid, res in search_topics(ix, tops, k, threads, batch_size,
+                                      warn=lambda m: _err(f"warning: {m}"), prf=prf, **kw):
+            lines += write_hits(out, qid, res, fmt, tag)
+            n += 1
+    except IndexCorruptError as e:
+        _err(f"{ix.store.path}: search: {e}")
+        sys.exit(EXIT_FAILED)
+    except (ValueError, ImportError) as e:
+        _err(str(e))
+        sys.exit(EXIT_FAILED if "white space" in str(e) else EXIT_USAGE)
+    finally:
+        if output:
+            out.close()
+    dt = time.perf_counter() - t0
+    click.echo(f"{len(tops)} topics, {n} with results, {lines} lines "
+               f"({fmt}){' to ' + output if output else ''}; {dt:.2f} s "
+               f"({1000 * dt / max(len(tops), 1):.1f} ms/topic)", err=True)
 
 
 COMMANDS = [index_cmd, search_cmd]

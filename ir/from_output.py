@@ -39,8 +39,8 @@ from typing import Any
 from ir.analysis import Analyzer
 from ir.store import StoredDoc
 
-__all__ = ["IndexBuilder", "build_from_output", "is_output_folder", "iter_output_docs",
-           "lucene_contents"]
+__all__ = ["IndexBuilder", "build_from_output", "duplicate_clusters", "is_output_folder",
+           "iter_output_docs", "lucene_contents"]
 
 _ID = re.compile(rb'^\{"id":\s*("(?:[^"\\]|\\.)*")')
 
@@ -275,11 +275,36 @@ def build_from_output(folder: str | Path, out: str | Path, backend: str = "bm25"
             sources = sorted(found) or ["windows"]
     builder = IndexBuilder(out, backend=backend, analyzer=analyzer, sources=sources, k1=k1,
                            b=b, overwrite=overwrite, threads=threads, shard_docs=shard_docs)
+    clusters = duplicate_clusters(folder)
     for d in itertools.chain(head, docs):
-        builder.add(d)
+        c = clusters.get(str(d.get("id")))
+        builder.add({**d, "cluster": c} if c is not None else d)
     spark_lucene = Path(folder) / "lucene_docs"
     use = spark_lucene if backend == "lucene" and spark_lucene.is_dir() else None
     return builder.close(lucene_input=use)
+
+
+def duplicate_clusters(folder: str | Path) -> dict[str, str]:
+    """Page id -> duplicate cluster of the pages in one, from the output's final
+    ``pages.jsonl`` (a file for ``webseg pipeline``, a folder of part files for ``webseg
+    spark``); empty when it is missing (e.g. a run without the collection stage), so search
+    results then fold exact main-text duplicates only."""
+    p = Path(folder) / "pages.jsonl"
+    files = [p] if p.is_file() else _part_files(p) if p.is_dir() else []
+    out: dict[str, str] = {}
+    for f in files:
+        with f.open("rb") as fh:
+            for line in fh:
+                if b'"duplicate_cluster"' not in line:
+                    continue
+                try:
+                    r = json.loads(line)
+                except ValueError:
+                    continue
+                c = r.get("duplicate_cluster")
+                if c is not None and r.get("id") is not None:
+                    out[str(r["id"])] = str(c)
+    return out
 
 
 def _anserini_main(args: list[str]) -> int:

@@ -5,9 +5,9 @@
 >>> ix.add([doc_from_text("d1", "Block-based feedback for web search", ix.analyzer)])
 >>> ix.search("web feedback", k=5, prf="blocks", source="windows")    # doctest: +SKIP
 
-One API, two backends: ``bm25`` (embedded, rank-bm25's formula, the default) and ``lucene``
-(pyserini, optional extra). Both index the same analysed terms (:mod:`ir.analysis`) and read
-feedback blocks from the same store (:mod:`ir.store`), so feedback never renders.
+One API, two backends: ``bm25`` (embedded, Okapi BM25 with Lucene's IDF, the default) and
+``lucene`` (pyserini, optional extra). Both index the same analysed terms (:mod:`ir.analysis`)
+and read feedback blocks from the same store (:mod:`ir.store`), so feedback never renders.
 
 Content-aware indexing: an index created with ``fields`` (e.g. :data:`DEFAULT_FIELDS`) scores a
 page by the field-weighted sum of its ``title``, ``main`` and ``rest`` term counts (BM25F's
@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
 from typing import Any, TypeVar
@@ -32,7 +32,8 @@ from ir import feedback as fb
 from ir.analysis import Analyzer
 from ir.bm25 import EmbeddedBM25, bm25_term_scores, top_candidates
 from ir.repeats import DEFAULT_REPEATS, RepeatTracker, demote, demoted_keys, leaf_key
-from ir.store import Block, IndexStore, StoredDoc, passage_record, source_blocks
+from ir.snippets import snippet as make_snippet
+from ir.store import Block, IndexStore, StoredDoc, main_text_hash, passage_record, source_blocks
 
 __all__ = ["BACKENDS", "DEFAULT_B", "DEFAULT_FIELDS", "DEFAULT_K1", "DEFAULT_PASSAGES",
            "DEFAULT_REPEATS", "EmptyQueryError", "Hit", "Index", "SearchResult"]
@@ -40,12 +41,18 @@ __all__ = ["BACKENDS", "DEFAULT_B", "DEFAULT_FIELDS", "DEFAULT_K1", "DEFAULT_PAS
 BACKENDS = ("bm25", "lucene")
 _T = TypeVar("_T")
 
-#: Field weights of the content-aware default (``webseg index``), chosen on the dev collections
-#: (cranfield k=1 and k=3 web versions, and cranfield titles at k=1 for the rest weight;
-#: eval/results/prf/content/README.md, ``chosen.json``; the rest weight together with
-#: :data:`ir.repeats.DEFAULT_REPEATS`: with template text out of ``main``, the rest of the page
-#: is worth little more than a tie-breaker).
-DEFAULT_FIELDS: dict[str, float] = {"title": 0.0, "main": 1.0, "rest": 0.03}
+#: Field weights of the content-aware default (``webseg index``). ``main`` and ``rest`` were
+#: chosen on the dev collections (cranfield k=1 and k=3 web versions, and cranfield titles at
+#: k=1 for the rest weight; eval/results/prf/content/README.md, ``chosen.json``; the rest weight
+#: together with :data:`ir.repeats.DEFAULT_REPEATS`: with template text out of ``main``, the
+#: rest of the page is worth little more than a tie-breaker). ``title`` was chosen on real
+#: pages, because the web versions keep their template's ``<title>`` (there a title can only
+#: mislead, and 0 was best, so a word found only in a real page's title found nothing): each
+#: page's own title as a known-item query finds it in the top 10 for 99.5% of WCXB dev and
+#: 96.4% of DAnIEL dev pages (95.8% / 90.4% at 0), and MAP on every dev web version falls by at
+#: most 0.0023 (the largest weight of the grid within half the 0.005 allowed;
+#: ``python -m eval.prf.title_weight``, eval/results/prf/title/README.md).
+DEFAULT_FIELDS: dict[str, float] = {"title": 1.0, "main": 1.0, "rest": 0.03}
 #: BM25 parameters of ``webseg index`` (chosen on the same dev collections).
 DEFAULT_K1, DEFAULT_B = 1.5, 0.4
 #: Passage evidence of ``webseg index``: a page's score is its field-weighted BM25 plus
@@ -89,9 +96,12 @@ class EmptyQueryError(ValueError):
 
 @dataclass
 class Hit:
-    """One ranked page; ``snippet`` is its best-matching stored block for the query (its own
-    text first: a block whose text is on other pages of the index, a template's, only when no
-    other block matches)."""
+    """One ranked page; ``snippet`` is the passage of its best-matching stored block that
+    shows most of the query (a main-content block first; a block whose text is on other pages
+    of the index, a template's, only when no other block matches), ``highlights`` the
+    (start, end) offsets of the query-term words in it. ``duplicates``: with collapsing, the
+    lower-ranked pages folded into this one (same main text, or the same duplicate cluster of
+    the indexing pipeline), each as id, url, title, score."""
 
     rank: int
     id: str
@@ -102,12 +112,18 @@ class Hit:
     snippet: str = ""
     snippet_source: str = ""
     snippet_seg: int | None = None
+    highlights: list[tuple[int, int]] = field(default_factory=list)
+    duplicates: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rank": self.rank, "id": self.id, "score": round(self.score, 6),
-                "title": self.title, "url": self.url, "status": self.status,
-                "snippet": self.snippet, "snippet_source": self.snippet_source,
-                "snippet_seg": self.snippet_seg}
+        d = {"rank": self.rank, "id": self.id, "score": round(self.score, 6),
+             "title": self.title, "url": self.url, "status": self.status,
+             "snippet": self.snippet, "snippet_source": self.snippet_source,
+             "snippet_seg": self.snippet_seg,
+             "highlights": [list(h) for h in self.highlights]}
+        if self.duplicates:
+            d["duplicates"] = self.duplicates
+        return d
 
 
 class SearchResult:
@@ -117,8 +133,11 @@ class SearchResult:
     def __init__(self, query: str, prf: str, index: Index, rows: np.ndarray,
                  scores: np.ndarray, terms: Sequence[str] = (), snippets: bool = True,
                  snippet_source: str | None = None, expanded: dict[str, float] | None = None,
-                 feedback_units: list[dict[str, Any]] | None = None) -> None:
+                 feedback_units: list[dict[str, Any]] | None = None,
+                 folded: dict[int, list[tuple[int, float]]] | None = None) -> None:
         self.query, self.prf = query, prf
+        #: row -> the (row, score) pairs collapsed under it (``collapse=True``)
+        self.folded = folded or {}
         self.rows, self.scores = rows, scores
         self.expanded = expanded or {}
         self.feedback_units = feedback_units or []
@@ -147,7 +166,10 @@ class SearchResult:
                                                strict=True), 1):
                 url, title, status, _ = ix._meta[i]
                 h = Hit(rank=rank, id=ix._ids[i], score=sc, title=title, url=url,
-                        status=status)
+                        status=status,
+                        duplicates=[{"id": ix._ids[r], "url": ix._meta[r][0],
+                                     "title": ix._meta[r][1], "score": round(float(x), 6)}
+                                    for r, x in self.folded.get(i, [])])
                 if self._snippets:
                     ix._snippet(h, i, self._terms, self._snippet_source)
                 out.append(h)
@@ -155,7 +177,7 @@ class SearchResult:
         return self._hits
 
     def to_dict(self) -> dict[str, Any]:
-        return {"query": self.query, "prf": self.prf,
+        return {"query": self.query, "prf": self.prf, "terms": list(dict.fromkeys(self._terms)),
                 "expanded_query": {t: round(w, 6) for t, w in self.expanded.items()},
                 "feedback_units": self.feedback_units,
                 "hits": [h.to_dict() for h in self.hits]}
@@ -230,6 +252,8 @@ class Index:
         self.engine = EmbeddedBM25(k1=self.k1, b=self.b)
         self._ids: list[str] = []
         self._meta: list[tuple[str | None, str, str, str | None]] = []
+        #: per row: (main-text hash, duplicate cluster), what collapsing folds by
+        self._dup: list[tuple[str | None, str | None]] = []
         self.pos: dict[str, int] = {}
         self._blocks: list[dict[str, list[Block]]] | None = None
         #: blocks of a few rows read without loading the store (:meth:`_prefetch_blocks`)
@@ -361,6 +385,7 @@ class Index:
             self.pos[d.id] = r
             self._ids.append(d.id)
             self._meta.append((d.url, d.title, d.status, d.reason))
+            self._dup.append((d.main_hash or main_text_hash(d), d.cluster))
         if self._blocks is not None:
             self._blocks.extend(d.blocks for d in docs)
         if self._pas_data is not None and self.passages:
@@ -807,15 +832,22 @@ class Index:
         return rows[order], s[order]
 
     def search(self, query: str, k: int = 10, prf: str = "none", snippets: bool = True,
-               snippet_source: str | None = None, **params: Any) -> SearchResult:
+               snippet_source: str | None = None, collapse: bool = False,
+               **params: Any) -> SearchResult:
         """Rank pages for ``query`` with feedback ``prf`` (none, rm3, blocks, anserini-rm3).
 
         ``params`` are the feedback parameters (:class:`ir.feedback.Rm3Params`,
         :class:`ir.feedback.BlockParams`). ``anserini-rm3`` (lucene backend only) runs
-        Anserini's own RM3 for comparison.
+        Anserini's own RM3 for comparison. ``collapse`` (for display; never for evaluation
+        runs): pages with the same main text, or in one duplicate cluster of the indexing
+        pipeline, fold into the best-scoring of them (:meth:`collapse`); ``k`` pages remain
+        where the index has that many distinct ones.
         """
         if k < 1:
             raise ValueError("k must be >= 1")
+        want = k
+        if collapse:  # deeper, so that k distinct pages remain after folding
+            k = min(max(5 * k, k + 100), max(len(self), 1))
         terms = self.query_terms(query)
         units: list[dict[str, Any]] = []
         if prf == "anserini-rm3":
@@ -839,8 +871,35 @@ class Index:
                 first = list(zip(r0.tolist(), s0.tolist(), strict=True))
                 weights, units = self._feedback(terms, first, p)
                 rows, scores = self.retrieve(weights, k)
+        folded: dict[int, list[tuple[int, float]]] = {}
+        if collapse:
+            rows, scores, folded = self.collapse(rows, scores, want)
         return SearchResult(query, prf, self, rows, scores, terms, snippets, snippet_source,
-                            weights, units)
+                            weights, units, folded)
+
+    def collapse(self, rows: np.ndarray, scores: np.ndarray, k: int
+                 ) -> tuple[np.ndarray, np.ndarray, dict[int, list[tuple[int, float]]]]:
+        """The first ``k`` ranked rows that are not a lower-ranked copy of an earlier one, and
+        for each the (row, score) of its copies: pages with the same main-text hash (stored
+        at index time, :func:`ir.store.main_text_hash`) or the same duplicate cluster."""
+        leader: dict[tuple[str, str], int] = {}
+        keep: list[int] = []
+        folded: dict[int, list[tuple[int, float]]] = {}
+        for i, (r, sc) in enumerate(zip(rows.tolist(), scores.tolist(), strict=True)):
+            h, c = self._dup[r]
+            keys = [key for key in (("main", h), ("cluster", c)) if key[1] is not None]
+            lead = next((leader[key] for key in keys if key in leader), None)
+            if lead is None:
+                if len(keep) >= k:
+                    continue  # no room for another page; copies of kept ones still fold
+                lead = r
+                keep.append(i)
+            else:
+                folded.setdefault(lead, []).append((r, sc))
+            for key in keys:
+                leader.setdefault(key, lead)
+        idx = np.asarray(keep, dtype=np.int64)
+        return rows[idx], scores[idx], folded
 
     def _feedback(self, terms: list[str], first: list[tuple[int, float]],
                   p: fb.Rm3Params | fb.BlockParams
@@ -864,6 +923,11 @@ class Index:
                          p.idf_power), info
 
     def _snippet(self, h: Hit, idx: int, terms: list[str], source: str | None) -> None:
+        """The snippet of ``h``: the best block for the query by BM25 among, in this order of
+        preference, the page's main-content blocks that match and are its own (not repeated on
+        other pages), main-content blocks that match, any block that matches, and when none
+        does (a title-only match) the page's first main-content block; then the passage of it
+        that shows most of the query, with the query-term words marked."""
         src = source or (self.sources[0] if self.sources else "windows")
         bl = self._source_blocks(idx, src)
         if not bl:
@@ -877,13 +941,17 @@ class Index:
             if tf.any():
                 sc += bm25_term_scores(tf, dl, avgdl, self.engine.idf(t), self.k1, self.b)
                 matched |= tf > 0
-        sc[~matched] = -np.inf  # a block with a query term beats any without
+        main = np.asarray([b.weight >= 0.5 for b in bl], dtype=bool)
+        own = np.ones(len(bl), dtype=bool)
         if matched.sum() > 1:  # the page's own text beats a template's repeated block
             flags = self._flagged_blocks(idx, src, 0.0, int(DEFAULT_REPEATS["min_pages"]))
-            mine = ~np.asarray([rep for _, rep in flags]) & matched
-            if mine.any():
-                sc[~mine] = -np.inf
-        j = int(np.argmax(sc))
-        h.snippet = bl[j].text if len(bl[j].text) <= 300 else bl[j].text[:297] + "..."
+            own = ~np.asarray([rep for _, rep in flags], dtype=bool)
+        for mask in (matched & main & own, matched & main, matched & own, matched):
+            if mask.any():
+                j = int(np.flatnonzero(mask)[np.argmax(sc[mask])])
+                break
+        else:
+            j = int(np.flatnonzero(main)[0]) if main.any() else 0
+        h.snippet, h.highlights = make_snippet(bl[j].text, terms, self.analyzer)
         h.snippet_source = src if src in self.blocks(idx) else "windows"
         h.snippet_seg = bl[j].seg

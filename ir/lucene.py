@@ -9,9 +9,9 @@ has no incubator modules, so the JVM would not start). ``pyserini.search.lucene`
 Documents are indexed *pre-tokenised*: the terms :mod:`ir.analysis` produced, joined by spaces
 (Anserini's ``-pretokenized``: whitespace analyzer), with stored document vectors. Queries are
 built from the same analysed terms as a ``BooleanQuery`` of boosted ``TermQuery`` clauses, so
-both backends see identical terms and differ only in Lucene's BM25: IDF
-``log(1 + (N - df + 0.5) / (df + 0.5))`` (never negative, unlike rank-bm25's floored one) and
-document lengths stored as one-byte norms (lossy above 40 tokens).
+both backends see identical terms and the same IDF, ``log(1 + (N - df + 0.5) / (df + 0.5))``
+(never negative); they differ in Lucene's document lengths, stored as one-byte norms (lossy
+above 40 tokens), and in its constant (k1 + 1) factor, which changes no ranking.
 """
 
 from __future__ import annotations

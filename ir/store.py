@@ -35,7 +35,7 @@ from typing import Any
 from webseg.page import text_key
 
 __all__ = ["FORMAT", "Block", "IndexCorruptError", "IndexNotFoundError", "IndexStore",
-           "StoredDoc", "passage_record", "source_blocks"]
+           "StoredDoc", "main_text_hash", "passage_record", "source_blocks"]
 
 FORMAT = "webseg.ir"
 VERSION = 1
@@ -99,6 +99,9 @@ class StoredDoc:
     counts of one such leaf; ``main_leaf_n``: key -> number of main leaves with that text,
     when more than one; :func:`ir.content.main_leaves`), so the index can move leaves
     repeated across pages to ``rest`` (:mod:`ir.repeats`).
+    ``main_hash``: :func:`main_text_hash`, set when the document is stored (search results
+    fold pages with equal main text); ``cluster``: the duplicate cluster the indexing pipeline
+    gave the page (None elsewhere).
     """
 
     id: str
@@ -113,6 +116,8 @@ class StoredDoc:
     main_leaf_n: dict[str, int] = field(default_factory=dict)
     #: ISO 639-1 code of the page's language (:func:`webseg.lang.identify`), None if unknown
     lang: str | None = None
+    main_hash: str | None = None
+    cluster: str | None = None
 
     @property
     def length(self) -> int:
@@ -129,6 +134,11 @@ class StoredDoc:
             d["main_leaf_n"] = self.main_leaf_n
         if self.lang:
             d["lang"] = self.lang
+        h = self.main_hash or main_text_hash(self)
+        if h:
+            d["main_hash"] = h
+        if self.cluster is not None:
+            d["cluster"] = self.cluster
         return d
 
     def to_dict(self) -> dict[str, Any]:
@@ -143,7 +153,26 @@ class StoredDoc:
                    reason=d.get("reason"), fields=d.get("fields") or {},
                    main_leaves=d.get("main_leaves") or {},
                    main_leaf_n=d.get("main_leaf_n") or {}, lang=d.get("lang"),
+                   main_hash=d.get("main_hash"), cluster=d.get("cluster"),
                    blocks=_blocks_from_json(d.get("blocks") or {}))
+
+
+def main_text_hash(d: StoredDoc) -> str | None:
+    """A hash of what the page is about: its main-text term counts (the ``main`` field; the
+    whole text for a document stored without fields), None when that is empty.
+
+    Why terms and not the raw text: they are what every document has stored, whichever way it
+    was made (rendered page, parsed page, text record, pipeline output), and two copies of a
+    page under different templates, titles or URLs have the same ones. It is an exact test
+    (equal counts of equal analysed words), cheap enough to compute for every page at index
+    time; near-duplicates are the pipeline's duplicate clusters' job."""
+    main = d.fields.get("main") if d.fields else d.terms
+    if not main:
+        return None
+    items = sorted((t, round(float(c), 3)) for t, c in main.items() if c > 0)
+    if not items:
+        return None
+    return hashlib.sha1(json.dumps(items, ensure_ascii=False).encode("utf-8")).hexdigest()[:16]
 
 
 def _blocks_from_json(d: Mapping[str, list[dict[str, Any]]]) -> dict[str, list[Block]]:
@@ -307,7 +336,8 @@ class IndexStore:
                                     reason=r.get("reason"), fields=r.get("fields") or {},
                                     main_leaves=r.get("main_leaves") or {},
                                     main_leaf_n=r.get("main_leaf_n") or {},
-                                    lang=r.get("lang"))
+                                    lang=r.get("lang"), main_hash=r.get("main_hash"),
+                                    cluster=r.get("cluster"))
                 except (KeyError, TypeError) as e:
                     raise IndexCorruptError(f"shard {shard['name']}: bad record ({e})") from None
 
