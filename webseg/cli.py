@@ -400,9 +400,23 @@ def _make_segmenter(algo: str, params: tuple[str, ...]) -> Any:
     except KeyError as e:
         raise click.UsageError(str(e.args[0])) from None
     except TypeError as e:
-        raise click.UsageError(f"bad parameter for {algo}: {e}") from None
+        raise click.UsageError(f"bad parameter for {algo}: {e}{_known_params(algo)}") from None
     _check_param_types(algo, seg, kwargs)
     return seg
+
+
+def _known_params(algo: str) -> str:
+    """``"; parameters: a, b"`` for a dataclass segmenter (what ``-p`` accepts), else ``""``."""
+    import dataclasses
+
+    from webseg.segmenters.base import _REGISTRY
+
+    factory = _REGISTRY.get(algo, (None,))[0]
+    if not dataclasses.is_dataclass(factory):
+        return ""
+    names = [f.name for f in dataclasses.fields(factory)
+             if f.init and not f.name.startswith("_") and f.name not in ("name", "needs_layout")]
+    return f"; parameters: {', '.join(names)}" if names else ""
 
 
 def _check_param_types(algo: str, seg: Any, kwargs: dict[str, Any]) -> None:
