@@ -565,6 +565,13 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
     from webseg.clean.run import clean_records
     from webseg.inputs import InputRecord
 
+    if algo is not None or as_html:
+        from webseg.cliopts import warn
+
+        if algo is not None:
+            warn("--algo is renamed --method for clean; the old name goes in the next release")
+        if as_html:
+            warn("--html is --format html; the old flag goes in the next release")
     method = method or algo or DEFAULT_METHOD
     if method not in METHODS:
         raise click.UsageError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
