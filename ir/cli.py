@@ -164,7 +164,7 @@ def _jsonl_docs(path: str, an: Any, warn: Any = None) -> Any:
 @click.option("--fields", "fields_opt", default="default", show_default=True,
               help="What a page is scored by: 'default' (content-aware: title, main text and "
                    "the rest of the page as weighted fields, weights chosen on the dev "
-                   "collection; for --format jsonl, whole documents), 'page' (whole page "
+                   "collection; for --input-format jsonl, whole documents), 'page' (whole page "
                    "text), or weights such as 'title=1,main=1,rest=0.25'.")
 @click.option("--passages/--no-passages", default=True, show_default=True,
               help="Add each page's best content block score (passage evidence; the blocks "

@@ -1,4 +1,4 @@
-"""The block model's fast paths give exactly what the plain definitions give (issue 14 speed).
+"""The block model's fast paths give exactly what the plain definitions give.
 
 Each optimisation of :mod:`webseg.blocks` keeps the outputs: these tests compare it with a
 slow, obvious reference implementation.

@@ -195,7 +195,7 @@ def test_gate_parts_are_site_grouped_and_independent_of_the_stage2_halves():
         assert len({parts[p] for p in pages if t.meta[p]["site"] == site}) == 1
     halves = np.array([fold_of(m["site"], 2, "stage2-half") for m in t.meta])
     assert not all(len(set(parts[halves == h])) == 1 for h in (0, 1))
-    # 0: the sixth run's gate, the two stage-2 halves
+    # 0: the older gate, the two stage-2 halves
     np.testing.assert_array_equal(gate_parts(t, pages, 0), halves)
 
 

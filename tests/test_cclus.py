@@ -117,7 +117,7 @@ def test_fit_save_load_round_trip(tmp_path):
 
 # ---------------------------------------------------------------- identity with the plain code
 def reference_cclus(V, lam, trials, seed):
-    """CClus as before :class:`PairCosts` (issue 17): objective rebuilt per trial, no
+    """CClus as before :class:`PairCosts`: objective rebuilt per trial, no
     de-duplication. The fast version must return the same labels and objective, bit for bit."""
     m = len(V)
     if m == 0:

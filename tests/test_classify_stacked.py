@@ -227,7 +227,7 @@ def test_trees_for_a_fold_with_two_of_three_classes():
     assert raw.shape == (20, 3) and (raw[:, 1] < raw[:, 0]).all()
 
 
-# ---------------------------------------------------------------- issue 15, session 4
+# ---------------------------------------------------------------- fast structure counts
 _KEYS = sorted({k for keys in pf._STEMS.values() for k in keys})
 
 

@@ -148,7 +148,7 @@ def test_good_param_values_pass_the_check() -> None:
     from webseg.cli import _make_segmenter
 
     assert _make_segmenter("dom", ("max_depth=3",)).max_depth == 3
-    with pytest.raises(click.UsageError, match="unexpected keyword"):
+    with pytest.raises(click.UsageError, match="unexpected keyword.*parameters: max_depth"):
         _make_segmenter("dom", ("nope=1",))
 
 
@@ -192,3 +192,12 @@ def test_quiet_silences_progress_and_notes(tmp_path: Path) -> None:
                                       "--quiet"])
     assert quiet.exit_code == 0 and "webseg: clean:" not in quiet.output
     assert len([x for x in quiet.output.splitlines() if x.startswith("{")]) == 2
+
+
+def test_clean_old_flags_warn(tmp_path: Path) -> None:
+    page = tmp_path / "a.html"
+    page.write_bytes(ARTICLE)
+    res = run("clean", page, "--no-render", "--algo", "blocks", "--html")
+    assert res.exit_code == 0, res.output
+    assert "--algo is renamed --method" in res.output and "--html is --format html" in res.output
+    assert "<html" in res.output.lower()

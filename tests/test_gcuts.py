@@ -153,7 +153,7 @@ def test_fit_save_load_round_trip(tmp_path):
 
 
 def reference_to_two_level(page, tree, l1, l2):
-    """``to_two_level`` as before issue 17's speed-up: both refinement levels built in full."""
+    """``to_two_level`` as before its speed-up: both refinement levels built in full."""
     from webseg.graphseg.segments import refine, to_segmentation
     from webseg.segmentation import Segment, Segmentation
 

@@ -150,7 +150,7 @@ def test_parent_turns_invisible_while_children_split():
 
 # ---------------------------------------------------------------- identity with the plain code
 def reference_move(p: Problem, S: np.ndarray, alpha: int) -> np.ndarray:
-    """The move built from scratch, as before the caching in :class:`Expander` (issue 17):
+    """The move built from scratch, as before the caching in :class:`Expander`:
     the cached version must give the same labelling, bit for bit, on any problem."""
     import maxflow
 

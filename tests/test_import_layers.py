@@ -1,5 +1,5 @@
 """Import layering: the library (``webseg``) never imports the evaluation harness (``eval``),
-and the WPS modules named in issue 17 import each other in one direction only.
+and the WPS modules that once imported each other in a circle now do so in one direction only.
 
 Checked on the source (every ``import`` statement, module level or inside functions), so a
 lazy import inside a function counts too.

@@ -1,4 +1,4 @@
-"""Content-aware indexing (issue 16): fields, block weights, field-weighted scoring, lazy hits."""
+"""Content-aware indexing: fields, block weights, field-weighted scoring, lazy hits."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The targets verdicts of ``python -m eval.prf.content summarize`` (issue 16)."""
+"""The targets verdicts of ``python -m eval.prf.content summarize``."""
 
 from __future__ import annotations
 

@@ -414,9 +414,23 @@ def _make_segmenter(algo: str, params: tuple[str, ...]) -> Any:
     except KeyError as e:
         raise click.UsageError(str(e.args[0])) from None
     except TypeError as e:
-        raise click.UsageError(f"bad parameter for {algo}: {e}") from None
+        raise click.UsageError(f"bad parameter for {algo}: {e}{_known_params(algo)}") from None
     _check_param_types(algo, seg, kwargs)
     return seg
+
+
+def _known_params(algo: str) -> str:
+    """``"; parameters: a, b"`` for a dataclass segmenter (what ``-p`` accepts), else ``""``."""
+    import dataclasses
+
+    from webseg.segmenters.base import _REGISTRY
+
+    factory = _REGISTRY.get(algo, (None,))[0]
+    if not dataclasses.is_dataclass(factory):
+        return ""
+    names = [f.name for f in dataclasses.fields(factory)
+             if f.init and not f.name.startswith("_") and f.name not in ("name", "needs_layout")]
+    return f"; parameters: {', '.join(names)}" if names else ""
 
 
 def _check_param_types(algo: str, seg: Any, kwargs: dict[str, Any]) -> None:
@@ -565,6 +579,13 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
     from webseg.clean.run import clean_records
     from webseg.inputs import InputRecord
 
+    if algo is not None or as_html:
+        from webseg.cliopts import warn
+
+        if algo is not None:
+            warn("--algo is renamed --method for clean; the old name goes in the next release")
+        if as_html:
+            warn("--html is --format html; the old flag goes in the next release")
     method = method or algo or DEFAULT_METHOD
     if method not in METHODS:
         raise click.UsageError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")

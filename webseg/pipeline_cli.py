@@ -21,7 +21,7 @@ from webseg.progress import is_quiet, quiet_option
 @click.option("--segmenter", default=None,
               help="Segmenter for the stored blocks (webseg algos). Default: vips; "
               "blockfusion with --no-render.")
-@click.option("--clean-segmenter", "--clean-method", "clean_segmenter", default=None,
+@click.option("--clean-method", "--clean-segmenter", "clean_segmenter", default=None,
               help="Main-text method (webseg clean --method): blocks, pagelevel, "
               "pagelevel-basic, pagelevel-merge. Default: webseg clean's default. The "
               "sketches for dedup use the same text.")
