@@ -199,3 +199,36 @@ def test_spark_no_render_needs_no_browser_on_the_executors(tmp_path: Path) -> No
         d = dist[s["id"]]
         assert (d["status"], d["reason"], d["warc"], d.get("main_text")) == \
             (s["status"], s["reason"], s["warc"], s.get("main_text"))
+
+
+def test_index_stage_reuses_the_clean_stage_block_model_exactly() -> None:
+    """The pipeline's index entry is the same whether the clean stage's block-model result is
+    reused or recomputed (the reuse is only a saving)."""
+    from tests.warc_fixture import ARTICLE
+    from webseg.parse import parse
+    from webseg.pipeline import PageProcessor, PipelineConfig
+
+    page = parse(ARTICLE, url="http://example.org/news/alpha")
+    proc = PageProcessor(PipelineConfig.parsed(stages=("segment", "clean", "index")))
+    out, scratch = {"url": page.url}, {"html": None}
+    proc._segment(page, out, scratch)
+    proc._clean(page, out, scratch)
+    bf = proc._block_fn(scratch["clean"])
+    assert bf is not None
+    reused = proc._index_doc("a", page.url, page, scratch["segmentation"], bf)
+    fresh = proc._index_doc("a", page.url, page, scratch["segmentation"], None)
+    assert json.dumps(reused, sort_keys=True) == json.dumps(fresh, sort_keys=True)
+    assert reused["fields"]["main"]  # the block model's main text, without layout
+
+
+@pytest.mark.parametrize("html", [
+    b"<p>x</p>" * 30,
+    b"<table><td>a<td>b</table><script>s</script><style>p{}</style> <b> </b>",
+    b"<template><p>in template</p></template><div hidden>h</div>" + b"<i>t</i>" * 20,
+])
+def test_node_count_before_rendering_matches_the_parsed_dom(html: bytes) -> None:
+    """The pre-render count is the node count of the page the parser builds (elements and
+    non-blank text outside script/style/template), so a refusal means what it says."""
+    from webseg.parse import count_nodes, parse
+
+    assert count_nodes(html.decode()) == parse(html).n
