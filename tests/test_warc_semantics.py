@@ -232,3 +232,58 @@ def test_node_count_before_rendering_matches_the_parsed_dom(html: bytes) -> None
     from webseg.parse import count_nodes, parse
 
     assert count_nodes(html.decode()) == parse(html).n
+
+
+def cli(*args: str):
+    from click.testing import CliRunner
+
+    from webseg.cli import main
+
+    return CliRunner().invoke(main, list(args))
+
+
+def test_algos_say_which_segmenters_need_layout() -> None:
+    r = cli("algos")
+    assert r.exit_code == 0
+    rows = {ln.split()[0]: ln for ln in r.output.splitlines()}
+    assert "no layout" in rows["blockfusion"] and "no layout" in rows["dom"]
+    assert "no layout" not in rows["vips"] and "layout" in rows["vips"]
+
+
+def test_segment_and_dedup_without_a_browser(tmp_path: Path, monkeypatch) -> None:
+    """`segment --no-render` takes layout-free segmenters only; `dedup --no-render` refuses
+    layout-bound strips and notes skipped WARC records instead of failing them."""
+    for k, v in NO_BROWSER.items():
+        monkeypatch.setenv(k, v)
+    warc = write_crawl_warc(tmp_path / "crawl.warc", truncate=False)
+    out = tmp_path / "segs"
+    r = cli("segment", str(warc), "--algo", "blockfusion", "--no-render", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["example.org_news_alpha-2.seg.json", "example.org_news_alpha.seg.json",
+                     "example.org_news_cut.seg.json", "records.jsonl"]
+    assert "skipped: " in r.output and "(http://example.org/missing)" in r.output
+    r = cli("segment", str(warc), "--algo", "vips", "--no-render", "-o", str(out))
+    assert r.exit_code == 2 and "needs layout" in r.output
+    r = cli("dedup", str(warc), "--no-render", "--report", str(tmp_path / "rep"))
+    assert r.exit_code == 0, r.output
+    summary = json.loads((tmp_path / "rep" / "summary.json").read_text())
+    assert summary["failed"] == 0 and summary["pages"] == 3 and summary["clusters"] == 1
+    assert "skipped (not a page): http: 404" in r.output
+    assert cli("dedup", str(warc), "--no-render", "--strip", "pagelevel").exit_code == 2
+
+
+def test_classify_train_render_flag_was_renamed() -> None:
+    r = cli("classify", "train", "--help")
+    assert "--render-missing" in r.output and "--no-render " not in r.output
+
+
+def test_classify_predict_without_a_browser(tmp_path: Path, monkeypatch) -> None:
+    for k, v in NO_BROWSER.items():
+        monkeypatch.setenv(k, v)
+    warc = write_crawl_warc(tmp_path / "crawl.warc", truncate=False)
+    r = cli("classify", "predict", str(warc), "--no-render", "--json")
+    assert r.exit_code == 0, r.output
+    rows = [json.loads(x) for x in r.output.splitlines() if x.startswith("{")]
+    assert len(rows) == 3 and all(x["type"] for x in rows)
+    assert r.output.count("webseg: skipped: ") == 5
