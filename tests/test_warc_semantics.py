@@ -159,8 +159,11 @@ def test_index_no_render_runs_without_a_browser(tmp_path: Path) -> None:
     assert ix.passages and ix.passages["source"] == "blockfusion"
     bad = webseg("index", str(warc), "-o", str(tmp_path / "i2"), "--no-render",
                  "--segmenter", "vips", env=NO_BROWSER)
-    assert bad.returncode == 2 and "needs layout" in bad.stderr.replace("need layout",
-                                                                        "needs layout")
+    assert bad.returncode == 2 and "need layout" in bad.stderr
+    Index.create(tmp_path / "vips", sources=("vips",))
+    app = webseg("index", str(warc), "-o", str(tmp_path / "vips"), "--append", "--no-render",
+                 env=NO_BROWSER)
+    assert app.returncode == 2 and "need layout" in app.stderr
 
 
 @pytest.mark.browser
