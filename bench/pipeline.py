@@ -439,17 +439,31 @@ def main() -> int:
         per_core = None
         singles: dict[str, dict] = {}
         if not a.no_single:
+            one = tmpd / "one.warc.gz"  # a one-page crawl: the fixed cost of a run
+            write_warc(a.data, 1, one)
             for mode in [m.strip() for m in a.modes.split(",") if m.strip()]:
                 single = run_single(warc, tmpd / f"single-{mode}", a.concurrency,
                                     parsed=mode == "parsed")
+                fixed = run_single(one, tmpd / f"one-{mode}", a.concurrency,
+                                   parsed=mode == "parsed")
+                # Start-up (imports, models, the browser) and one page, paid once per run:
+                # what a page costs at crawl scale is the rest, per page.
+                marginal = (single["cpu_s"] - fixed["cpu_s"]) / max(single["pages"] - 1, 1)
+                single["fixed_cpu_s_one_page_run"] = fixed["cpu_s"]
+                single["marginal_cpu_s_per_page"] = round(marginal, 3)
+                single["marginal_pages_per_cpu_s"] = round(1 / marginal, 2) if marginal > 0 \
+                    else None
                 singles[mode] = single
                 print(f"single machine, {mode}:", json.dumps(single, indent=2), flush=True)
             if "rendered" in singles:
                 per_core = singles["rendered"]["pages_per_s"] / (os.cpu_count() or 1)
             if len(singles) == 2:
                 r, p = singles["rendered"], singles["parsed"]
+                pm, rm = p["marginal_cpu_s_per_page"], r["marginal_cpu_s_per_page"]
                 print(f"parsed / rendered: {p['pages_per_cpu_s'] / r['pages_per_cpu_s']:.1f}x "
                       f"pages per CPU second (whole process tree), "
+                      f"{rm / pm if pm > 0 else float('nan'):.1f}x "
+                      f"per page without the fixed cost of a run, "
                       f"{p['pages_per_s'] / r['pages_per_s']:.1f}x pages/s", flush=True)
         if a.spark:
             runs = []
