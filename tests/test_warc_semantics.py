@@ -290,3 +290,15 @@ def test_classify_predict_without_a_browser(tmp_path: Path, monkeypatch) -> None
     rows = [json.loads(x) for x in r.output.splitlines() if x.startswith("{")]
     assert len(rows) == 3 and all(x["type"] for x in rows)
     assert r.output.count("webseg: skipped: ") == 5
+
+
+def test_parsed_pipeline_config_refuses_layout_bound_choices() -> None:
+    from webseg.pipeline import PipelineConfig
+
+    cfg = PipelineConfig.parsed()
+    assert cfg.segmenter == "blockfusion" and cfg.to_dict()["render"] is False
+    assert "render" not in PipelineConfig().to_dict()  # earlier runs resume unchanged
+    with pytest.raises(ValueError, match="segmenter 'vips' needs layout"):
+        PipelineConfig.parsed(segmenter="vips")
+    with pytest.raises(ValueError, match="clean method 'pagelevel' needs layout"):
+        PipelineConfig.parsed(clean_segmenter="pagelevel")
