@@ -253,6 +253,10 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str |
         sys.exit(EXIT_FAILED)
     except (ImportError, ValueError) as e:
         raise click.UsageError(str(e)) from None
+    if no_render and fmt == "html" and (bound := [s for s in ix.sources if needs_layout(s)]):
+        raise click.UsageError(f"--no-render: {output} stores block source(s) "
+                               f"{', '.join(bound)}, which need layout; add rendered pages, "
+                               "or parsed pages to an index of layout-free sources")
     failed = 0
     if fmt == "jsonl":
         empty = 0

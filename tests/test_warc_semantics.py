@@ -159,8 +159,11 @@ def test_index_no_render_runs_without_a_browser(tmp_path: Path) -> None:
     assert ix.passages and ix.passages["source"] == "blockfusion"
     bad = webseg("index", str(warc), "-o", str(tmp_path / "i2"), "--no-render",
                  "--segmenter", "vips", env=NO_BROWSER)
-    assert bad.returncode == 2 and "needs layout" in bad.stderr.replace("need layout",
-                                                                        "needs layout")
+    assert bad.returncode == 2 and "need layout" in bad.stderr
+    Index.create(tmp_path / "vips", sources=("vips",))
+    app = webseg("index", str(warc), "-o", str(tmp_path / "vips"), "--append", "--no-render",
+                 env=NO_BROWSER)
+    assert app.returncode == 2 and "need layout" in app.stderr
 
 
 @pytest.mark.browser
@@ -199,3 +202,103 @@ def test_spark_no_render_needs_no_browser_on_the_executors(tmp_path: Path) -> No
         d = dist[s["id"]]
         assert (d["status"], d["reason"], d["warc"], d.get("main_text")) == \
             (s["status"], s["reason"], s["warc"], s.get("main_text"))
+
+
+def test_index_stage_reuses_the_clean_stage_block_model_exactly() -> None:
+    """The pipeline's index entry is the same whether the clean stage's block-model result is
+    reused or recomputed (the reuse is only a saving)."""
+    from tests.warc_fixture import ARTICLE
+    from webseg.parse import parse
+    from webseg.pipeline import PageProcessor, PipelineConfig
+
+    page = parse(ARTICLE, url="http://example.org/news/alpha")
+    proc = PageProcessor(PipelineConfig.parsed(stages=("segment", "clean", "index")))
+    out, scratch = {"url": page.url}, {"html": None}
+    proc._segment(page, out, scratch)
+    proc._clean(page, out, scratch)
+    bf = proc._block_fn(scratch["clean"])
+    assert bf is not None
+    reused = proc._index_doc("a", page.url, page, scratch["segmentation"], bf)
+    fresh = proc._index_doc("a", page.url, page, scratch["segmentation"], None)
+    assert json.dumps(reused, sort_keys=True) == json.dumps(fresh, sort_keys=True)
+    assert reused["fields"]["main"]  # the block model's main text, without layout
+
+
+@pytest.mark.parametrize("html", [
+    b"<p>x</p>" * 30,
+    b"<table><td>a<td>b</table><script>s</script><style>p{}</style> <b> </b>",
+    b"<template><p>in template</p></template><div hidden>h</div>" + b"<i>t</i>" * 20,
+])
+def test_node_count_before_rendering_matches_the_parsed_dom(html: bytes) -> None:
+    """The pre-render count is the node count of the page the parser builds (elements and
+    non-blank text outside script/style/template), so a refusal means what it says."""
+    from webseg.parse import count_nodes, parse
+
+    assert count_nodes(html.decode()) == parse(html).n
+
+
+def cli(*args: str):
+    from click.testing import CliRunner
+
+    from webseg.cli import main
+
+    return CliRunner().invoke(main, list(args))
+
+
+def test_algos_say_which_segmenters_need_layout() -> None:
+    r = cli("algos")
+    assert r.exit_code == 0
+    rows = {ln.split()[0]: ln for ln in r.output.splitlines()}
+    assert "no layout" in rows["blockfusion"] and "no layout" in rows["dom"]
+    assert "no layout" not in rows["vips"] and "layout" in rows["vips"]
+
+
+def test_segment_and_dedup_without_a_browser(tmp_path: Path, monkeypatch) -> None:
+    """`segment --no-render` takes layout-free segmenters only; `dedup --no-render` refuses
+    layout-bound strips and notes skipped WARC records instead of failing them."""
+    for k, v in NO_BROWSER.items():
+        monkeypatch.setenv(k, v)
+    warc = write_crawl_warc(tmp_path / "crawl.warc", truncate=False)
+    out = tmp_path / "segs"
+    r = cli("segment", str(warc), "--algo", "blockfusion", "--no-render", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["example.org_news_alpha-2.seg.json", "example.org_news_alpha.seg.json",
+                     "example.org_news_cut.seg.json", "records.jsonl"]
+    assert "skipped: " in r.output and "(http://example.org/missing)" in r.output
+    r = cli("segment", str(warc), "--algo", "vips", "--no-render", "-o", str(out))
+    assert r.exit_code == 2 and "needs layout" in r.output
+    r = cli("dedup", str(warc), "--no-render", "--report", str(tmp_path / "rep"))
+    assert r.exit_code == 0, r.output
+    summary = json.loads((tmp_path / "rep" / "summary.json").read_text())
+    assert summary["failed"] == 0 and summary["pages"] == 3 and summary["clusters"] == 1
+    assert "skipped (not a page): http: 404" in r.output
+    assert cli("dedup", str(warc), "--no-render", "--strip", "pagelevel").exit_code == 2
+
+
+def test_classify_train_render_flag_was_renamed() -> None:
+    r = cli("classify", "train", "--help")
+    assert "--render-missing" in r.output and "--no-render " not in r.output
+
+
+def test_classify_predict_without_a_browser(tmp_path: Path, monkeypatch) -> None:
+    for k, v in NO_BROWSER.items():
+        monkeypatch.setenv(k, v)
+    warc = write_crawl_warc(tmp_path / "crawl.warc", truncate=False)
+    r = cli("classify", "predict", str(warc), "--no-render", "--json")
+    assert r.exit_code == 0, r.output
+    rows = [json.loads(x) for x in r.output.splitlines() if x.startswith("{")]
+    assert len(rows) == 3 and all(x["type"] for x in rows)
+    assert r.output.count("webseg: skipped: ") == 5
+
+
+def test_parsed_pipeline_config_refuses_layout_bound_choices() -> None:
+    from webseg.pipeline import PipelineConfig
+
+    cfg = PipelineConfig.parsed()
+    assert cfg.segmenter == "blockfusion" and cfg.to_dict()["render"] is False
+    assert "render" not in PipelineConfig().to_dict()  # earlier runs resume unchanged
+    with pytest.raises(ValueError, match="segmenter 'vips' needs layout"):
+        PipelineConfig.parsed(segmenter="vips")
+    with pytest.raises(ValueError, match="clean method 'pagelevel' needs layout"):
+        PipelineConfig.parsed(clean_segmenter="pagelevel")

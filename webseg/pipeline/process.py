@@ -73,12 +73,14 @@ class PipelineConfig:
         if "dedup" in self.stages and "sketch" not in self.stages:
             raise ValueError("the dedup stage needs the sketch stage")
         if not self.render:
-            for what, name in (("segmenter", self.segmenter),
-                               ("clean method", self.clean_segmenter),
+            if needs_layout(self.segmenter):
+                raise ValueError(f"--no-render: the segmenter {self.segmenter!r} needs layout; "
+                                 f"use one that needs none ({', '.join(layout_free())})")
+            for what, name in (("clean method", self.clean_segmenter),
                                ("dedup strip", self.dedup_strip)):
                 if needs_layout(name):
                     raise ValueError(f"--no-render: the {what} {name!r} needs layout; use "
-                                     f"one that needs none ({', '.join(layout_free())})")
+                                     "blocks (the block model)")
 
     def to_dict(self) -> dict[str, Any]:
         return {"stages": list(self.stages), "segmenter": self.segmenter,
