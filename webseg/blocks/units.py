@@ -20,10 +20,11 @@ they are (only the keep mask changes):
   hold at least half of its characters (the character-weighted share of the leaves the
   decoder kept, i.e. the leaves' scores against the page's decision), or when it lies inside
   kept content - the nearest leaves before and after it (outside it) are both kept - and the
-  character-weighted mean of its leaves' scores reaches half the page's decision threshold;
-  else it is **dropped whole**. A data table that is neither is decided by rows, each row by
-  its share. A unit that is mostly link text (a menu, a table of contents, "related" links)
-  gets no help from the context: only its share decides.
+  character-weighted mean of its leaves' scores reaches half the page's decision threshold.
+  Otherwise a unit with units inside (a list's items, a data table's rows, a quote's
+  paragraphs) leaves the decision to them (so a table is decided by rows at most), and an
+  innermost unit is **dropped whole**. A unit that is mostly link text (a menu, a table of
+  contents, "related" links) gets no help from the context: only its share decides.
 * A unit the decoder **dropped entirely** is kept whole only on the same condition: inside
   kept content with a mean score of at least half the threshold (a caption, a short list
   between two kept paragraphs: the context is evidence the model's leaf features do not
@@ -117,9 +118,15 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
             continue
         if t == "table":
             unit[k] = k in data_table
+        elif t == "tr":
+            unit[k] = True  # rows of data tables only (below)
         elif t in _UNIT_TAGS:
             unit[k] = (tables_inside[k] == 0 and layout_inside[k] == 0
                        and total[k] <= MAX_UNIT_CHARS)
+    rows_ok = np.zeros(len(cand), dtype=bool)
+    for k in data_table:
+        rows_ok[row_of[k]] = True
+    unit &= (np.asarray([t != "tr" for t in ntags]) | rows_ok)
     # leaves inside a link (``a`` with ``href``): a unit that is mostly link text is a menu
     # or a table of contents, and the context is no evidence for it
     links = [i for i, t in enumerate(tags) if t == "a" and "href" in page.attrs[i]]
@@ -141,6 +148,12 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
             return scores is None
         return float(np.dot(ww, scores[a:b]) / ww.sum()) >= threshold / 2
 
+    # units with other units inside them
+    uk = np.flatnonzero(unit)
+    has_inner = np.zeros(len(cand), dtype=bool)
+    if len(uk):
+        nxt = np.append(uk[1:], -1)
+        has_inner[uk] = (nxt >= 0) & (nodes[np.maximum(nxt, 0)] < end[nodes[uk]])
     # decide, outermost first (pre-order): a decided unit covers [lo, hi)
     covered = 0
     for k in np.flatnonzero(unit).tolist():
@@ -155,16 +168,12 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
                 keep[a:b] = True
                 covered = b
             continue
-        covered = b
         if _share(keep, w, a, b) >= 0.5 or _inside_kept(keep, a, b) and _half(a, b):
             keep[a:b] = True
-        elif ntags[k] == "table":
-            for r in row_of[k]:
-                ra, rb = int(lo[r]), int(hi[r])
-                if rb > ra and keep[ra:rb].any():
-                    keep[ra:rb] = _share(keep, w, ra, rb) >= 0.5
-        else:
-            keep[a:b] = False
+            covered = b
+        elif not has_inner[k]:  # a unit with units inside (a list's items, a table's
+            keep[a:b] = False  # rows) leaves the decision to them
+            covered = b
     # headings immediately followed by kept content
     for k, t in enumerate(ntags):
         a, b = int(lo[k]), int(hi[k])
