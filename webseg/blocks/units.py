@@ -25,10 +25,10 @@ they are (only the keep mask changes):
   paragraphs) leaves the decision to them (so a table is decided by rows at most), and an
   innermost unit is **dropped whole**. A unit that is mostly link text (a menu, a table of
   contents, "related" links) gets no help from the context: only its share decides.
-* A unit the decoder **dropped entirely** is kept whole only on the same condition: inside
-  kept content with a mean score of at least half the threshold (a caption, a short list
-  between two kept paragraphs: the context is evidence the model's leaf features do not
-  see); otherwise it stays dropped.
+* A unit the decoder **dropped entirely** is kept whole only on the same condition, and only
+  when it is short (at most :data:`MAX_HOLE_CHARS` characters): a hole between kept
+  paragraphs (a caption, a short list), where the context is evidence the model's leaf
+  features do not see; a long block the model judged on its own evidence stays dropped.
 * A **heading** (``h1``-``h6``, or a paragraph that is one short bold run) of at most
   :data:`MAX_HEADING_CHARS` characters that is immediately followed by a kept leaf is kept.
 
@@ -43,12 +43,17 @@ import numpy as np
 
 from webseg.page import Page
 
-__all__ = ["MAX_CELL_CHARS", "MAX_HEADING_CHARS", "MAX_UNIT_CHARS", "apply_units"]
+__all__ = ["MAX_CELL_CHARS", "MAX_HEADING_CHARS", "MAX_HOLE_CHARS", "MAX_UNIT_CHARS",
+           "apply_units"]
 
 #: A unit longer than this is a layout container (a list holding the whole page), not a unit.
 MAX_UNIT_CHARS = 5000
 #: A table with a longer cell holds page columns or paragraphs: a layout table.
 MAX_CELL_CHARS = 400
+#: A unit the decoder dropped entirely is taken back by its context only up to this size: a
+#: hole (a caption, a short list) between kept paragraphs, not a block the model judged on
+#: its own evidence (a long code listing, a product grid).
+MAX_HOLE_CHARS = 200
 #: A longer "heading" is text, not a heading.
 MAX_HEADING_CHARS = 200
 
@@ -164,7 +169,8 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
         if part.all():
             continue
         if not part.any():
-            if scores is not None and _inside_kept(keep, a, b) and _half(a, b):
+            if (scores is not None and total[k] <= MAX_HOLE_CHARS and _inside_kept(keep, a, b)
+                    and _half(a, b)):
                 keep[a:b] = True
                 covered = b
             continue
