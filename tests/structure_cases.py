@@ -188,10 +188,17 @@ CASES: tuple[Case, ...] = (
          txt=("Demolition\nOld cranes\nWarehouses\nHousing\nPark",),
          md=("1. Demolition\n   - Old cranes\n   - Warehouses\n2. Housing\n3. Park",)),
     Case("list-with-links", "<p>Documents published by the council:</p><ul>"
-         "<li><a href=\"/d/1\">Final plan</a> (PDF, 4 MB)</li><li><a href=\"/d/2\">Traffic "
-         "study</a> (PDF, 2 MB)</li><li><a href=\"/d/3\">Hearing minutes</a></li></ul>",
-         txt=("Final plan (PDF, 4 MB)\nTraffic study (PDF, 2 MB)\nHearing minutes",),
-         md=("- Final plan (PDF, 4 MB)\n- Traffic study (PDF, 2 MB)\n- Hearing minutes",)),
+         "<li>The <a href=\"/d/1\">final plan</a>, adopted on Tuesday after three years of "
+         "hearings</li><li>A <a href=\"/d/2\">traffic study</a> of the new access roads and "
+         "the bridge</li><li>The minutes of every public hearing since 2021</li></ul>",
+         txt=("The final plan, adopted on Tuesday after three years of hearings\nA traffic "
+              "study of the new access roads",),
+         md=("- The final plan, adopted on Tuesday after three years of hearings\n- A traffic "
+             "study of the new access roads and the bridge\n- The minutes",)),
+    Case("table-of-contents-dropped", "<nav class=\"toc\"><p>Contents</p><ul><li><a "
+         "href=\"#a\">Background of the plan</a></li><li><a href=\"#b\">Costs and "
+         "funding</a></li><li><a href=\"#c\">What residents said</a></li></ul></nav>",
+         absent=("Background of the plan", "Costs and funding")),
     # ------------------------------------------------------------------ headings
     Case("heading-h2", "<h2>Background</h2><p>The harbour has been closed to cargo ships "
          "since 2009, when the last shipyard moved to the coast.</p>",

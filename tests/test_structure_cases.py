@@ -73,7 +73,10 @@ def test_mixed_unit_inside_kept_content_is_kept_whole() -> None:
 def test_mixed_unit_at_the_edge_is_decided_by_its_kept_share() -> None:
     html = "<body><p>before text</p><ul><li>a long kept item here</li><li>x</li></ul></body>"
     assert _units(html, {"before text", "a long kept item here"})[-1] == "x"
-    assert _units(html, {"before text", "x"}) == ["before text"]  # 2 of 24 chars: dropped
+    # 2 of 24 characters: the list leaves it to its items, each already whole
+    assert _units(html, {"before text", "x"}) == ["before text", "x"]
+    item = "<body><p>before text</p><ul><li>a long dropped item <b>x</b></li></ul></body>"
+    assert _units(item, {"before text", "x"}) == ["before text"]  # innermost: dropped whole
 
 
 def test_data_table_by_rows_when_not_inside_kept_content() -> None:

@@ -16,16 +16,19 @@ they are (only the keep mask changes):
   longer than :data:`MAX_CELL_CHARS` characters.
 * Units are decided outermost first; a decided unit decides everything inside it. A unit the
   decoder kept entirely stays kept.
-* A **mixed** unit (some of its leaves kept, some not) is **kept whole** when it lies inside
-  kept content - the nearest leaves before and after it (outside it) are both kept - or when
-  its kept leaves hold at least half of its characters (the character-weighted share of the
-  leaves the decoder kept, i.e. the leaves' scores against the page's decision); else it is
-  **dropped whole**. A data table that is neither is decided by rows, each row by the same
-  share.
-* A unit the decoder **dropped entirely** is kept whole only inside kept content and when the
-  character-weighted mean of its leaves' scores reaches half the page's decision threshold
-  (a caption, a short list between two kept paragraphs: the context is evidence the model's
-  leaf features do not see); otherwise it stays dropped.
+* A **mixed** unit (some of its leaves kept, some not) is **kept whole** when its kept leaves
+  hold at least half of its characters (the character-weighted share of the leaves the
+  decoder kept, i.e. the leaves' scores against the page's decision), or when it lies inside
+  kept content - the nearest leaves before and after it (outside it) are both kept - and the
+  character-weighted mean of its leaves' scores reaches half the page's decision threshold.
+  Otherwise a unit with units inside (a list's items, a data table's rows, a quote's
+  paragraphs) leaves the decision to them (so a table is decided by rows at most), and an
+  innermost unit is **dropped whole**. A unit that is mostly link text (a menu, a table of
+  contents, "related" links) gets no help from the context: only its share decides.
+* A unit the decoder **dropped entirely** is kept whole only on the same condition, and only
+  when it is short (at most :data:`MAX_HOLE_CHARS` characters): a hole between kept
+  paragraphs (a caption, a short list), where the context is evidence the model's leaf
+  features do not see; a long block the model judged on its own evidence stays dropped.
 * A **heading** (``h1``-``h6``, or a paragraph that is one short bold run) of at most
   :data:`MAX_HEADING_CHARS` characters that is immediately followed by a kept leaf is kept.
 
@@ -40,12 +43,17 @@ import numpy as np
 
 from webseg.page import Page
 
-__all__ = ["MAX_CELL_CHARS", "MAX_HEADING_CHARS", "MAX_UNIT_CHARS", "apply_units"]
+__all__ = ["MAX_CELL_CHARS", "MAX_HEADING_CHARS", "MAX_HOLE_CHARS", "MAX_UNIT_CHARS",
+           "apply_units"]
 
 #: A unit longer than this is a layout container (a list holding the whole page), not a unit.
 MAX_UNIT_CHARS = 5000
 #: A table with a longer cell holds page columns or paragraphs: a layout table.
 MAX_CELL_CHARS = 400
+#: A unit the decoder dropped entirely is taken back by its context only up to this size: a
+#: hole (a caption, a short list) between kept paragraphs, not a block the model judged on
+#: its own evidence (a long code listing, a product grid).
+MAX_HOLE_CHARS = 200
 #: A longer "heading" is text, not a heading.
 MAX_HEADING_CHARS = 200
 
@@ -115,9 +123,42 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
             continue
         if t == "table":
             unit[k] = k in data_table
+        elif t == "tr":
+            unit[k] = True  # rows of data tables only (below)
         elif t in _UNIT_TAGS:
             unit[k] = (tables_inside[k] == 0 and layout_inside[k] == 0
                        and total[k] <= MAX_UNIT_CHARS)
+    rows_ok = np.zeros(len(cand), dtype=bool)
+    for k in data_table:
+        rows_ok[row_of[k]] = True
+    unit &= (np.asarray([t != "tr" for t in ntags]) | rows_ok)
+    # leaves inside a link (``a`` with ``href``): a unit that is mostly link text is a menu
+    # or a table of contents, and the context is no evidence for it
+    links = [i for i, t in enumerate(tags) if t == "a" and "href" in page.attrs[i]]
+    in_link = np.zeros(m + 1, dtype=np.int64)
+    if links:
+        la = np.asarray(links, dtype=np.int64)
+        np.add.at(in_link, np.searchsorted(leaves, la), 1)
+        np.add.at(in_link, np.searchsorted(leaves, end[la]), -1)
+    linked = np.cumsum(in_link)[:m] > 0
+
+    def _half(a: int, b: int) -> bool:
+        """The context may decide for ``[a, b)``: less than half of its characters are link
+        text and its character-weighted mean score reaches half the page's threshold (no
+        scores given: the context alone decides)."""
+        ww = w[a:b]
+        if float(ww[linked[a:b]].sum()) >= 0.5 * float(ww.sum()):
+            return False
+        if scores is None or threshold is None:
+            return scores is None
+        return float(np.dot(ww, scores[a:b]) / ww.sum()) >= threshold / 2
+
+    # units with other units inside them
+    uk = np.flatnonzero(unit)
+    has_inner = np.zeros(len(cand), dtype=bool)
+    if len(uk):
+        nxt = np.append(uk[1:], -1)
+        has_inner[uk] = (nxt >= 0) & (nodes[np.maximum(nxt, 0)] < end[nodes[uk]])
     # decide, outermost first (pre-order): a decided unit covers [lo, hi)
     covered = 0
     for k in np.flatnonzero(unit).tolist():
@@ -128,21 +169,17 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
         if part.all():
             continue
         if not part.any():
-            if (scores is not None and threshold is not None and _inside_kept(keep, a, b)
-                    and float(np.dot(w[a:b], scores[a:b]) / w[a:b].sum()) >= threshold / 2):
+            if (scores is not None and total[k] <= MAX_HOLE_CHARS and _inside_kept(keep, a, b)
+                    and _half(a, b)):
                 keep[a:b] = True
                 covered = b
             continue
-        covered = b
-        if _inside_kept(keep, a, b) or _share(keep, w, a, b) >= 0.5:
+        if _share(keep, w, a, b) >= 0.5 or _inside_kept(keep, a, b) and _half(a, b):
             keep[a:b] = True
-        elif ntags[k] == "table":
-            for r in row_of[k]:
-                ra, rb = int(lo[r]), int(hi[r])
-                if rb > ra and keep[ra:rb].any():
-                    keep[ra:rb] = _share(keep, w, ra, rb) >= 0.5
-        else:
-            keep[a:b] = False
+            covered = b
+        elif not has_inner[k]:  # a unit with units inside (a list's items, a table's
+            keep[a:b] = False  # rows) leaves the decision to them
+            covered = b
     # headings immediately followed by kept content
     for k, t in enumerate(ntags):
         a, b = int(lo[k]), int(hi[k])

@@ -1,0 +1,50 @@
+"""Count the structure cases' checks (``tests/structure_cases.py``) that ``webseg clean`` passes.
+
+    python bench/structure_checks.py [--no-units | --trafilatura]
+
+Parsed pages (``webseg.parse``), the shipped block model, txt and Markdown: prints the txt and
+Markdown checks passed. ``--no-units`` runs the decoder without its structure units
+(:mod:`webseg.blocks.units`); ``--trafilatura`` scores trafilatura (default options; txt
+and ``output_format="markdown"``) on the same pages instead. To score an older checkout,
+copy ``tests/structure_cases.py`` and this file into it and run it there without
+``--no-units``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests.structure_cases import CASES, article  # noqa: E402
+from webseg.clean import extract  # noqa: E402
+from webseg.parse import parse  # noqa: E402
+
+
+def main() -> int:
+    params = {"units": False} if "--no-units" in sys.argv else {}
+    traf = "--trafilatura" in sys.argv
+    nt = pt = nm = pm = 0
+    for c in CASES:
+        html = article(c.fragment, c.lang)
+        if traf:
+            import trafilatura
+
+            text = trafilatura.extract(html) or ""
+            md = trafilatura.extract(html, output_format="markdown") or ""
+        else:
+            res = extract(parse(html), "blocks", **params)
+            text, md = res.text, res.to_markdown()
+        nt += len(c.txt)
+        pt += sum(x in text for x in c.txt)
+        nm += len(c.md)
+        pm += sum(x in md for x in c.md)
+    print(f"{len(CASES)} cases: txt checks {pt}/{nt}, Markdown checks {pm}/{nm}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
