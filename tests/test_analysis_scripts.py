@@ -132,3 +132,22 @@ def test_old_index_config_keeps_ascii_scheme():
 def test_bad_scheme():
     with pytest.raises(ValueError):
         Analyzer(scheme="klingon")
+
+
+def _old_windows(text, size=50):
+    words = text.split()
+    return [" ".join(words[i: i + size]) for i in range(0, len(words), size)]
+
+
+def test_windows_unchanged_for_spaced_text_and_cut_in_chinese():
+    from ir.blocks import window_blocks
+
+    an = Analyzer()
+    en = " ".join(f"w{i} café Москва" for i in range(70))
+    assert [b.text for b in window_blocks(en, an)] == _old_windows(en)
+    w = [0.2] * len(en.split())
+    assert [b.weight for b in window_blocks(en, an, word_weights=w)] == [0.2] * 5
+    zh = "北京是中国的首都，" * 30 + " Hello world"
+    blocks = window_blocks(zh, an)
+    assert len(blocks) > 1 and all(len(b.text) <= 100 + 12 for b in blocks)
+    assert "".join(b.text for b in blocks).replace(" ", "") == zh.replace(" ", "")
