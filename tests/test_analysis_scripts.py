@@ -151,3 +151,12 @@ def test_windows_unchanged_for_spaced_text_and_cut_in_chinese():
     blocks = window_blocks(zh, an)
     assert len(blocks) > 1 and all(len(b.text) <= 100 + 12 for b in blocks)
     assert "".join(b.text for b in blocks).replace(" ", "") == zh.replace(" ", "")
+
+
+def test_digits_of_every_script_are_ascii_digits():
+    assert Analyzer().tokens("٢٠١٢ ２０１２ १९४७") == ["2012", "2012", "1947"]
+
+
+def test_stemmer_option_is_the_english_one():
+    with pytest.raises(ValueError, match="stemmer"):
+        Analyzer(stemmer="russian")
