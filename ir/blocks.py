@@ -80,7 +80,9 @@ def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
     words = text.split()
     if word_weights is not None and len(word_weights) != len(words):
         raise ValueError("word_weights must have one weight per word")
-    units = _units(words)
+    # spaced text (nearly all): whitespace words, as always; unspaced scripts: pieces
+    units = ([(w, i) for i, w in enumerate(words)] if text.isascii() or not _has_unspaced(text)
+             else _units(words))
     out = []
     for k, i in enumerate(range(0, len(units), size)):
         chunk = units[i: i + size]
