@@ -28,10 +28,10 @@ daniel-dev gold texts, ``python -m eval.multilingual.langid``).
 The detector is ``py3langid`` (a modernised langid.py: a naive Bayes model over byte
 n-grams, 142 languages and varieties, the model inside the wheel, 4.5 MB installed, numpy
 only). Measured on the 664 daniel-dev gold texts (zh, ru, el, pl, en; ``python -m
-eval.multilingual.langid``): 664/664 right from the first :data:`MAX_CHARS` characters at 0.31
+eval.multilingual.langid``): 664/664 right from the first :data:`MAX_CHARS` characters at 0.3
 ms CPU per page; on 200-character snippets both it and ``lingua-language-detector`` (low
-accuracy mode) got 664/664, at 0.24 and 1.24 ms CPU per page; lingua installs 96 MB and is
-slower still on whole texts (6.9 ms). Before the mapping below py3langid missed one page,
+accuracy mode) got 664/664, lingua 4 times slower (0.61 vs 0.15 ms CPU); lingua installs 96 MB
+and takes 5.6 ms on whole texts. Before the mapping below py3langid missed one page,
 saying ``wuu`` (Wu Chinese) for a Mandarin text: codes of varieties without an ISO 639-1 code
 are mapped to their macrolanguage (``wuu``, ``yue`` -> ``zh``; ``arz``, ``ary`` -> ``ar``), so
 ``code`` is ISO 639-1 where one exists and ISO 639-3 otherwise. Only the first
