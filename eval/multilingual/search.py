@@ -90,8 +90,8 @@ def _rank(ranked: list[str], target: str) -> int | None:
         return None
 
 
-def run_webseg(pages: list[dict[str, Any]], work: Path, queries: dict[str, str]
-               ) -> dict[str, dict[str, list[str]]]:
+def run_webseg(pages: list[dict[str, Any]], work: Path, queries: dict[str, str],
+               backend: str = "bm25") -> dict[str, dict[str, list[str]]]:
     """Rankings of the ``webseg`` (CLI defaults) and ``webseg-ascii`` indexes."""
     from ir import Analyzer, Index
     from ir.cli import _jsonl_docs
@@ -107,8 +107,8 @@ def run_webseg(pages: list[dict[str, Any]], work: Path, queries: dict[str, str]
     idx = work / "idx-webseg"
     shutil.rmtree(idx, ignore_errors=True)
     try:
-        webseg_main(["index", str(docs), "--format", "jsonl", "-o", str(idx)],
-                    standalone_mode=False)
+        webseg_main(["index", str(docs), "--format", "jsonl", "-o", str(idx), "--backend",
+                     backend], standalone_mode=False)
     except SystemExit as e:
         if e.code:
             raise
@@ -117,7 +117,8 @@ def run_webseg(pages: list[dict[str, Any]], work: Path, queries: dict[str, str]
     ix_old = Index.create(old, analyzer=Analyzer(scheme="ascii"), fields=None, passages=None,
                           repeats=None)
     ix_old.add(_jsonl_docs(str(docs), ix_old.analyzer))
-    for name, ix in (("webseg", Index.open(idx)), ("webseg-ascii", ix_old)):
+    label = "webseg" if backend == "bm25" else f"webseg-{backend}"
+    for name, ix in ((label, Index.open(idx)), ("webseg-ascii", ix_old)):
         got: dict[str, list[str]] = {}
         for pid, q in queries.items():
             try:
@@ -296,6 +297,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, default=Path(".cache/webseg/multilingual-search"))
     ap.add_argument("--out", type=Path, default=None, help="write the rows as JSON here")
     ap.add_argument("--lucene", action="store_true", help="add pyserini's per-language analyzers")
+    ap.add_argument("--backend", choices=["bm25", "lucene"], default="bm25",
+                    help="webseg index --backend (text queries)")
     ap.add_argument("--titles", action="store_true",
                     help="title queries on the pages themselves (parsed, webseg index "
                          "defaults for pages) instead of text queries on gold texts")
@@ -318,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     pages = load_pages(args.data)
     queries = {p["id"]: make_query(p["text"], p["lang"]) for p in pages}
-    rankings = run_webseg(pages, args.work, queries)
+    rankings = run_webseg(pages, args.work, queries, args.backend)
     rankings["bm25s"] = run_bm25s(pages, queries)
     if args.lucene:
         rankings["lucene-lang"] = run_lucene(pages, args.work, queries)
