@@ -6,6 +6,8 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ir.analysis import NLTK_ENGLISH, Analyzer, _stemmer
 
@@ -160,3 +162,17 @@ def test_digits_of_every_script_are_ascii_digits():
 def test_stemmer_option_is_the_english_one():
     with pytest.raises(ValueError, match="stemmer"):
         Analyzer(stemmer="russian")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126)))
+def test_ascii_text_every_path_gives_the_reference_terms(text):
+    assert Analyzer()._unicode_tokens(text) == reference_tokens(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_any_text_gives_terms_without_spaces(text):
+    toks = Analyzer().tokens(text)
+    assert all(t and not any(c.isspace() for c in t) and len(t) <= 64 for t in toks)
+    assert Analyzer(scheme="ascii").tokens(text) == reference_tokens(text)
