@@ -1,6 +1,8 @@
 """Language identification: hints checked against the text (webseg.lang)."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from webseg.lang import HINT_CONFIDENCE, Language, identify, normalize_hint
 
@@ -62,3 +64,12 @@ def test_to_dict_and_bad_input():
     assert set(d) == {"code", "confidence", "source"} and d["code"] == "en"
     with pytest.raises(TypeError):
         identify(b"bytes")  # type: ignore[arg-type]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(), st.lists(st.text(max_size=20), max_size=3))
+def test_any_input_gives_a_valid_answer(text, hints):
+    lang = identify(text, hints)
+    assert lang.source in ("hint+text", "text", "hint", "none")
+    assert 0.0 <= lang.confidence <= 1.0 + 1e-9
+    assert (lang.code is None) == (lang.source == "none")
