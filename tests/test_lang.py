@@ -73,3 +73,16 @@ def test_any_input_gives_a_valid_answer(text, hints):
     assert lang.source in ("hint+text", "text", "hint", "none")
     assert 0.0 <= lang.confidence <= 1.0 + 1e-9
     assert (lang.code is None) == (lang.source == "none")
+
+
+def test_declared_languages_in_priority_order():
+    from webseg.lang import declared_languages
+
+    html = (b'<!doctype html><html class="x" lang="ru-RU"><head>'
+            b'<meta http-equiv="Content-Language" content="ru">'
+            b"<meta property='og:locale' content='ru_RU'><meta name=description content=en>"
+            b"<title>x</title></head><body><p>hi</p></body></html>")
+    assert declared_languages(html, {"Content-Language": "en"}) == ["ru-RU", "en", "ru", "ru_RU"]
+    assert declared_languages("<html><body>x") == [] and declared_languages(None) == []
+    # a template's wrong declaration does not beat the text
+    assert identify(TEXTS["zh"], declared_languages(b'<html lang="en">')).code == "zh"

@@ -49,7 +49,8 @@ from functools import lru_cache
 from typing import Any
 
 __all__ = ["HINT_CONFIDENCE", "MAX_CHARS", "MIN_LETTERS", "OVERRULE",
-           "SHORT_TEXT_MIN_CONFIDENCE", "Language", "identify", "normalize_hint"]
+           "SHORT_TEXT_MIN_CONFIDENCE", "Language", "declared_languages", "identify",
+           "normalize_hint"]
 
 #: Letters a text needs before it can overrule a declared language.
 MIN_LETTERS = 40
@@ -104,6 +105,44 @@ def normalize_hint(value: str | None) -> list[str]:
         code = _DEPRECATED.get(code, code)
         if code and code not in out:
             out.append(code)
+    return out
+
+
+_HEAD_BYTES = 65536
+_HTML_TAG = re.compile(r"<html\b[^>]*>", re.I)
+_META_TAG = re.compile(r"<meta\b[^>]*>", re.I)
+_ATTR = re.compile(r"""([\w:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
+_META_KEYS = ("content-language", "language", "dc.language", "og:locale")
+
+
+def _attrs(tag: str) -> dict[str, str]:
+    return {m.group(1).lower(): next(g for g in m.groups()[1:] if g is not None)
+            for m in _ATTR.finditer(tag)}
+
+
+def declared_languages(html: str | bytes | None,
+                       headers: dict[str, str] | None = None) -> list[str]:
+    """The languages a page declares, raw, in the priority order :func:`identify` takes as
+    ``hints``: ``<html lang>`` (or ``xml:lang``), the HTTP ``Content-Language`` header, then
+    ``<meta http-equiv="content-language">``, ``<meta name="language">``, ``dc.language``
+    and ``og:locale``. Only the first 64 KB of the page are read (the head)."""
+    out: list[str] = []
+    if html:
+        head = html[:_HEAD_BYTES]
+        text = head.decode("utf-8", "replace") if isinstance(head, bytes) else head
+        m = _HTML_TAG.search(text)
+        if m:
+            a = _attrs(m.group())
+            out += [a[k] for k in ("lang", "xml:lang") if a.get(k)]
+    for k, v in (headers or {}).items():
+        if k.lower() == "content-language" and v:
+            out.append(v)
+    if html:
+        for m in _META_TAG.finditer(text):
+            a = _attrs(m.group())
+            key = (a.get("http-equiv") or a.get("name") or a.get("property") or "").lower()
+            if key in _META_KEYS and a.get("content"):
+                out.append(a["content"])
     return out
 
 
