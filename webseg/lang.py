@@ -52,7 +52,7 @@ __all__ = ["HINT_CONFIDENCE", "MAX_CHARS", "MIN_LETTERS", "OVERRULE",
            "SHORT_TEXT_MIN_CONFIDENCE", "Language", "declared_languages", "identify",
            "normalize_hint"]
 
-#: Letters a text needs before it can overrule a declared language.
+#: Letters a text needs before it can overrule a declared language (a CJK character counts 3).
 MIN_LETTERS = 40
 #: Detector probability needed to overrule a declared language.
 OVERRULE = 0.9
@@ -188,11 +188,14 @@ def _probs(text: str) -> tuple[list[str | None], Any]:
 
 
 def _letters(text: str, enough: int) -> int:
-    """Letters in ``text``, counted up to ``enough`` (all the caller needs to know)."""
+    """Letters in ``text``, counted up to ``enough`` (all the caller needs to know). A Han,
+    kana or Hangul character counts 3: it carries about as much as a short word (on
+    20-character snippets the detector got every Chinese page right, and a third of the
+    others)."""
     n = 0
     for ch in text:
         if ch.isalpha():
-            n += 1
+            n += 3 if ch >= "\u2e80" else 1
             if n >= enough:
                 break
     return n
