@@ -58,3 +58,21 @@ def test_declared_language_is_checked_against_the_text():
     assert doc.lang == "ru"  # a wrong template-wide declaration is overruled
     short = doc_from_text("s", "OK", an, lang_hints=["de-AT"])
     assert short.lang == "de"  # too little text to judge: the declaration stands
+
+
+@pytest.mark.browser
+def test_rendered_pages_store_their_checked_language(tmp_path, renderer):
+    from ir import index_paths
+
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    body = "".join(f"<p>{DOCS['ru'][1]}</p>" for _ in range(3))
+    (pages / "ru.html").write_text(f'<html lang="en"><head><title>Москва</title></head>'
+                                   f"<body><nav>Home News</nav><article>{body}</article>"
+                                   "</body></html>", encoding="utf-8")
+    (pages / "de.html").write_text('<html lang="de-AT"><body><p>Ja</p></body></html>',
+                                   encoding="utf-8")
+    ix = Index.create(tmp_path / "idx", sources=["dom"])
+    index_paths(ix, [str(pages)], ix.sources, renderer=renderer, log=lambda m: None)
+    got = {d.id.rsplit("/", 1)[-1]: d.lang for d in Index.open(tmp_path / "idx").store.iter_docs()}
+    assert got == {"ru.html": "ru", "de.html": "de"}
