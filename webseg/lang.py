@@ -8,14 +8,15 @@ in. So a declaration is only a *hint*, which the main text confirms or overrules
 ``identify(text, hints)`` returns a :class:`Language` whose ``source`` says how it was decided:
 
 ``"hint+text"``
-    The detector, restricted to nothing, ranks a hinted language first on the text: both agree.
+    The detector's first choice on the text is a declared language: both agree.
 ``"text"``
     The text decides: no usable hint, or a hint the text contradicts clearly (the text is long
     enough to judge, at least :data:`MIN_LETTERS` letters, and the detector is at least
     :data:`OVERRULE` sure of another language).
 ``"hint"``
     The text is too short to judge (under :data:`MIN_LETTERS` letters: a bare title, a caption)
-    or the detector is not sure enough to overrule: the first hint is kept, with confidence
+    or the detector is not sure enough to overrule: the declared language the detector scores
+    highest is kept (the first declared one on a tie), with confidence
     :data:`HINT_CONFIDENCE` (a declaration nobody checked).
 ``"none"``
     Nothing to go on: no hint and no text the detector is sure of (``code`` is ``None``).
@@ -206,13 +207,16 @@ def identify(text: str, hints: Sequence[str] | Iterable[str] = ()) -> Language:
 
     ``hints``: raw declared values in priority order (``<html lang>`` first, then
     ``Content-Language``, then meta), e.g. ``["en-US", "en"]``; they are normalised by
-    :func:`normalize_hint`. Never raises on odd input: unknown hints are ignored, and an
-    empty text with no hint gives ``Language(None, 0.0, "none")``.
+    :func:`normalize_hint`. Never raises on odd input: unknown or non-string hints are
+    ignored, and an empty text with no hint gives ``Language(None, 0.0, "none")``; ``text``
+    that is not a string raises ``TypeError``.
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be str, got {type(text).__name__}")
     declared: list[str] = []
     for h in hints or ():
+        if not isinstance(h, str):
+            continue
         for c in normalize_hint(h):
             if c not in declared:
                 declared.append(c)
