@@ -91,15 +91,34 @@ def compare(text_a: str, text_b: str, params: ShingleParams = PAPER
     return is_duplicate(a, b, params), shared(a, b), estimated_jaccard(a, b, params.k)
 
 
-def _tokens(text: str) -> tuple[list[str], list[str]]:
-    """Original whitespace tokens that carry a word, and their normalised words."""
-    orig, norm = [], []
-    for tok in text.split():
+def _tokens(text: str) -> tuple[list[str], list[str], list[int]]:
+    """Original pieces that carry a word, their normalised words, and the whitespace token
+    each piece comes from. A token is one piece, except in unspaced scripts (Chinese,
+    Japanese, Thai), where :func:`dedup.shingle.words` makes every letter a word: there each
+    letter is a piece, so pieces and shingle positions stay aligned."""
+    orig, norm, tok_of = [], [], []
+    for k, tok in enumerate(text.split()):
         w = words(tok)
-        if w:
+        if len(w) == 1:
             orig.append(tok)
-            norm.append(" ".join(w))
-    return orig, norm
+            norm.append(w[0])
+            tok_of.append(k)
+        else:
+            for x in w:
+                orig.append(x)
+                norm.append(x)
+                tok_of.append(k)
+    return orig, norm, tok_of
+
+
+def _join(pieces: list[str], toks: list[int]) -> str:
+    """Pieces joined back: a space between whitespace tokens, none inside one."""
+    out = []
+    for j, p in enumerate(pieces):
+        if j and toks[j] != toks[j - 1]:
+            out.append(" ")
+        out.append(p)
+    return "".join(out)
 
 
 def shared_snippet(text_a: str, text_b: str, window: int = 6, max_words: int = 60,
@@ -110,8 +129,8 @@ def shared_snippet(text_a: str, text_b: str, window: int = 6, max_words: int = 6
     each text (``context`` words around, the shared part cut to ``max_words``), or ``None``
     when the texts share no shingle.
     """
-    oa, na = _tokens(text_a)
-    ob, nb = _tokens(text_b)
+    oa, na, ta = _tokens(text_a)
+    ob, nb, tb = _tokens(text_b)
     ha, hb = shingle_hashes(na, window), shingle_hashes(nb, window)
     if len(ha) == 0 or len(hb) == 0:
         return None
@@ -128,11 +147,12 @@ def shared_snippet(text_a: str, text_b: str, window: int = 6, max_words: int = 6
     n = min(run + window - 1, max_words, len(oa) - i, len(ob) - j)
     n = max(n, 1)
 
-    def cut(toks: list[str], s: int) -> tuple[str, str, str]:
-        return (" ".join(toks[max(0, s - context):s]), " ".join(toks[s:s + n]),
-                " ".join(toks[s + n:s + n + context]))
+    def cut(toks: list[str], of: list[int], s: int) -> tuple[str, str, str]:
+        a, e = max(0, s - context), s + n
+        return (_join(toks[a:s], of[a:s]), _join(toks[s:e], of[s:e]),
+                _join(toks[e:e + context], of[e:e + context]))
 
-    return cut(oa, i), cut(ob, j)
+    return cut(oa, ta, i), cut(ob, tb, j)
 
 
 def verify_pairs(pairs: Sequence[tuple[str, str]], params: ShingleParams = PAPER

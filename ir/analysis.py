@@ -214,6 +214,9 @@ def _fold_ascii(w: str) -> str:
     if w.isascii():
         return w
     w = w.translate(_LATIN_EXTRA)
+    if not w.isascii() and any(c.isdecimal() and not c.isascii() for c in w):
+        w = "".join(str(unicodedata.decimal(c)) if c.isdecimal() and not c.isascii() else c
+                    for c in w)  # ٢٠١٢ -> 2012
     return unicodedata.normalize("NFKD", w).encode("ascii", "ignore").decode("ascii")
 
 
@@ -268,6 +271,9 @@ class Analyzer:
         if self.latin != "en" and self.latin not in SNOWBALL:
             raise ValueError(f"unknown language for Latin-script words {self.latin!r}: "
                              f"use one of {sorted(SNOWBALL)}")
+        if self.stemmer not in ("none", "porter", "english"):
+            raise ValueError(f"unknown stemmer {self.stemmer!r}: use none, porter or english "
+                             "(other languages' stemmers follow their script, or latin=...)")
         _stemmer(self.stemmer)  # fail now, not at the first document
         if self.scheme == "unicode":
             _runs()

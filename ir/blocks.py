@@ -37,22 +37,64 @@ def _terms(an: Analyzer, text: str) -> dict[str, int]:
     return dict(Counter(an.tokens(text)))
 
 
+#: Characters of an unspaced script (Chinese, Japanese, Thai...) that count as one word when
+#: cutting windows: a Chinese word is about two characters long.
+UNSPACED_CHARS_PER_WORD = 2
+
+
+_UNSPACED_RE = None
+
+
+def _has_unspaced(w: str) -> bool:
+    global _UNSPACED_RE
+    if _UNSPACED_RE is None:
+        import regex
+
+        _UNSPACED_RE = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}"
+                                     r"\p{Khmer}\p{Myanmar}]")
+    return _UNSPACED_RE.search(w) is not None
+
+
+def _units(words: list[str]) -> list[tuple[str, int]]:
+    """(piece, index of its whitespace word): a whitespace word, or a piece of one written in
+    an unspaced script, where a whole sentence has no space and would be one "word"."""
+    out: list[tuple[str, int]] = []
+    k = UNSPACED_CHARS_PER_WORD
+    for i, w in enumerate(words):
+        if len(w) <= k or w.isascii() or not _has_unspaced(w):
+            out.append((w, i))
+        else:
+            out.extend((w[j:j + k], i) for j in range(0, len(w), k))
+    return out
+
+
 def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
                   word_weights: list[float] | None = None) -> list[Block]:
     """Consecutive, non-overlapping ``size``-word windows of ``text`` (the last may be shorter).
 
-    ``word_weights`` (one per whitespace word: P(main) of the word's text leaf) sets each
-    window's ``weight`` to their mean and its ``role`` (main when >= 0.5).
+    A word is a whitespace word, except in unspaced scripts, where every
+    :data:`UNSPACED_CHARS_PER_WORD` characters count as one (else a Chinese page would be one
+    window). ``word_weights`` (one per whitespace word: P(main) of the word's text leaf) sets
+    each window's ``weight`` to their mean and its ``role`` (main when >= 0.5).
     """
     words = text.split()
     if word_weights is not None and len(word_weights) != len(words):
         raise ValueError("word_weights must have one weight per word")
+    # spaced text (nearly all): whitespace words, as always; unspaced scripts: pieces
+    units = ([(w, i) for i, w in enumerate(words)] if text.isascii() or not _has_unspaced(text)
+             else _units(words))
     out = []
-    for k, i in enumerate(range(0, len(words), size)):
-        t = " ".join(words[i: i + size])
+    for k, i in enumerate(range(0, len(units), size)):
+        chunk = units[i: i + size]
+        parts = []
+        for j, (piece, w) in enumerate(chunk):
+            if j and w != chunk[j - 1][1]:
+                parts.append(" ")
+            parts.append(piece)
+        t = "".join(parts)
         blk = Block(text=t, terms=_terms(an, t), seg=k, rank=k)
         if word_weights is not None:
-            ws = word_weights[i: i + size]
+            ws = [word_weights[w] for _, w in chunk]
             blk.weight = round(sum(ws) / len(ws), 4)
             blk.role = "main" if blk.weight >= 0.5 else "template"
         out.append(blk)

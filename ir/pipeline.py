@@ -40,6 +40,19 @@ def _main_text(text: str, word_weights: list[float] | None) -> str:
     return " ".join(main) if main else text
 
 
+def _declared(rec: Any) -> list[str]:
+    """The languages a local or WARC input declares in its head; none for URL input (the
+    page is fetched by the browser) or unreadable input."""
+    from webseg.lang import declared_languages
+
+    if getattr(rec, "error", None) is not None or getattr(rec, "kind", None) == "url":
+        return []
+    try:
+        return declared_languages(rec.read_bytes())
+    except (OSError, ValueError):
+        return []
+
+
 def _page_hints(page: Any) -> list[str]:
     """Languages the page declares (``<html lang>``, Content-Language), when the page object
     carries them."""
@@ -67,7 +80,8 @@ def doc_from_text(doc_id: str, text: str, an: Analyzer, title: str = "", url: st
 def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
                   url: str | None = None, content: bool = True,
                   segmentations: Mapping[str, Any] | None = None,
-                  content_model: str = DEFAULT_MODEL, block_fn: Any = None) -> StoredDoc:
+                  content_model: str = DEFAULT_MODEL, block_fn: Any = None,
+                  lang_hints: Sequence[str] = ()) -> StoredDoc:
     """A document from a rendered page: whole-page terms, the blocks of every source in
     ``sources`` (plus ``windows``), and with ``content`` (default) the content-aware part:
     fields ``title``/``main``/``rest`` and a weight and role per block (:mod:`ir.content`).
@@ -80,6 +94,8 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
     collections. ``block_fn``: the page's block-model result when already computed (reused).
     A segmenter or the content model failing on the page is recorded in ``reason``; the page
     keeps its text and its windows, so it is still found and can still give feedback.
+    ``lang_hints``: the languages the page declares (:func:`webseg.lang.declared_languages`),
+    checked against its main text for the stored ``lang``.
     """
     an = PageTokens(an)  # one page's leaves are tokenised by the fields, the main leaves and
     # the blocks alike: each distinct text once
@@ -104,7 +120,7 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
     windows = window_blocks(full if p_main is None else text, an, word_weights=word_w)
     doc = StoredDoc(id=doc_id, terms=dict(Counter(an.tokens(full))), url=url or page.url,
                     title=title, lang=_language(_main_text(text, word_w) or title,
-                                                _page_hints(page)),
+                                                [*lang_hints, *_page_hints(page)]),
                     blocks={"windows": windows})
     if not doc.terms:
         doc.status, doc.reason = "empty", "no index terms in the text"
@@ -202,8 +218,9 @@ def index_paths(index: Any, paths: Sequence[str], sources: Sequence[str], concur
         if rec.skipped:
             rep.skipped += 1
             continue
+        hints = _declared(rec)
         if page is not None:
-            doc = doc_from_page(doc_id, page, an, sources, url=rec.url)
+            doc = doc_from_page(doc_id, page, an, sources, url=rec.url, lang_hints=hints)
             if doc.reason:
                 rep.failures.append((doc_id, f"segment: {doc.reason}"))
                 log(f"{doc_id}: segment: {doc.reason}")
@@ -216,7 +233,7 @@ def index_paths(index: Any, paths: Sequence[str], sources: Sequence[str], concur
                 except Exception as e:  # noqa: BLE001 - binary or broken input: record it
                     reason += f"; parse: {type(e).__name__}: {e}"
             doc = doc_from_text(doc_id, text, an, url=rec.url, status="text-only",
-                                reason=reason)
+                                reason=reason, lang_hints=hints)
             if not doc.terms:
                 doc.status = "empty"
             rep.failures.append((doc_id, reason))

@@ -6,6 +6,8 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ir.analysis import NLTK_ENGLISH, Analyzer, _stemmer
 
@@ -132,3 +134,45 @@ def test_old_index_config_keeps_ascii_scheme():
 def test_bad_scheme():
     with pytest.raises(ValueError):
         Analyzer(scheme="klingon")
+
+
+def _old_windows(text, size=50):
+    words = text.split()
+    return [" ".join(words[i: i + size]) for i in range(0, len(words), size)]
+
+
+def test_windows_unchanged_for_spaced_text_and_cut_in_chinese():
+    from ir.blocks import window_blocks
+
+    an = Analyzer()
+    en = " ".join(f"w{i} café Москва" for i in range(70))
+    assert [b.text for b in window_blocks(en, an)] == _old_windows(en)
+    w = [0.2] * len(en.split())
+    assert [b.weight for b in window_blocks(en, an, word_weights=w)] == [0.2] * 5
+    zh = "北京是中国的首都，" * 30 + " Hello world"
+    blocks = window_blocks(zh, an)
+    assert len(blocks) > 1 and all(len(b.text) <= 100 + 12 for b in blocks)
+    assert "".join(b.text for b in blocks).replace(" ", "") == zh.replace(" ", "")
+
+
+def test_digits_of_every_script_are_ascii_digits():
+    assert Analyzer().tokens("٢٠١٢ ２０１２ १९४७") == ["2012", "2012", "1947"]
+
+
+def test_stemmer_option_is_the_english_one():
+    with pytest.raises(ValueError, match="stemmer"):
+        Analyzer(stemmer="russian")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126)))
+def test_ascii_text_every_path_gives_the_reference_terms(text):
+    assert Analyzer()._unicode_tokens(text) == reference_tokens(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_any_text_gives_terms_without_spaces(text):
+    toks = Analyzer().tokens(text)
+    assert all(t and not any(c.isspace() for c in t) and len(t) <= 64 for t in toks)
+    assert Analyzer(scheme="ascii").tokens(text) == reference_tokens(text)

@@ -260,3 +260,18 @@ def test_russian_recrawl_is_a_duplicate_and_another_article_is_not():
     recrawl = _RU_A.replace("во вторник", "в среду") + " Фото: ТАСС."
     assert is_duplicate(text_sketch(_RU_A), text_sketch(recrawl))
     assert not is_duplicate(text_sketch(_RU_A), text_sketch(_RU_B))
+
+
+def test_shared_snippet_in_chinese_is_aligned_and_unspaced():
+    from dedup.detect import shared_snippet
+
+    a = "导语。" + _ZH_A + " 更多新闻"
+    b = "首页 " + _ZH_A.replace("周二", "周三")
+    got = shared_snippet(a, b)
+    assert got is not None
+    (_, sa, _), (_, sb, _) = got
+    assert sa == sb and " " not in sa and len(sa) >= 6 and sa in words_joined(_ZH_A)
+
+
+def words_joined(text):
+    return "".join(words(text))

@@ -1,6 +1,8 @@
 """Language identification: hints checked against the text (webseg.lang)."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from webseg.lang import HINT_CONFIDENCE, Language, identify, normalize_hint
 
@@ -62,3 +64,25 @@ def test_to_dict_and_bad_input():
     assert set(d) == {"code", "confidence", "source"} and d["code"] == "en"
     with pytest.raises(TypeError):
         identify(b"bytes")  # type: ignore[arg-type]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(), st.lists(st.text(max_size=20), max_size=3))
+def test_any_input_gives_a_valid_answer(text, hints):
+    lang = identify(text, hints)
+    assert lang.source in ("hint+text", "text", "hint", "none")
+    assert 0.0 <= lang.confidence <= 1.0 + 1e-9
+    assert (lang.code is None) == (lang.source == "none")
+
+
+def test_declared_languages_in_priority_order():
+    from webseg.lang import declared_languages
+
+    html = (b'<!doctype html><html class="x" lang="ru-RU"><head>'
+            b'<meta http-equiv="Content-Language" content="ru">'
+            b"<meta property='og:locale' content='ru_RU'><meta name=description content=en>"
+            b"<title>x</title></head><body><p>hi</p></body></html>")
+    assert declared_languages(html, {"Content-Language": "en"}) == ["ru-RU", "en", "ru", "ru_RU"]
+    assert declared_languages("<html><body>x") == [] and declared_languages(None) == []
+    # a template's wrong declaration does not beat the text
+    assert identify(TEXTS["zh"], declared_languages(b'<html lang="en">')).code == "zh"

