@@ -14,7 +14,7 @@ building; the corpus itself is made before), and queries/s at k=10 and k=1000:
 * ``bm25s``: bm25s (numpy backend, single thread) given the same token ids, all queries in
   one ``retrieve`` call (its fastest use).
 
-Both score with k1 1.5, b 0.75 (bm25s uses Lucene's IDF; rankings differ slightly, work does
+Both score with k1 1.5, b 0.75 and Lucene's IDF (rankings differ only by float precision; work does
 not). Older modes: ``--pages N`` block-PRF latency on a synthetic N-page index built from real
 stored blocks, ``--throughput N`` render+segment+index throughput (see the PRF README).
 

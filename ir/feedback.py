@@ -42,6 +42,7 @@ Relevance model (RM3, as Anserini's ``Rm3Reranker``)
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -55,6 +56,17 @@ __all__ = ["BEST_BLOCKS", "BlockParams", "Rm3Params", "block_units", "expand", "
            "query_vector", "relevance_model"]
 
 _TERM_OK = re.compile(r"[a-z0-9]+")
+
+
+def _term_ok(t: str) -> bool:
+    """Whether a feedback term may expand the query: Anserini's RM3 rule for ASCII terms
+    (2-20 characters of ``[a-z0-9]``), and for terms of other scripts the same length cap
+    with letters, digits and combining marks only - so that feedback works for every language
+    the analyzer indexes (a single CJK character is a word), while punctuation never does."""
+    if t.isascii():
+        return 2 <= len(t) <= 20 and _TERM_OK.fullmatch(t) is not None
+    return len(t) <= 20 and all(c.isalnum() or unicodedata.category(c).startswith("M")
+                                for c in t)
 
 
 @dataclass(frozen=True)
@@ -172,7 +184,7 @@ def relevance_model(units: Sequence[tuple[Mapping[str, int], float]], fb_terms: 
     for terms, score in units:
         vec: dict[str, float] = {}
         for t, c in terms.items():
-            if not 2 <= len(t) <= 20 or not _TERM_OK.fullmatch(t):
+            if not _term_ok(t):
                 continue
             if n_docs and df(t) / n_docs > max_df_ratio:
                 continue

@@ -221,6 +221,16 @@ def test_snippet_prefers_the_pages_own_text_to_a_repeated_template_block(tmp_pat
 # ---------------------------------------------------------------- feedback
 
 
+def test_feedback_terms_of_every_script():
+    """Expansion terms are not limited to ASCII: Cyrillic, CJK (one character is a word) and
+    Devanagari (combining marks) expand; punctuation and over-long terms do not."""
+    units = [({"собака": 2, "狗": 1,
+               "कुत्ता": 1, "--": 3, "x" * 21: 1, "a": 2}, 1.0)]
+    rm = relevance_model(units, fb_terms=10, df=lambda t: 1, n_docs=100, max_df_ratio=0.5)
+    assert set(rm) == {"собака", "狗",
+                       "कुत्ता"}
+
+
 def test_relevance_model_by_hand():
     units = [({"aa": 2, "bb": 2}, 1.0), ({"aa": 1, "cc": 3}, 3.0)]
     rm = relevance_model(units, fb_terms=10, df=lambda t: 1, n_docs=100, max_df_ratio=0.1)
@@ -228,10 +238,11 @@ def test_relevance_model_by_hand():
     assert rm == pytest.approx({"aa": 1.25 / 4, "bb": 0.5 / 4, "cc": 2.25 / 4})
     rm2 = relevance_model(units, fb_terms=1, df=lambda t: 1, n_docs=100, max_df_ratio=0.1)
     assert list(rm2) == ["cc"] and rm2["cc"] == pytest.approx(1.0)
-    # frequent terms (df ratio > max_df_ratio), 1-char and non-[a-z0-9] terms are dropped
-    rm3 = relevance_model([({"aa": 1, "x": 5, "é1": 5, "zz": 1}, 1.0)], 10,
+    # frequent terms (df ratio > max_df_ratio), 1-char ASCII terms and punctuation are dropped;
+    # letters of other scripts are words
+    rm3 = relevance_model([({"aa": 1, "x": 5, "a-b": 5, "é1": 5, "zz": 1}, 1.0)], 10,
                           df=lambda t: 50 if t == "zz" else 1, n_docs=100, max_df_ratio=0.1)
-    assert set(rm3) == {"aa"}
+    assert set(rm3) == {"aa", "é1"}
 
 
 def test_interpolate():
