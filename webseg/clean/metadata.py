@@ -39,7 +39,8 @@ from datetime import date, datetime
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-__all__ = ["Metadata", "base_url", "extract_metadata", "normalize_date", "scan_tags"]
+__all__ = ["Metadata", "base_url", "canonical_url", "extract_metadata", "normalize_date",
+           "scan_tags"]
 
 #: Tags whose attributes carry metadata.
 _TAG_RE = re.compile(r"<(meta|link|base|html|time)\b((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>",
@@ -535,6 +536,23 @@ def _htmldate(html: str, url: str | None) -> str | None:
     except Exception:  # noqa: BLE001 - htmldate fails on odd markup: no date, not an error
         return None
     return normalize_date(found) if found else None
+
+
+def canonical_url(html: str | None, page: Any = None) -> str | None:
+    """The page's absolute http(s) canonical URL (``<link rel=canonical>``, else ``og:url``)
+    from its source or, without one, from the Page's kept attributes; None when it names
+    none (a relative canonical needs the URL it is relative to, which is what is unknown)."""
+    link = og = None
+    for tag, a in (scan_tags(html) if html else _page_tags(page) if page is not None else ()):
+        if tag == "link" and link is None and "canonical" in (a.get("rel") or "").lower().split():
+            link = (a.get("href") or "").strip()
+        elif tag == "meta" and og is None and (a.get("property") or a.get("name") or ""
+                                               ).lower() == "og:url":
+            og = (a.get("content") or "").strip()
+    for v in (link, og):
+        if v and urlsplit(v).scheme in ("http", "https") and urlsplit(v).netloc:
+            return v
+    return None
 
 
 def base_url(url: str | None, base_href: str | None) -> str | None:
