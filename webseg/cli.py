@@ -591,7 +591,7 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
             out.write_text(text, encoding="utf-8")
         elif output:
             Path(output).write_text(text, encoding="utf-8")
-        else:
+        elif text:  # an empty result prints nothing (the note on stderr says why)
             click.echo(text, nl=not text.endswith("\n"))
     if bar is not None:
         bar.close()

@@ -60,6 +60,9 @@ _BYLINE_WORDS = re.compile(
     r"^(?:(?:written|posted|published|reviewed|edited|updated)?\s*by|author(?:s|ed by)?|"
     r"writer|posted|published|von|par|por|di|door|автор|作者|-|–|—|\||·|•)[\s:]*$", re.IGNORECASE)
 _FRAGMENT = re.compile(r">([^<]+)<")
+#: Degrees and titles that follow a name after a comma ("Jane Doe, Ph.D.", "MD", "Sr.").
+_CREDENTIAL = re.compile(r"^(?:[A-Z][a-zA-Z]{0,3}\.){1,3}$|^[A-Z]{2,5}$|^(?i:jr|sr|phd|md|"
+                         r"rn|mba|esq)\.?$")
 _NOT_NAME = re.compile(r"\d|@|https?:|www\.|[{}=<>]")
 _LD_RE = re.compile(r"<script\b[^>]*application/ld\+json[^>]*>(.*?)</script\s*>",
                     re.IGNORECASE | re.DOTALL)
@@ -276,9 +279,15 @@ def _author_list(raw: Iterable[str]) -> list[str]:
             continue
         parts = _SPLIT_AUTHORS.split(s) if len(s) > 3 and ("," in s or " and " in s
                                                            or "&" in s or ";" in s) else [s]
+        if len(parts) == 2 and s.count(",") == 1 and all(len(p.split()) == 1 for p in parts) \
+                and not any(_CREDENTIAL.match(p.strip()) for p in parts):
+            parts = [s]  # "Müller, Anna": one name, surname first
         for p in parts:
-            p = p.strip(" .|-·•")
-            if p and p not in out and any(c.isalpha() for c in p) and len(p.split()) <= 6:
+            p = p.strip(" |-·•")
+            if p.endswith(".") and not _CREDENTIAL.match(p):
+                p = p.rstrip(".")
+            if p and p not in out and any(c.isalpha() for c in p) and len(p.split()) <= 6 \
+                    and not _CREDENTIAL.match(p):
                 out.append(p)
     return out
 

@@ -145,7 +145,7 @@ def scan_journal(path: Path, dedup: CompactDuplicateIndex | None) -> JournalScan
         st = rec.get("status")
         if dedup is None:
             continue
-        if st != "ok" or "sketch" not in rec:
+        if st not in ("ok", "empty") or "sketch" not in rec:
             err = rec.get("error") or {}
             scan.failed[rid] = f"{err.get('stage', 'unknown')}: {err.get('message', '')}"
             continue

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from webseg.clean.json_out import upgrade_line
 from webseg.inputs import InputRecord, iter_inputs, render_inputs
 from webseg.pipeline.journal import Journal
 from webseg.pipeline.process import PageProcessor, PipelineConfig, error_record, record_html
@@ -46,6 +47,8 @@ class RunSummary:
 
     records: int = 0
     ok: int = 0
+    #: Pages without main content, per reason (``no text``, ``script-only shell``...).
+    empty: dict[str, int] = field(default_factory=dict)
     skipped: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     processed_now: int = 0
@@ -60,6 +63,7 @@ class RunSummary:
         """A human summary for the end of a run."""
         rate = self.processed_now / self.seconds if self.seconds else 0.0
         rows = [("input records", self.records), ("ok", self.ok),
+                *((f"empty ({k})", v) for k, v in sorted(self.empty.items())),
                 ("skipped (not HTML)", self.skipped),
                 *((f"error at {k}", v) for k, v in sorted(self.errors.items())),
                 ("done in earlier runs", self.resumed), ("processed now", self.processed_now),
@@ -119,14 +123,14 @@ def run_pipeline(inputs: Sequence[str | Path], out_dir: str | Path,
             for rec, page, err in render_inputs(todo, concurrency, **(render_options or {})):
                 if page is None:
                     stage, msg = split_error(err or "unknown error")
-                    line = error_record(rec.id, rec.url, stage, msg)
-                    if rec.skipped:
-                        line["status"] = "skipped"
-                    elif "index" in config.stages:
+                    line = error_record(rec.id, rec.url, stage, msg, record=rec,
+                                        skipped=rec.skipped)
+                    if not rec.skipped and "index" in config.stages:
                         line["index_doc"] = text_only_doc(rec, f"{stage}: {msg}", processor)
                 else:
                     line = processor.process(rec.id, rec.url, page,
-                                     html=record_html(rec, processor.config))
+                                             html=record_html(rec, processor.config),
+                                             record=rec)
                 journal.append(line)
                 processed += 1
                 bar.update(1)
@@ -208,10 +212,14 @@ def finalize(order: Sequence[str], out: Path, config: PipelineConfig) -> RunSumm
     stage_times: dict[str, list[float]] = {}
 
     def on_record(rec: dict[str, Any]) -> None:
+        upgrade_line(rec)  # a journal line of an older run: main_text -> text, new fields
         rid = str(rec["id"])
         st = rec.get("status")
         if st == "ok":
             summary.ok += 1
+        elif st == "empty":
+            reason = rec.get("reason") or "unknown"
+            summary.empty[reason] = summary.empty.get(reason, 0) + 1
         elif st == "skipped":
             summary.skipped += 1
         else:
@@ -225,7 +233,7 @@ def finalize(order: Sequence[str], out: Path, config: PipelineConfig) -> RunSumm
             from dedup.report import PageInfo
 
             pages[rid] = PageInfo(id=rid, url=rec.get("url"), title=rec.get("title") or "",
-                                  text=rec.get("main_text") or "")
+                                  text=rec.get("text") or "")
 
     final = out / "pages.jsonl"
     write_final(order, journal, scan, final, INTERNAL_FIELDS, clusters, on_record)
