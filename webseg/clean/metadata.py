@@ -47,14 +47,15 @@ _TAG_RE = re.compile(r"<(meta|link|base|html|time)\b((?:[^>\"']|\"[^\"]*\"|'[^']
                      re.IGNORECASE)
 _TITLE_RE = re.compile(r"<title\b[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
 _ATTR_RE = re.compile(r"""([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?""")
-_ITEMPROP_RE = re.compile(
-    r"<([a-zA-Z][\w:-]*)\b((?:[^>\"']|\"[^\"]*\"|'[^']*')*?\bitemprop\s*=\s*[\"']?"
-    r"(?:author|creator|datePublished|dateCreated|dateModified|headline|keywords)"
-    r"\b[^\"'>]*[\"']?(?:[^>\"']|\"[^\"]*\"|'[^']*')*)>", re.IGNORECASE)
-_BYLINE_RE = re.compile(
-    r"<([a-zA-Z][\w:-]*)\b((?:[^>\"']|\"[^\"]*\"|'[^']*')*?\b(?:class|rel|id|itemprop)\s*=\s*"
-    r"[\"']?[^\"'>]*(?:author(?!i[zs]|ity)|byline|writer)[^\"'>]*[\"']?(?:[^>\"']|\"[^\"]*\"|'[^']*')*)>",
-    re.IGNORECASE)
+_TAG_NAME = re.compile(r"<([a-zA-Z][\w:-]*)")
+#: itemprop values read from microdata.
+_ITEMPROPS = frozenset({"author", "creator", "datepublished", "datecreated", "datemodified",
+                        "headline", "keywords"})
+_BYLINE_MARK = re.compile(r"author(?!i[zs]|ity)|byline|writer")
+_BYLINE_CHECK = re.compile(r"(?:class|id|rel|itemprop)\s*=\s*[\"']?[^\"'>]*"
+                           r"(?:author(?!i[zs]|ity)|byline|writer)", re.IGNORECASE)
+_ITEMPROP_CHECK = re.compile(r"itemprop\s*=\s*[\"']?[^\"'>]*(?:author|creator|date|headline|"
+                             r"keywords)", re.IGNORECASE)
 #: Parts of a byline that are not the name.
 _BYLINE_WORDS = re.compile(
     r"^(?:(?:written|posted|published|reviewed|edited|updated)?\s*by|author(?:s|ed by)?|"
@@ -155,13 +156,16 @@ class Metadata:
 
 # ------------------------------------------------------------------ helpers
 def _clean(s: Any, limit: int = 1000) -> str | None:
-    """A display string: entities decoded, whitespace collapsed, None when empty."""
+    """A display string: entities decoded (twice-escaped ones too: ``&amp;#8230;``),
+    whitespace collapsed, None when empty."""
     if s is None:
         return None
     if not isinstance(s, str):
         s = str(s)
     if "&" in s:
         s = htmllib.unescape(s)
+        if "&" in s and re.search(r"&#?\w+;", s):
+            s = htmllib.unescape(s)
     s = " ".join(s.split())[:limit]
     return s or None
 
@@ -367,7 +371,9 @@ def _from_json_ld(html: str, md: Metadata) -> None:
     ordered = sorted((it for it in items if rank(it) < 3), key=rank)
     src = "json-ld"
     for it in ordered:
-        md._set("title", _clean(it.get("headline") or (it.get("name") if rank(it) < 2
+        # the headline; a name only for articles (a product's or a page's name is not
+        # the page's title: "Arrival T-Shirt" for "Gymshark Arrival T-Shirt - Black")
+        md._set("title", _clean(it.get("headline") or (it.get("name") if rank(it) == 0
                                                         else None), 500), src)
         md._set("authors", _author_list(_person_names(it.get("author") or it.get("creator"),
                                                       md._orgs)), src)
@@ -459,24 +465,48 @@ def _from_tags(tags: Iterable[tuple[str, dict[str, str]]], md: Metadata
     return time_dt, canonical
 
 
+def _marked_tags(html: str, words: tuple[str, ...], check: re.Pattern[str], limit: int = 300
+                 ) -> Iterator[tuple[str, dict[str, str], int]]:
+    """``(tag, attributes, end of the start tag)`` of the start tags whose attributes contain
+    one of ``words`` (as written, or capitalised) and match ``check``, in document order.
+    Found by ``str.find`` on the words and a short look back for the tag around each hit,
+    which is much faster than a regular expression over every tag of the page."""
+    hits: set[int] = set()
+    for w in {v for x in words for v in (x, x.capitalize())}:
+        pos = html.find(w)
+        seen = 0
+        while pos >= 0 and seen < limit:
+            seen += 1
+            lt = html.rfind("<", max(0, pos - 400), pos)
+            if lt >= 0 and html.find(">", lt, pos) < 0:
+                hits.add(lt)
+            pos = html.find(w, pos + len(w))
+    for lt in sorted(hits):
+        m = _TAG_NAME.match(html, lt)
+        gt = html.find(">", lt)
+        if m is None or gt < 0 or not check.search(html, m.end(), gt):
+            continue
+        yield m.group(1).lower(), _attrs(html[m.end():gt]), gt + 1
+
+
 def _from_microdata(html: str, md: Metadata) -> None:
     """``itemprop`` fields (the value is ``content``/``datetime`` or the element's text)."""
-    if "itemprop" not in html:
+    if "itemprop" not in html and "ITEMPROP" not in html:
         return
     authors: list[str] = []
-    for m in _ITEMPROP_RE.finditer(html):
-        a = _attrs(m.group(2))
-        prop = (a.get("itemprop") or "").split()
-        prop_l = [p.lower() for p in prop]
+    for tag, a, end in _marked_tags(html, ("itemprop",), _ITEMPROP_CHECK):
+        prop_l = [p.lower() for p in (a.get("itemprop") or "").split()]
+        if not _ITEMPROPS.intersection(prop_l):
+            continue
         value = a.get("content") or a.get("datetime")
         if value is None:
-            value = _element_text(html, m.end(), m.group(1))
+            value = _element_text(html, end, tag)
         if "author" in prop_l or "creator" in prop_l:
             if "itemscope" in a:  # a Person: its name is a nested itemprop
-                nm = re.search(r"\bitemprop\s*=\s*[\"']?name\b[^>]*>", html[m.end():m.end() + 3000])
+                nm = re.search(r"\bitemprop\s*=\s*[\"']?name\b[^>]*>", html[end:end + 3000])
                 if nm:
                     inner = _attrs(nm.group(0)[:-1]).get("content")
-                    value = inner or _element_text(html, m.end() + nm.end(), "")
+                    value = inner or _element_text(html, end + nm.end(), "")
             if value:
                 authors.append(value)
         elif "datepublished" in prop_l or "datecreated" in prop_l:
@@ -510,14 +540,16 @@ def _byline(html: str) -> list[str]:
     around one ("By", "Written by", dashes). Elements that hold a photo or a bio only fail
     the test and the next marked element is tried (up to 12)."""
     tried = 0
-    for m in _BYLINE_RE.finditer(html):
-        if m.group(1).lower() in ("meta", "link", "body", "html", "script", "style", "img",
-                                  "input", "form", "button", "svg", "section", "main"):
+    for tag, a, end in _marked_tags(html, ("author", "byline", "writer"), _BYLINE_CHECK):
+        if tag in _NOT_BYLINE_TAGS:
+            continue
+        marks = " ".join(a.get(k, "") for k in ("class", "rel", "id", "itemprop")).lower()
+        if not _BYLINE_MARK.search(marks):
             continue
         tried += 1
         if tried > 12:
             break
-        for f in _FRAGMENT.finditer(html, m.end() - 1, m.end() + 600):
+        for f in _FRAGMENT.finditer(html, end - 1, end + 600):
             t = _clean(f.group(1), 200)
             if not t or _BYLINE_WORDS.match(t):
                 continue
@@ -527,6 +559,21 @@ def _byline(html: str) -> list[str]:
                 return _author_list([t])
             break  # the first real text is no name: this element is not a byline
     return []
+
+
+_NOT_BYLINE_TAGS = frozenset({"meta", "link", "body", "html", "script", "style", "img", "input",
+                              "form", "button", "svg", "section", "main", "source", "iframe"})
+
+
+def _worse_title(title: str, tag_title: str, site_name: str | None) -> bool:
+    """Whether a structured title is worse than the ``<title>``: the site's name rather than
+    the page's, or cut short with an ellipsis where the ``<title>`` has it whole."""
+    t = title.casefold()
+    if site_name and t == site_name.casefold() and tag_title.casefold() != t:
+        return True
+    stem = title.rstrip(".… ").casefold()
+    return (title.endswith(("...", "…")) and len(stem) > 10
+            and tag_title.casefold().startswith(stem) and len(tag_title) > len(stem))
 
 
 def _page_title(page: Any) -> str | None:
@@ -552,6 +599,10 @@ def canonical_url(html: str | None, page: Any = None) -> str | None:
     from its source or, without one, from the Page's kept attributes; None when it names
     none (a relative canonical needs the URL it is relative to, which is what is unknown)."""
     link = og = None
+    if html:  # canonical links live in the head: scan up to the body
+        body = html.find("<body")
+        body = html.find("<BODY") if body < 0 else body
+        html = html[:body] if body > 0 else html
     for tag, a in (scan_tags(html) if html else _page_tags(page) if page is not None else ()):
         if tag == "link" and link is None and "canonical" in (a.get("rel") or "").lower().split():
             link = (a.get("href") or "").strip()
@@ -600,7 +651,11 @@ def extract_metadata(html: str | None = None, page: Any = None, url: str | None 
         time_dt = canonical = None
     if canonical:
         md._set("canonical_url", canonical, "page")
-    md._set("title", title_tag or _page_title(page), "page")
+    tag_title = title_tag or _page_title(page)
+    if md.title and tag_title and _worse_title(md.title, tag_title, md.site_name):
+        md.title = None
+        md.sources.pop("title", None)
+    md._set("title", tag_title, "page")
     if md.date_published is None and url:
         m = _URL_DATE.search(urlsplit(url).path)
         if m:
