@@ -287,6 +287,17 @@ def test_one_schema_everywhere(tmp_path: Path) -> None:
     assert tuple(err) == FIELDS
 
 
+def test_language_is_hinted_by_the_page() -> None:
+    pytest.importorskip("py3langid")
+    lang = extract(parse(JSON_LD), html=JSON_LD).to_dict()["language"]
+    assert lang["code"] == "en" and lang["source"] in ("hint+text", "text")
+    german = META_ONLY.replace(BODY.format(h="Fähre"), "<p>Die Fähre fährt im Winter seltener, "
+                               "und am Freitag gibt es ein spätes Boot für die Inselbewohner."
+                               " Fahrkarten bleiben gültig.</p>" * 3)
+    lang = extract(parse(german), html=german).to_dict()["language"]
+    assert lang["code"] == "de"
+
+
 def test_spark_columns_are_the_schema() -> None:
     pytest.importorskip("pyspark")
     from pyspark.sql.types import _make_type_verifier
