@@ -2,7 +2,8 @@
 ``publish_date``, beside trafilatura's metadata in the same run. No browser: pages are read
 from their bytes.
 
-    python eval/metadata.py --data ../shared/data/wcxb-dev --out eval/results/metadata
+    python eval/metadata.py --data ../shared/data/wcxb-dev --out eval/results/metadata/all \
+        --pages .cache/metadata/all.jsonl
 
 Scoring, per field, over the pages whose gold field is set:
 
@@ -138,7 +139,9 @@ def main(argv: list[str] | None = None) -> int:
                     "looking at the failures among the first 400, so --offset 400 scores "
                     "pages not looked at")
     ap.add_argument("--limit", type=int, default=0)
-    ap.add_argument("--out", type=Path)
+    ap.add_argument("--out", type=Path, help="write the summary (metadata.json) here")
+    ap.add_argument("--pages", type=Path, help="write every page's values and gold here "
+                    "(JSON lines; under .cache/: the gold is the dataset's)")
     args = ap.parse_args(argv)
     recs = [json.loads(line) for line in (args.data / "manifest.jsonl").open()]
     recs = [r for r in recs if not r.get("in_test_too")]
@@ -162,7 +165,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "metadata.json").write_text(json.dumps(summary, indent=2) + "\n")
-        with (args.out / "pages.jsonl").open("w", encoding="utf-8") as f:
+    if args.pages:  # per page, with the gold values: keep it out of the repository
+        args.pages.parent.mkdir(parents=True, exist_ok=True)
+        with args.pages.open("w", encoding="utf-8") as f:
             for r in rows:
                 f.write(json.dumps(r, ensure_ascii=False) + "\n")
     return 0

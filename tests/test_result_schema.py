@@ -369,3 +369,22 @@ def test_old_journal_lines_are_upgraded(tmp_path: Path) -> None:
     assert s.ok == 1 and s.errors == {"render": 1}
     line = {"schema": SCHEMA, "id": "z"}
     assert upgrade_line(line) == {"schema": SCHEMA, "id": "z"}  # current lines unchanged
+
+
+def test_page_url_rules(tmp_path: Path) -> None:
+    """A rendered local x.html.gz (served to Chromium as x.html) is named as itself."""
+    from webseg.clean.run import page_url
+
+    p = tmp_path / "x.html.gz"
+    p.write_bytes(gzip.compress(b"<p>x</p>"))
+    page = parse("<p>x</p>", url=(tmp_path / "x.html").resolve().as_uri())
+    rec = InputRecord(id=str(p), url=None, source=p, kind="file")
+    assert page_url(rec, page, "<p>x</p>") == p.resolve().as_uri()
+    assert page_url(rec, page, OPEN_GRAPH) == "https://example.org/news/ferry"
+    assert page_url(rec, page, OPEN_GRAPH, "https://u.example/") == "https://u.example/"
+    warc = InputRecord(id="c.warc#0", url="http://t.example/", source=b"", kind="warc")
+    assert page_url(warc, page, OPEN_GRAPH) == "http://t.example/"
+    saved = InputRecord(id="a.page.json", url=None, source=tmp_path / "a.page.json",
+                        kind="file")
+    assert page_url(saved, parse("<p>x</p>", url="https://r.example/"), None) == \
+        "https://r.example/"
