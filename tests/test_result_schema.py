@@ -388,3 +388,15 @@ def test_page_url_rules(tmp_path: Path) -> None:
                         kind="file")
     assert page_url(saved, parse("<p>x</p>", url="https://r.example/"), None) == \
         "https://r.example/"
+
+
+def test_xpaths_of_equals_the_pages_list() -> None:
+    from webseg.clean.json_out import xpaths_of
+
+    page = parse(JSON_LD + "<div><p>a<b>b</b>c</p><p>d</p>text<p>e</p></div>")
+    nodes = list(range(page.n))
+    fresh = parse(JSON_LD + "<div><p>a<b>b</b>c</p><p>d</p>text<p>e</p></div>")
+    assert xpaths_of(fresh, nodes[:20]) == page.xpaths[:20]
+    for i in nodes:
+        assert xpaths_of(parse(JSON_LD + "<div><p>a<b>b</b>c</p><p>d</p>text<p>e</p></div>"),
+                         [i]) == [page.xpaths[i]]

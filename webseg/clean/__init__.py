@@ -34,7 +34,7 @@ import numpy as np
 
 from webseg.clean import html_out, json_out, markdown, txt
 from webseg.clean.mask import node_mask, roots
-from webseg.clean.metadata import Metadata, base_url, extract_metadata
+from webseg.clean.metadata import Metadata, base_href, base_url, extract_metadata
 from webseg.page import Page
 
 __all__ = ["DEFAULT_METHOD", "FORMATS", "METHODS", "CleanResult", "extract", "leaf_mask",
@@ -104,12 +104,7 @@ class CleanResult:
     @property
     def base_url(self) -> str | None:
         """What relative links resolve against: ``<base href>`` or the page's URL."""
-        href = self.metadata.base_href
-        if href is None and self.html is None:
-            href = next((a.get("href") for t, a in zip(self.page.tag, self.page.attrs,
-                                                       strict=False)
-                         if t == "base" and a and a.get("href")), None)
-        return base_url(self.url, href)
+        return base_url(self.url, base_href(self.html, self.page))
 
     @property
     def title(self) -> str:
@@ -157,8 +152,7 @@ class CleanResult:
     @property
     def xpaths(self) -> list[str]:
         """XPaths of :attr:`roots` (``/html[1]/body[1]/div[2]``)."""
-        xp = self.page.xpaths
-        return [xp[i] for i in self.roots.tolist()]
+        return json_out.xpaths_of(self.page, self.roots.tolist())
 
     def kept_leaves(self) -> np.ndarray:
         """Node ids of the kept visible text leaves, in document order."""

@@ -39,8 +39,8 @@ from datetime import date, datetime
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-__all__ = ["Metadata", "base_url", "canonical_url", "extract_metadata", "normalize_date",
-           "scan_tags"]
+__all__ = ["Metadata", "base_href", "base_url", "canonical_url", "extract_metadata",
+           "normalize_date", "scan_tags"]
 
 #: Tags whose attributes carry metadata.
 _TAG_RE = re.compile(r"<(meta|link|base|html|time)\b((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>",
@@ -594,15 +594,30 @@ def _htmldate(html: str, url: str | None) -> str | None:
     return normalize_date(found) if found else None
 
 
+def _head(html: str) -> str:
+    """The part of a document before ``<body>`` (where base and canonical links live)."""
+    body = html.find("<body")
+    body = html.find("<BODY") if body < 0 else body
+    return html[:body] if body > 0 else html
+
+
+def base_href(html: str | None, page: Any = None) -> str | None:
+    """The document's ``<base href>`` as written (the first), from its source or, without one,
+    from the Page; None when it has none. Cheaper than the whole metadata: the link writers
+    need only this."""
+    tags = scan_tags(_head(html)) if html else _page_tags(page) if page is not None else ()
+    for tag, a in tags:
+        if tag == "base" and (a.get("href") or "").strip():
+            return a["href"].strip()
+    return None
+
+
 def canonical_url(html: str | None, page: Any = None) -> str | None:
     """The page's absolute http(s) canonical URL (``<link rel=canonical>``, else ``og:url``)
     from its source or, without one, from the Page's kept attributes; None when it names
     none (a relative canonical needs the URL it is relative to, which is what is unknown)."""
     link = og = None
-    if html:  # canonical links live in the head: scan up to the body
-        body = html.find("<body")
-        body = html.find("<BODY") if body < 0 else body
-        html = html[:body] if body > 0 else html
+    html = _head(html) if html else html  # canonical links live in the head
     for tag, a in (scan_tags(html) if html else _page_tags(page) if page is not None else ()):
         if tag == "link" and link is None and "canonical" in (a.get("rel") or "").lower().split():
             link = (a.get("href") or "").strip()
