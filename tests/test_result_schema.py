@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.test_inputs import write_warc
 from webseg.clean import extract
@@ -400,3 +402,20 @@ def test_xpaths_of_equals_the_pages_list() -> None:
     for i in nodes:
         assert xpaths_of(parse(JSON_LD + "<div><p>a<b>b</b>c</p><p>d</p>text<p>e</p></div>"),
                          [i]) == [page.xpaths[i]]
+
+
+_PIECES = ["<meta ", 'name="author" ', 'content="', '"', "'", ">", "<", "</script>",
+           '<script type="application/ld+json">', '{"@type": ["Article", 3], "author": ',
+           '[{"name": {"x": 1}}, null, "A B"]', ', "datePublished": [', "2024-13-45", "]}",
+           '<time datetime="', "itemprop=author ", "itemscope ", 'class="byline">',
+           "By ", "Jane", "&amp;", "&#", "\u00ad", "\x00", "<base href=", "//x", "\n"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES) | st.text(max_size=8), max_size=40))
+def test_metadata_never_raises_on_odd_markup(parts: list[str]) -> None:
+    md = extract_metadata("".join(parts), url="https://x.example/2024/02/30/a", dates=False)
+    d = md.to_dict()
+    assert all(isinstance(v, str) for v in d["authors"] + d["tags"])
+    for k in ("date_published", "date_modified"):
+        assert d[k] is None or normalize_date(d[k]) is not None
