@@ -97,9 +97,9 @@ def warc_fields(rec: Any) -> dict[str, Any] | None:
     """The WARC fields of an input record (``record_id``, ``date``, ``target_uri``,
     ``http_status``, ``content_type``), read from ``rec.warc`` or flat attributes when the
     record has them; None for records that are not from a WARC."""
-    if getattr(rec, "kind", None) != "warc":
-        return None
     w = getattr(rec, "warc", None)
+    if getattr(rec, "kind", None) != "warc" and w is None:
+        return None
     out: dict[str, Any] = {}
     for key, names in _WARC_ATTRS.items():
         v = None
