@@ -419,3 +419,22 @@ def test_metadata_never_raises_on_odd_markup(parts: list[str]) -> None:
     assert all(isinstance(v, str) for v in d["authors"] + d["tags"])
     for k in ("date_published", "date_modified"):
         assert d[k] is None or normalize_date(d[k]) is not None
+
+
+def test_pipeline_counts_empty_pages_by_reason(tmp_path: Path) -> None:
+    from webseg.pipeline.journal import Journal
+    from webseg.pipeline.process import PageProcessor, PipelineConfig
+    from webseg.pipeline.run import finalize
+
+    cfg = PipelineConfig(stages=("clean",))
+    proc = PageProcessor(cfg)
+    shell = "<html><head><script src=app.js></script></head><body><div id=root></div></body>"
+    with Journal.open(tmp_path / "work" / "pages.jsonl") as j:
+        j.append(proc.process("shell", "https://a.example/", parse(shell)))
+        j.append(proc.process("ok", "https://a.example/ok", parse(JSON_LD), html=JSON_LD))
+    s = finalize(["shell", "ok"], tmp_path, cfg)
+    out = [json.loads(x) for x in (tmp_path / "pages.jsonl").read_text().splitlines()]
+    assert [(x["status"], x["reason"]) for x in out] == [("empty", "script-only shell"),
+                                                         ("ok", None)]
+    assert s.ok == 1 and s.empty == {"script-only shell": 1} and not s.errors
+    assert "empty (script-only shell)" in s.table()
