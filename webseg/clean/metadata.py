@@ -112,6 +112,9 @@ _META_FIELDS: dict[str, tuple[str, ...]] = {
     "canonical_url": ("og:url", "twitter:url", "parsely-link"),
 }
 _META_KEY = {k: f for f, keys in _META_FIELDS.items() for k in keys}
+#: Pages longer than this get no ``htmldate`` search (it parses the whole page again: on a
+#: 50 MB page that is seconds, for a date the structured sources did not give).
+HTMLDATE_MAX_CHARS = 3_000_000
 
 
 @dataclass
@@ -678,7 +681,7 @@ def extract_metadata(html: str | None = None, page: Any = None, url: str | None 
                     "url")
     if md.date_published is None and time_dt:
         md._set("date_published", normalize_date(time_dt), "page")
-    if md.date_published is None and html and dates:
+    if md.date_published is None and html and dates and len(html) <= HTMLDATE_MAX_CHARS:
         md._set("date_published", _htmldate(html, url), "htmldate")
     if html and (not md.authors or all(_weak_name(a) for a in md.authors)):
         found = _byline(html)
