@@ -77,7 +77,7 @@ def test_every_record_gets_one_line_including_bad_input(tmp_path: Path) -> None:
     ok = [r for r in lines if r["status"] == "ok"]
     assert len(ok) >= 4
     story = by["p001.html"]
-    assert "word1x30" in story["main_text"]
+    assert "word1x30" in story["text"] and story["source"] == story["id"]
     assert story["segmentation"]["segments"] >= 1
     assert "index_doc" not in story and "minhash" not in story  # internal fields
     assert s.records == 7 and s.ok == len(ok)

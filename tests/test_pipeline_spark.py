@@ -58,7 +58,8 @@ def test_spark_local_matches_single_machine(tmp_path: Path) -> None:
     single = lines([tmp_path / "one" / "pages.jsonl"])
     dist = lines(sorted((tmp_path / "spark" / "pages.jsonl").glob("part-*")))
     assert set(res.pop("seconds")) == {"pages", "collection"}
-    assert res == {"records": 7, "ok": 6, "skipped": 1, "errors": 0, "duplicate_clusters": 2}
+    assert res == {"records": 7, "ok": 6, "empty": 0, "skipped": 1, "errors": 0,
+                   "duplicate_clusters": 2}
     assert set(single) == set(dist)
     for k, d in single.items():
         assert dist[k] == d, k

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -548,6 +549,10 @@ def show(input: str, algo: str, param: tuple[str, ...], output: str, max_height:
               "call form one group too); JSON lists the dropped leaves in 'site_repeated'. "
               "Default: on for pages with an http(s) host "
               "(webseg.blocks.siterepeat.DEFAULT_SITE_REPEATS; eval/results/blocks/siterepeat).")
+@click.option("--url", "page_url", default=None, metavar="URL",
+              help="The page's address (one input): reported as its 'url' and what relative "
+              "links resolve against. Default: the WARC target URI, the URL given, or for a "
+              "local file its canonical URL (link rel=canonical, og:url), else its file:// URI.")
 @click.option("--html", "as_html", is_flag=True, hidden=True, help="Same as --format html.")
 @click.option("--algo", "-a", "algo", default=None, hidden=True, help="Same as --method.")
 @click.option("-c", "--concurrency", default=3, show_default=True, help="Pages rendered at once.")
@@ -555,13 +560,17 @@ def show(input: str, algo: str, param: tuple[str, ...], output: str, max_height:
 @with_render_opts
 def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
           method: str | None, no_render: bool, page_type: bool, threshold: float,
-          decoder: str | None, site_repeats: bool | None, as_html: bool, algo: str | None,
-          concurrency: int, timeout: float, javascript: bool | None, max_nodes: int) -> None:
+          decoder: str | None, site_repeats: bool | None, page_url: str | None, as_html: bool,
+          algo: str | None, concurrency: int, timeout: float, javascript: bool | None,
+          max_nodes: int) -> None:
     """Main content of pages: text, Markdown, JSON (with XPaths) or HTML.
 
     INPUTS are HTML files, directories of them, WARC files, text files of URLs, URLs,
     '-' for stdin, or rendered '*.page.json[.gz]' files. Every input record gets one result
-    or one error line on stderr.
+    or one error line on stderr; a page with no main content gets a note on stderr saying
+    why, and JSON says it in 'status' and 'reason' (JSON lines carry every record, errors
+    and skipped ones too, each with its 'id' and 'source'). With several inputs a summary
+    line on stderr counts the outcomes.
 
     \b
     Examples:
@@ -619,6 +628,11 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
     if not records:
         raise click.UsageError("no pages found in the inputs")
     many = len(records) > 1 or Path(inputs[0]).is_dir()
+    if page_url is not None:
+        if many:
+            raise click.UsageError("--url names the address of one page; give one input")
+        if not page_url.startswith(("http://", "https://", "file:")):
+            raise click.UsageError(f"--url must be an http(s) or file URL, not {page_url!r}")
     json_lines = to_jsonl or (many and not output and fmt == "json")
     if many and not output and not json_lines:
         raise click.UsageError("several inputs need -o DIRECTORY (or --format json for JSON "
@@ -645,38 +659,77 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
                             render_options=_render_options(timeout, javascript, max_nodes),
                             concurrency=concurrency, type_model=type_model,
                             threshold=threshold, site_repeats=site_repeats and len(records) > 1,
-                            local_group=local_group, **extra)
+                            local_group=local_group, url=page_url, **extra)
     bar = progress_bar(total=len(records), desc="clean", unit="page", enabled=many)
     sink = _jsonl_sink(output) if to_jsonl else None
+    counts: Counter[str] = Counter()
+
+    def emit(line: str) -> None:
+        if sink is not None:
+            sink.write(line + "\n")
+        else:
+            click.echo(line)
     for rec, res, err in results:
         bar.update(1)
         if res is None:
             if rec.skipped:
-                if not is_quiet():
-                    click.echo(f"webseg: note: {record_label(rec)}: {err}", err=True)
-                continue
-            failed += 1
-            _err(f"{record_label(rec)}: {err}")
-            continue
-        if json_lines:
-            d = res.to_dict()
-            line = json.dumps({"id": rec.id, **d}, ensure_ascii=False)
-            if sink is not None:
-                sink.write(line + "\n")
+                counts["skipped"] += 1
+                _note(f"{record_label(rec)}: {err}")
             else:
-                click.echo(line)
+                failed += 1
+                counts["failed"] += 1
+                _note(f"{record_label(rec)}: {err}", error=True)
+            if json_lines:
+                emit(json.dumps(_record_line(rec, err, skipped=rec.skipped),
+                                ensure_ascii=False))
+            continue
+        if res.status != "ok":
+            counts[f"empty ({res.reason})"] += 1
+            _note(f"{record_label(rec)}: no main content: {res.reason}")
+        else:
+            counts["ok"] += 1
+        if json_lines:
+            emit(res.to_json())
             continue
         text = res.format(fmt, links=links)
         if names is not None:
             names.path(rec, FORMATS[fmt]).write_text(text, encoding="utf-8")
         elif output:
             Path(output).write_text(text, encoding="utf-8")
-        else:
+        elif text:  # an empty result prints nothing (the note on stderr says why)
             click.echo(text, nl=not text.endswith("\n"))
     bar.close()
     if sink is not None:
         sink.close()
+    if many and not is_quiet():
+        click.echo(f"webseg: {sum(counts.values())} records: " + ", ".join(
+            f"{v} {k}" for k, v in sorted(counts.items(), key=_summary_order)), err=True)
     sys.exit(EXIT_FAILED if failed else EXIT_OK)
+
+
+def _summary_order(item: tuple[str, int]) -> tuple[int, str]:
+    """ok first, then empty (by reason), skipped, failed."""
+    k = item[0]
+    return ({"ok": 0, "skipped": 2, "failed": 3}.get(k, 1), k)
+
+
+def _note(msg: str, error: bool = False) -> None:
+    """A line on stderr: errors always, notes unless --quiet."""
+    if error or not is_quiet():
+        click.echo(f"webseg: {'error' if error else 'note'}: {msg}", err=True)
+
+
+def _record_line(rec: Any, err: str | None, skipped: bool) -> dict[str, Any]:
+    """The JSON line of a record without a result (an error, a skipped record): the
+    page-result schema with its fields empty (webseg.clean.json_out)."""
+    from webseg.clean.json_out import blank, source_of, warc_fields
+    from webseg.pipeline.run import split_error
+
+    stage, msg = split_error(err or "read: no page")
+    return blank(rec.id, source=source_of(rec), url=rec.url,
+                 status="skipped" if skipped else "error", reason=f"{stage}: {msg}",
+                 error=None if skipped else {"stage": stage, "message": msg},
+                 warc=warc_fields(rec))
 
 
 #: algorithm -> (trainer module, whether its main() takes the algorithm name first)

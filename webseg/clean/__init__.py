@@ -18,11 +18,14 @@ Methods:
 >>> from webseg.clean import extract                         # doctest: +SKIP
 >>> res = extract(page)                                      # doctest: +SKIP
 >>> res.text, res.xpaths, res.to_markdown(links=True)        # doctest: +SKIP
+>>> res.to_dict()   # the page-result schema (webseg.clean.json_out)  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -31,6 +34,7 @@ import numpy as np
 
 from webseg.clean import html_out, json_out, markdown, txt
 from webseg.clean.mask import node_mask, roots
+from webseg.clean.metadata import Metadata, base_href, base_url, extract_metadata
 from webseg.page import Page
 
 __all__ = ["DEFAULT_METHOD", "FORMATS", "METHODS", "CleanResult", "extract", "leaf_mask",
@@ -58,10 +62,21 @@ class CleanResult:
     page: Page
     leaf_keep: np.ndarray
     method: str
-    page_type: str | None = None
+    #: The page type: a label, or the ``{"type", "probability", "probabilities"}`` object.
+    page_type: str | dict[str, Any] | None = None
     groups: np.ndarray | None = field(default=None, repr=False)
     blocks: Any = field(default=None, repr=False)
     site_repeated: np.ndarray | None = field(default=None, repr=False)
+    #: The page's decoded HTML source, when at hand: metadata (JSON-LD, meta tags) is read
+    #: from it; without it, from what the Page model keeps.
+    html: str | None = field(default=None, repr=False)
+    #: The page's address, overriding ``page.url`` (see :mod:`webseg.clean.json_out`).
+    page_url: str | None = None
+    #: The input record's id and the input it came from (file, WARC file, URL).
+    record_id: str | None = None
+    source: str | None = None
+    #: The WARC fields of a WARC record (:func:`webseg.clean.json_out.warc_fields`).
+    warc: dict[str, Any] | None = None
 
     @cached_property
     def roles(self) -> list[dict[str, str | None]] | None:
@@ -77,11 +92,52 @@ class CleanResult:
 
     @property
     def url(self) -> str | None:
-        return self.page.url
+        """The page's address: :attr:`page_url` when set, else the Page's."""
+        return self.page_url or self.page.url
+
+    @cached_property
+    def metadata(self) -> Metadata:
+        """Title, authors, dates... (:mod:`webseg.clean.metadata`), from :attr:`html` when
+        given, else from the Page. Computed on first use."""
+        return extract_metadata(self.html, page=self.page, url=self.url)
+
+    @property
+    def base_url(self) -> str | None:
+        """What relative links resolve against: ``<base href>`` or the page's URL."""
+        return base_url(self.url, base_href(self.html, self.page))
 
     @property
     def title(self) -> str:
-        return self.page.title or ""
+        """The page's title: the metadata's headline (JSON-LD, Open Graph), else
+        ``<title>``."""
+        return self.metadata.title or self.page.title or ""
+
+    @cached_property
+    def language(self) -> dict[str, Any] | None:
+        """``{"code", "confidence", "source"}`` of the main text (the title and description
+        when it is empty), hinted by ``<html lang>`` / ``content-language``; None when no
+        language detector is installed."""
+        try:
+            from webseg.lang import identify
+        except ImportError:
+            return None
+        md = self.metadata
+        text = self.text or " ".join(x for x in (md.title, md.description) if x)
+        return identify(text, hints=tuple(md.lang_hints)).to_dict()
+
+    @property
+    def status(self) -> str:
+        """``ok``, or ``empty`` when no main content was found (:attr:`reason` says why)."""
+        return "ok" if self.text.strip() else "empty"
+
+    @cached_property
+    def reason(self) -> str | None:
+        """Why the main content is empty (:mod:`webseg.clean.reasons`); None when ok."""
+        if self.status == "ok":
+            return None
+        from webseg.clean.reasons import empty_reason
+
+        return empty_reason(self.page)
 
     @cached_property
     def keep(self) -> np.ndarray:
@@ -96,8 +152,7 @@ class CleanResult:
     @property
     def xpaths(self) -> list[str]:
         """XPaths of :attr:`roots` (``/html[1]/body[1]/div[2]``)."""
-        xp = self.page.xpaths
-        return [xp[i] for i in self.roots.tolist()]
+        return json_out.xpaths_of(self.page, self.roots.tolist())
 
     def kept_leaves(self) -> np.ndarray:
         """Node ids of the kept visible text leaves, in document order."""
@@ -111,7 +166,8 @@ class CleanResult:
         return self.text
 
     def to_markdown(self, links: bool = False) -> str:
-        return markdown.to_markdown(self.page, self.leaf_keep, links=links)
+        with _links_base(self.page, self.base_url):
+            return markdown.to_markdown(self.page, self.leaf_keep, links=links)
 
     def to_dict(self) -> dict[str, Any]:
         return json_out.to_dict(self)
@@ -120,7 +176,9 @@ class CleanResult:
         return json_out.to_json(self, indent=indent)
 
     def to_html(self) -> str:
-        return html_out.to_html(self.page, self.keep, self.roots, self.title, self.url)
+        with _links_base(self.page, self.base_url):
+            return html_out.to_html(self.page, self.keep, self.roots, self.title,
+                                    self.metadata.canonical_url or self.url)
 
     def format(self, fmt: str, links: bool = False) -> str:
         """The result in one of :data:`FORMATS`."""
@@ -133,6 +191,18 @@ class CleanResult:
         if fmt == "html":
             return self.to_html()
         raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
+
+
+@contextmanager
+def _links_base(page: Page, base: str | None) -> Iterator[None]:
+    """The writers resolve links against ``page.url``: make it the base (``<base href>``)
+    while they run."""
+    old = page.url
+    page.url = base or old
+    try:
+        yield
+    finally:
+        page.url = old
 
 
 def _blocks_mask(page: Page, site_pages: Sequence[Page], model: Any, params: dict[str, Any]
@@ -164,9 +234,7 @@ def with_site_repeated(res: CleanResult, drop: np.ndarray) -> CleanResult:
     recorded as ``site_repeated`` (:mod:`webseg.blocks.siterepeat`); a new result."""
     drop = np.asarray(drop, dtype=bool)
     keep = np.asarray(res.leaf_keep, dtype=bool) & ~drop
-    return CleanResult(page=res.page, leaf_keep=keep, method=res.method,
-                       page_type=res.page_type, groups=res.groups, blocks=res.blocks,
-                       site_repeated=drop)
+    return dataclasses.replace(res, leaf_keep=keep, site_repeated=drop)
 
 
 def leaf_mask(page: Page, method: str = DEFAULT_METHOD, *, threshold: float = 0.5,
@@ -183,11 +251,14 @@ def leaf_mask(page: Page, method: str = DEFAULT_METHOD, *, threshold: float = 0.
     raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
 
 
-def extract(page: Page, method: str = DEFAULT_METHOD, *, page_type: str | None = None,
-            threshold: float = 0.5, site_pages: Sequence[Page] = (), model: Any = None,
-            **params: Any) -> CleanResult:
+def extract(page: Page, method: str = DEFAULT_METHOD, *,
+            page_type: str | dict[str, Any] | None = None, threshold: float = 0.5,
+            site_pages: Sequence[Page] = (), model: Any = None, html: str | None = None,
+            url: str | None = None, **params: Any) -> CleanResult:
     """Main content of ``page`` by ``method`` (see the module docstring).
 
+    ``html`` (the page's decoded source) is where the metadata is read from (JSON-LD and meta
+    tags are not in the Page); ``url`` is the page's address when ``page.url`` is not it.
     ``page_type`` is carried into the result when known (e.g. from ``webseg classify``);
     ``threshold`` and ``params`` go to the PageLevel segmenters, ``site_pages`` and ``model``
     to the block model (other pages of the site: :mod:`webseg.blocks.siterepeat`). Raises
@@ -205,4 +276,5 @@ def extract(page: Page, method: str = DEFAULT_METHOD, *, page_type: str | None =
         keep, groups = leaf_mask(page, method, threshold=threshold, site_pages=site_pages,
                                  model=model, **params)
     return CleanResult(page=page, leaf_keep=keep, method=method, page_type=page_type,
-                       groups=groups, blocks=bf, site_repeated=repeated)
+                       groups=groups, blocks=bf, site_repeated=repeated, html=html,
+                       page_url=url)

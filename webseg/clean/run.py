@@ -24,11 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from webseg.clean import CleanResult, extract, with_site_repeated
+from webseg.clean.json_out import file_uri, page_type_object, source_of, warc_fields
+from webseg.clean.metadata import canonical_url
 from webseg.inputs import InputRecord
 from webseg.page import Page
 
 __all__ = ["MAX_BYTES", "SITE_WINDOW", "apply_site_repeats", "clean_records", "hosts_repeat",
-           "is_page_json", "parse_record"]
+           "is_page_json", "page_url", "parse_record", "parse_record_html"]
 
 #: Largest page read with --no-render (the renderer's own limit).
 MAX_BYTES = 50 * 1024 * 1024
@@ -45,6 +47,11 @@ def is_page_json(rec: InputRecord) -> bool:
 
 def parse_record(rec: InputRecord, max_nodes: int = 200_000) -> Page:
     """The record's page parsed without a browser; raises ValueError("<stage>: reason")."""
+    return parse_record_html(rec, max_nodes)[0]
+
+
+def parse_record_html(rec: InputRecord, max_nodes: int = 200_000) -> tuple[Page, str]:
+    """(page parsed without a browser, its decoded HTML); raises like :func:`parse_record`."""
     from webseg.decode import DecodeError, decode_html
     from webseg.parse import parse
 
@@ -71,15 +78,16 @@ def parse_record(rec: InputRecord, max_nodes: int = 200_000) -> Page:
     except DecodeError as e:
         raise ValueError(f"decode: {e}") from None
     try:
-        return parse(dec.text, url=rec.url, encoding=dec.encoding, max_nodes=max_nodes)
+        return parse(dec.text, url=rec.url, encoding=dec.encoding, max_nodes=max_nodes), dec.text
     except ValueError as e:
         raise ValueError(f"parse: {e}") from None
 
 
 def _pages(records: list[InputRecord], render: bool, render_options: dict[str, Any],
            concurrency: int, renderer: Any = None
-           ) -> Iterator[tuple[InputRecord, Page | None, str | None]]:
-    """(record, page, error) per record, in order: loaded, parsed or rendered in one batch."""
+           ) -> Iterator[tuple[InputRecord, Page | None, str | None, str | None]]:
+    """(record, page, decoded HTML or None, error) per record, in order: loaded, parsed or
+    rendered in one batch."""
     from webseg.inputs import render_inputs
 
     to_render = [r for r in records if render and r.error is None and not is_page_json(r)]
@@ -90,21 +98,22 @@ def _pages(records: list[InputRecord], render: bool, render_options: dict[str, A
     max_nodes = int(render_options.get("max_nodes", 200_000))
     for rec in records:
         if rec.error is not None:
-            yield rec, None, rec.error
+            yield rec, None, None, rec.error
         elif is_page_json(rec):
             try:
-                yield rec, Page.load(rec.source), None  # type: ignore[arg-type]
+                yield rec, Page.load(rec.source), None, None  # type: ignore[arg-type]
             except (OSError, ValueError, EOFError) as e:
-                yield rec, None, f"read: not a readable page JSON: {e}"
+                yield rec, None, None, f"read: not a readable page JSON: {e}"
         elif not render:
             try:
-                yield rec, parse_record(rec, max_nodes), None
+                page, html = parse_record_html(rec, max_nodes)
+                yield rec, page, html, None
             except ValueError as e:
-                yield rec, None, str(e)
+                yield rec, None, None, str(e)
         else:
             got, page, err = next(rendered)
             assert got is rec, "render_inputs yields one result per record, in order"
-            yield rec, page, err
+            yield rec, page, (_html(rec) if page is not None else None), err
 
 
 Result = tuple[InputRecord, "CleanResult | None", "str | None"]
@@ -149,9 +158,13 @@ def clean_records(records: Iterable[InputRecord], method: str, *, render: bool =
                   render_options: dict[str, Any] | None = None, concurrency: int = 3,
                   page_types: bool = False, type_model: Any = None, renderer: Any = None,
                   site_repeats: bool = False, local_group: bool = True,
-                  **extract_params: Any
+                  url: str | None = None, **extract_params: Any
                   ) -> Iterator[tuple[InputRecord, CleanResult | None, str | None]]:
     """Clean every record; yields ``(record, result, error)`` with exactly one of the two.
+
+    Every result carries its record's id, source and WARC fields, its page URL
+    (:func:`page_url`; ``url`` overrides it, for one input) and the decoded HTML its metadata
+    is read from (not for URLs rendered from the network).
 
     ``error`` reads ``"<stage>: <reason>"`` (read, decode, parse, render..., clean,
     classify). ``page_types`` adds the type from the shipped page-type model (loaded first:
@@ -162,7 +175,7 @@ def clean_records(records: Iterable[InputRecord], method: str, *, render: bool =
     """
     it = _clean_records(records, method, render=render, render_options=render_options,
                         concurrency=concurrency, page_types=page_types, type_model=type_model,
-                        renderer=renderer, **extract_params)
+                        renderer=renderer, url_override=url, **extract_params)
     if not site_repeats or method != "blocks":
         yield from it
         return
@@ -178,33 +191,56 @@ def clean_records(records: Iterable[InputRecord], method: str, *, render: bool =
 
 def _clean_records(records: Iterable[InputRecord], method: str, *, render: bool,
                    render_options: dict[str, Any] | None, concurrency: int,
-                   page_types: bool, type_model: Any, renderer: Any, **extract_params: Any
+                   page_types: bool, type_model: Any, renderer: Any,
+                   url_override: str | None = None, **extract_params: Any
                    ) -> Iterator[tuple[InputRecord, CleanResult | None, str | None]]:
     """:func:`clean_records` without the site-repetition rule."""
     if page_types and type_model is None:
         from classify.model import load_model
 
         type_model = load_model()  # the shipped page-type model; raises when it is missing
-    for rec, page, err in _pages(list(records), render, render_options or {}, concurrency,
-                                 renderer):
+    for rec, page, html, err in _pages(list(records), render, render_options or {},
+                                       concurrency, renderer):
         if page is None:
             yield rec, None, err or "read: no page"
             continue
-        if rec.url and not page.url:
-            page.url = rec.url
+        url = page_url(rec, page, html, url_override)
+        page.url = url  # the page's address: site features, and what links resolve against
         page_type = None
         if type_model is not None:
             try:
-                page_type = type_model.predict_pages([page], [_html(rec)])[0][0]
+                (probs,) = type_model.predict_proba_pages([page], [html], urls=[url])
+                page_type = page_type_object(probs)
             except Exception as e:  # noqa: BLE001 - one page's failure, reported
                 yield rec, None, f"classify: {type(e).__name__}: {e}"
                 continue
         try:
-            res = extract(page, method, page_type=page_type, **extract_params)
+            res = extract(page, method, page_type=page_type, html=html, url=url,
+                          **extract_params)
         except Exception as e:  # noqa: BLE001 - report and go on with the batch
             yield rec, None, f"clean: {type(e).__name__}: {e}"
             continue
+        res.record_id, res.source, res.warc = rec.id, source_of(rec), warc_fields(rec)
         yield rec, res, None
+
+
+def page_url(rec: InputRecord, page: Page, html: str | None, override: str | None = None
+             ) -> str | None:
+    """The page's address (:mod:`webseg.clean.json_out`): ``override`` (``--url``), the
+    record's URL (WARC target URI, URL input), for a local file its absolute canonical URL
+    (``<link rel=canonical>``, ``og:url``) or else its own ``file://`` URI (``x.html.gz``
+    named as itself), and for a saved page JSON the URL it was rendered from."""
+    if override:
+        return override
+    if rec.url:
+        return rec.url
+    if not is_page_json(rec):
+        canon = canonical_url(html, page)
+        if canon:
+            return canon
+        if isinstance(rec.source, Path):
+            return file_uri(rec.source)
+    return page.url
 
 
 def _html(rec: InputRecord) -> str | None:

@@ -173,7 +173,7 @@ def scan_journal(path: Path, dedup: CompactDuplicateIndex | None) -> JournalScan
             scan.note_warc(rid, rec["warc"])
         if dedup is None or st == "skipped":  # skipped records are no pages: not failures
             continue
-        if st != "ok" or "sketch" not in rec:
+        if st not in ("ok", "empty") or "sketch" not in rec:
             err = rec.get("error") or {}
             scan.failed[rid] = f"{err.get('stage', 'unknown')}: {err.get('message', '')}"
             continue

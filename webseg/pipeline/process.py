@@ -25,6 +25,10 @@ __all__ = ["PAGE_STAGES", "PipelineConfig", "PageProcessor", "error_record", "re
 PAGE_STAGES = ("segment", "clean", "classify", "sketch")
 #: Stages that run once over the whole collection after the pages.
 COLLECTION_STAGES = ("dedup", "index")
+#: Fields of the page-result schema the clean stage fills (from ``CleanResult.to_dict``).
+CLEAN_FIELDS = ("status", "reason", "title", "text", "language", "authors", "date_published",
+                "date_modified", "site_name", "description", "canonical_url", "image", "tags",
+                "method", "xpaths", "roles", "site_repeated")
 
 
 @dataclass(frozen=True)
@@ -133,17 +137,32 @@ def layout_free() -> list[str]:
 
 
 def error_record(rec_id: str, url: str | None, stage: str, message: str,
-                 **extra: Any) -> dict[str, Any]:
-    """The output line of a record that failed at ``stage``."""
-    return {"id": rec_id, "url": url, "status": "error",
-            "error": {"stage": stage, "message": message}, **extra}
+                 record: Any = None, skipped: bool = False, **extra: Any) -> dict[str, Any]:
+    """The output line of a record that failed at ``stage`` (or, ``skipped``, is not a page):
+    the page-result schema (:mod:`webseg.clean.json_out`) with its fields empty."""
+    from webseg.clean.json_out import blank, source_of, warc_fields
+
+    line = blank(rec_id, source=source_of(record) if record is not None else _source(rec_id),
+                 url=url, status="skipped" if skipped else "error",
+                 reason=f"{stage}: {message}",
+                 error=None if skipped else {"stage": stage, "message": message},
+                 warc=warc_fields(record) if record is not None else None)
+    line.update(extra)
+    return line
+
+
+def _source(rec_id: str) -> str:
+    """The input of a record id when the record is not at hand (``x.warc.gz#12`` -> the WARC)."""
+    if "#" in rec_id and not rec_id.startswith(("http://", "https://")):
+        return rec_id.rpartition("#")[0]
+    return rec_id
 
 
 def record_html(rec: Any, config: PipelineConfig) -> str | None:
-    """The decoded HTML source of a local input record when the classify stage runs (its
-    structured-metadata view reads ``<meta>`` / JSON-LD, which the Page model drops); None
-    for URL inputs, undecodable bytes, or when the stage is off."""
-    if "classify" not in config.stages:
+    """The decoded HTML source of a local input record when the clean or classify stage runs
+    (metadata and the classifier's structured-metadata view read ``<meta>`` / JSON-LD, which
+    the Page model drops); None for URL inputs, undecodable bytes, or when both are off."""
+    if "classify" not in config.stages and "clean" not in config.stages:
         return None
     from webseg.decode import decode_html
 
@@ -179,11 +198,22 @@ class PageProcessor:
         return Analyzer()
 
     def process(self, rec_id: str, url: str | None, page: Page,
-                html: str | None = None) -> dict[str, Any]:
-        """The output record of one rendered page (never raises for a bad page).
-        ``html``: the page's source when at hand (:func:`record_html`), for the classifier."""
-        out: dict[str, Any] = {"id": rec_id, "url": url or page.url, "status": "ok",
-                               "error": None, "title": page.title}
+                html: str | None = None, record: Any = None) -> dict[str, Any]:
+        """The output record of one rendered page (never raises for a bad page): the
+        page-result schema (:mod:`webseg.clean.json_out`), then the stage fields.
+        ``html``: the page's source when at hand (:func:`record_html`), for the metadata and
+        the classifier; ``record``: the input record (its source, URL and WARC fields)."""
+        from webseg.clean.json_out import blank, source_of, warc_fields
+
+        if record is not None:
+            from webseg.clean.run import page_url
+
+            url = page_url(record, page, html)
+        url = url or page.url
+        page.url = url
+        out = blank(rec_id, source=source_of(record) if record is not None else _source(rec_id),
+                    url=url, warc=warc_fields(record) if record is not None else None)
+        out["title"] = page.title or None
         scratch: dict[str, Any] = {"html": html}
         timings: dict[str, float] = {}
         cpu: dict[str, float] = {}  # this process's CPU seconds per stage (the journal only)
@@ -196,11 +226,11 @@ class PageProcessor:
             except Exception as e:  # one bad page must not end the run: record it and go on
                 out["status"] = "error"
                 out["error"] = {"stage": stage, "message": f"{type(e).__name__}: {e}"}
+                out["reason"] = f"{stage}: {type(e).__name__}: {e}"
                 break
             finally:
                 timings[stage] = round(time.perf_counter() - t0, 4)
-                cpu[stage] = round(time.process_time() - c0, 4)
-        if "index" in self.config.stages and out["status"] == "ok":
+        if "index" in self.config.stages and out["status"] in ("ok", "empty"):
             t0, c0 = time.perf_counter(), time.process_time()
             out["index_doc"] = self._index_doc(rec_id, url, page, scratch.get("segmentation"),
                                                self._block_fn(scratch.get("clean")))
@@ -250,8 +280,11 @@ class PageProcessor:
         from webseg.clean import extract
 
         res = extract(page, self.config.clean_segmenter,
-                      threshold=self.config.template_threshold)
-        out["main_text"] = res.text
+                      threshold=self.config.template_threshold, html=scratch.get("html"),
+                      url=out["url"])
+        d = res.to_dict()
+        for k in CLEAN_FIELDS:
+            out[k] = d[k]
         scratch["clean"] = res
 
     @cached_property
@@ -262,12 +295,11 @@ class PageProcessor:
 
     def _classify(self, page: Page, out: dict[str, Any], scratch: dict[str, Any]) -> None:
         """Page functional type (WCXB types) and the probability of every type."""
+        from webseg.clean.json_out import page_type_object
+
         (probs,) = self.page_type_model.predict_proba_pages([page], [scratch.get("html")],
                                                              urls=[out.get("url")])
-        label = max(probs, key=lambda k: probs[k])
-        out["page_type"] = {"type": label, "probability": round(float(probs[label]), 4),
-                            "probabilities": {k: round(float(v), 4)
-                                              for k, v in sorted(probs.items())}}
+        out["page_type"] = page_type_object(probs)
 
     def _sketch(self, page: Page, out: dict[str, Any], scratch: dict[str, Any]) -> None:
         """Bottom-k sketch of the (template-stripped) text, plus its MinHash signature for the

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from webseg.clean.json_out import upgrade_line
 from webseg.inputs import InputRecord, iter_inputs, record_inputs
 from webseg.pipeline.journal import Journal
 from webseg.pipeline.process import PageProcessor, PipelineConfig, error_record, record_html
@@ -46,6 +47,8 @@ class RunSummary:
 
     records: int = 0
     ok: int = 0
+    #: Pages without main content, per reason (``no text``, ``script-only shell``...).
+    empty: dict[str, int] = field(default_factory=dict)
     skipped: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     processed_now: int = 0
@@ -64,6 +67,7 @@ class RunSummary:
         """A human summary for the end of a run."""
         rate = self.processed_now / self.seconds if self.seconds else 0.0
         rows = [("input records", self.records), ("ok", self.ok),
+                *((f"empty ({k})", v) for k, v in sorted(self.empty.items())),
                 ("skipped", self.skipped),
                 *((f"  skipped: {k}", v) for k, v in sorted(self.skipped_reasons.items())),
                 *((f"error at {k}", v) for k, v in sorted(self.errors.items())),
@@ -153,10 +157,10 @@ def record_line(rec: InputRecord, page: Any, err: str | None,
         if line["status"] == "error" and "index" in processor.config.stages:
             line["index_doc"] = text_only_doc(rec, line["reason"], processor)
         return line
-    line = processor.process(rec.id, rec.url, page, html=record_html(rec, processor.config))
-    line["reason"] = line["error"] and f"{line['error']['stage']}: {line['error']['message']}"
-    if rec.warc is not None:
-        line["warc"] = rec.warc.to_dict()
+    line = processor.process(rec.id, rec.url, page, html=record_html(rec, processor.config),
+                             record=rec)
+    if line["error"]:
+        line["reason"] = f"{line['error']['stage']}: {line['error']['message']}"
     return line
 
 
@@ -165,14 +169,7 @@ def no_page_record(rec: InputRecord, err: str | None) -> dict[str, Any]:
     HTML: the reason says which, nothing to index) or ``error`` (with its stage)."""
     reason = err or rec.error or "unknown error"
     stage, msg = split_error(reason)
-    if rec.skipped:
-        line: dict[str, Any] = {"id": rec.id, "url": rec.url, "status": "skipped",
-                                "error": None, "reason": f"{stage}: {msg}"}
-    else:
-        line = error_record(rec.id, rec.url, stage, msg, reason=f"{stage}: {msg}")
-    if rec.warc is not None:
-        line["warc"] = rec.warc.to_dict()
-    return line
+    return error_record(rec.id, rec.url, stage, msg, record=rec, skipped=rec.skipped)
 
 
 def _check_config(work: Path, config: PipelineConfig) -> None:
@@ -248,10 +245,14 @@ def finalize(order: Sequence[str], out: Path, config: PipelineConfig) -> RunSumm
     stage_times: dict[str, list[float]] = {}
 
     def on_record(rec: dict[str, Any]) -> None:
+        upgrade_line(rec)  # a journal line of an older run: main_text -> text, new fields
         rid = str(rec["id"])
         st = rec.get("status")
         if st == "ok":
             summary.ok += 1
+        elif st == "empty":
+            reason = rec.get("reason") or "unknown"
+            summary.empty[reason] = summary.empty.get(reason, 0) + 1
         elif st == "skipped":
             summary.skipped += 1
             why = skip_kind(rec.get("reason") or "")
@@ -269,7 +270,7 @@ def finalize(order: Sequence[str], out: Path, config: PipelineConfig) -> RunSumm
 
             url = rec.get("url")
             pages[rid] = PageInfo(id=rid, url=url, title=rec.get("title") or "",
-                                  text=rec.get("main_text") or "",
+                                  text=rec.get("text") or "",
                                   site=site_of(url, rid, "warc" if "#" in rid else "file",
                                                "host"))
 

@@ -205,19 +205,28 @@ def _process_partition(rows: Iterable[tuple[Any, ...]],
 
 
 def _row(line: dict[str, Any]) -> tuple[Any, ...]:
-    """A DataFrame row: the queryable columns plus the whole output line as JSON."""
+    """A DataFrame row: the page-result fields (:data:`webseg.clean.json_out.FIELDS`, same
+    names and types as the JSON line), the pipeline's columns, and the whole output line as
+    JSON."""
+    from webseg.clean.json_out import FIELDS
     from webseg.pipeline.run import INTERNAL_FIELDS
 
-    err = line.get("error") or {}
-    if line.get("status") == "skipped":  # the reason in the error columns, as before
-        stage, _, msg = str(line.get("reason") or "").partition(": ")
-        err = {"stage": stage, "message": msg}
-    pt = line.get("page_type") or {}
     public = {k: v for k, v in line.items() if k not in INTERNAL_FIELDS}
-    prob = pt.get("probability")
-    return (line["id"], line.get("url"), line["status"], err.get("stage"), err.get("message"),
-            line.get("title"), (line.get("segmentation") or {}).get("segments"),
-            line.get("main_text"), pt.get("type"), None if prob is None else float(prob),
+    lang = line.get("language")
+    if lang is not None:
+        lang = {"code": lang.get("code"), "source": lang.get("source"),
+                "confidence": None if lang.get("confidence") is None
+                else float(lang["confidence"])}
+    pt = line.get("page_type")
+    if pt is not None:
+        pt = {"type": pt.get("type"),
+              "probability": None if pt.get("probability") is None
+              else float(pt["probability"]),
+              "probabilities": None if pt.get("probabilities") is None
+              else {k: float(v) for k, v in pt["probabilities"].items()}}
+    fields = {**{k: line.get(k) for k in FIELDS}, "language": lang, "page_type": pt}
+    return (*(fields[k] for k in FIELDS),
+            (line.get("segmentation") or {}).get("segments"),
             [str(v) for v in line.get("sketch") or []],
             [int(v) for v in line.get("minhash") or []],  # uint32 values: fit in a long
             json.dumps(public, ensure_ascii=False),
@@ -236,17 +245,26 @@ def lsh_bands(num_perm: int, threshold: float) -> tuple[int, int]:
 def _schema() -> Any:
     from pyspark.sql import types as T
 
+    s, d = T.StringType(), T.DoubleType()
+    strs = T.ArrayType(s)
+
+    def struct(*cols: tuple[str, Any]) -> Any:
+        return T.StructType([T.StructField(k, t, True) for k, t in cols])
+
+    # The page-result schema (webseg.clean.json_out.FIELDS), in its order and JSON types.
+    types = {"error": struct(("stage", s), ("message", s)),
+             "language": struct(("code", s), ("confidence", d), ("source", s)),
+             "authors": strs, "tags": strs, "xpaths": strs, "site_repeated": strs,
+             "roles": T.ArrayType(T.MapType(s, s)),
+             "page_type": struct(("type", s), ("probability", d),
+                                 ("probabilities", T.MapType(s, d))),
+             "warc": struct(("record_id", s), ("date", s), ("target_uri", s),
+                            ("http_status", T.IntegerType()), ("content_type", s))}
+    from webseg.clean.json_out import FIELDS
+
     return T.StructType([
-        T.StructField("id", T.StringType(), False),
-        T.StructField("url", T.StringType(), True),
-        T.StructField("status", T.StringType(), False),
-        T.StructField("error_stage", T.StringType(), True),
-        T.StructField("error_message", T.StringType(), True),
-        T.StructField("title", T.StringType(), True),
+        *(T.StructField(k, types.get(k, s), k not in ("id", "status")) for k in FIELDS),
         T.StructField("segments", T.IntegerType(), True),
-        T.StructField("main_text", T.StringType(), True),
-        T.StructField("page_type", T.StringType(), True),
-        T.StructField("page_type_probability", T.DoubleType(), True),
         T.StructField("sketch", T.ArrayType(T.StringType()), True),
         T.StructField("minhash", T.ArrayType(T.LongType()), True),
         T.StructField("line", T.StringType(), False),
@@ -380,8 +398,9 @@ def run_spark(inputs: list[str], out: str, config: PipelineConfig | None = None,
         clusters_n = df.where(F.col("duplicate_cluster").isNotNull()) \
             .select("duplicate_cluster").distinct().count()
         return {"records": sum(counts.values()), "ok": counts.get("ok", 0),
-                "skipped": counts.get("skipped", 0),
-                "errors": sum(v for k, v in counts.items() if k not in ("ok", "skipped")),
+                "empty": counts.get("empty", 0), "skipped": counts.get("skipped", 0),
+                "errors": sum(v for k, v in counts.items()
+                              if k not in ("ok", "empty", "skipped")),
                 "duplicate_clusters": clusters_n,
                 "seconds": {"pages": round(t_pages - t_start, 2),
                             "collection": round(time.perf_counter() - t_pages, 2)}}

@@ -1,0 +1,697 @@
+"""Page metadata: title, authors, dates, site name, description, canonical URL, image, tags.
+
+Sources, in the order a field is taken from (the first that has it wins):
+
+1. **JSON-LD** (``<script type="application/ld+json">``, schema.org ``Article``/``NewsArticle``/
+   ``BlogPosting``/``WebPage``..., inside ``@graph`` too): what publishers fill for search
+   engines, the most reliable source when present;
+2. **Open Graph** / article tags (``og:title``, ``article:published_time``...), then
+   **meta tags** (``author``, ``description``, ``keywords``, Dublin Core, Parse.ly, Sailthru,
+   ``twitter:*``);
+3. **microdata** (``itemprop="author|datePublished|dateModified|headline|keywords"``);
+4. **the page itself**: ``<title>``, ``<time datetime>``, ``<link rel=canonical>``, a date in
+   the URL path (``/2025/09/04/``), and an element marked as the byline (``rel=author``,
+   ``class="author|byline"``).
+
+Why a tag scanner and not a full parser or ``extruct``: the fields live in a handful of tags
+(``meta``, ``link``, ``base``, ``html``, ``time``, ``title``, JSON-LD scripts, elements with
+``itemprop``) and a regular-expression scan of the source finds them in well under a
+millisecond on most pages, where a second parse of the document costs several (the whole
+``--no-render`` budget is 35 ms a page); ``extruct`` would add rdflib, pyRdfa and mf2py for
+formats (RDFa, microformats) that the fields above do not need. Dates are normalised with
+``datetime.fromisoformat`` and, for the other spellings publishers use ("September 4, 2025"),
+``dateutil`` (a dependency of ``htmldate``/``trafilatura``, already installed).
+
+:func:`extract_metadata` also works from a :class:`~webseg.page.Page` alone (a rendered URL,
+a saved page JSON): then it reads the tags the Page model keeps (``<title>``, ``<base href>``,
+and whatever attributes of ``meta``/``link``/``html`` the model holds); JSON-LD needs the
+source.
+"""
+
+from __future__ import annotations
+
+import html as htmllib
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+__all__ = ["Metadata", "base_href", "base_url", "canonical_url", "extract_metadata",
+           "normalize_date", "scan_tags"]
+
+#: Tags whose attributes carry metadata.
+_TAG_RE = re.compile(r"<(meta|link|base|html|time)\b((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>",
+                     re.IGNORECASE)
+_TITLE_RE = re.compile(r"<title\b[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
+_ATTR_RE = re.compile(r"""([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?""")
+_TAG_NAME = re.compile(r"<([a-zA-Z][\w:-]*)")
+#: itemprop values read from microdata.
+_ITEMPROPS = frozenset({"author", "creator", "datepublished", "datecreated", "datemodified",
+                        "headline", "keywords"})
+_BYLINE_MARK = re.compile(r"author(?!i[zs]|ity)|byline|writer")
+_BYLINE_CHECK = re.compile(r"(?:class|id|rel|itemprop)\s*=\s*[\"']?[^\"'>]*"
+                           r"(?:author(?!i[zs]|ity)|byline|writer)", re.IGNORECASE)
+_ITEMPROP_CHECK = re.compile(r"itemprop\s*=\s*[\"']?[^\"'>]*(?:author|creator|date|headline|"
+                             r"keywords)", re.IGNORECASE)
+#: Parts of a byline that are not the name.
+_BYLINE_WORDS = re.compile(
+    r"^(?:(?:written|posted|published|reviewed|edited|updated)?\s*by|author(?:s|ed by)?|"
+    r"writer|posted|published|von|par|por|di|door|автор|作者|-|–|—|\||·|•)[\s:]*$", re.IGNORECASE)
+_FRAGMENT = re.compile(r">([^<]+)<")
+#: Degrees and titles that follow a name after a comma ("Jane Doe, Ph.D.", "MD", "Sr.").
+_CREDENTIAL = re.compile(r"^(?:[A-Z][a-zA-Z]{0,3}\.){1,3}$|^[A-Z]{2,5}$|^(?i:jr|sr|phd|md|"
+                         r"rn|mba|esq)\.?$")
+_NOT_NAME = re.compile(r"\d|@|https?:|www\.|[{}=<>]")
+_LD_RE = re.compile(r"<script\b[^>]*application/ld\+json[^>]*>(.*?)</script\s*>",
+                    re.IGNORECASE | re.DOTALL)
+_TAGS_IN = re.compile(r"<[^>]*>")
+_URL_DATE = re.compile(r"/((?:19|20)\d\d)[/_-](\d{1,2})[/_-](\d{1,2})(?:/|[_-]|$|\.)")
+_ISO_DATE = re.compile(r"((?:19|20)\d\d)-(\d\d)-(\d\d)")
+_BY_PREFIX = re.compile(r"^\s*(?:by|von|par|por|di|door|av|af|автор|作者)\s*[:\s]\s*",
+                        re.IGNORECASE)
+_SPLIT_AUTHORS = re.compile(r"\s*(?:,|;|\band\b|&|\bund\b|\bet\b|\by\b|\bi\b|\be\b)\s*",
+                            re.IGNORECASE)
+
+#: schema.org types that describe the page's main item (an author or date of a
+#: ``Organization`` or a ``BreadcrumbList`` is not the article's).
+_CREATIVE = ("article", "posting", "blogposting", "newsarticle", "report", "webpage",
+             "creativework", "review", "recipe", "howto", "qapage", "discussionforumposting",
+             "socialmediaposting", "videoobject", "product", "event", "course", "book",
+             "scholarlyarticle", "techarticle", "liveblogposting", "aboutpage", "itempage",
+             "collectionpage", "profilepage", "faqpage", "medicalwebpage", "opinionnewsarticle",
+             "analysisnewsarticle", "reportagenewsarticle", "backgroundnewsarticle")
+
+_META_FIELDS: dict[str, tuple[str, ...]] = {
+    # field: meta name/property keys, in order of trust
+    "title": ("og:title", "twitter:title", "dc.title", "dcterms.title", "parsely-title",
+              "sailthru.title", "title"),
+    "author": ("author", "article:author", "dc.creator", "dcterms.creator", "parsely-author",
+               "sailthru.author", "byl", "citation_author", "dc.contributor", "og:article:author",
+               "book:author", "twitter:creator"),
+    "date_published": ("article:published_time", "og:published_time",
+                       "og:article:published_time", "datepublished", "published_time",
+                       "publish-date", "publish_date", "pubdate", "publishdate",
+                       "parsely-pub-date", "sailthru.date", "dc.date.issued",
+                       "dcterms.issued", "dc.date", "dcterms.date", "dcterms.created",
+                       "citation_publication_date", "citation_date", "date", "article.published",
+                       "article:published", "cxenseparse:recs:publishtime", "created"),
+    "date_modified": ("article:modified_time", "og:updated_time", "og:modified_time",
+                      "datemodified", "dcterms.modified", "dc.date.modified", "last-modified",
+                      "modified", "article.updated", "lastmod"),
+    "site_name": ("og:site_name", "application-name", "twitter:site", "publisher",
+                  "dc.publisher", "apple-mobile-web-app-title"),
+    "description": ("description", "og:description", "twitter:description",
+                    "dc.description", "dcterms.description", "sailthru.description"),
+    "image": ("og:image", "og:image:url", "og:image:secure_url", "twitter:image",
+              "twitter:image:src", "thumbnail", "sailthru.image.full"),
+    "tags": ("article:tag", "keywords", "news_keywords", "parsely-tags", "sailthru.tags",
+             "dc.subject", "og:article:tag"),
+    "canonical_url": ("og:url", "twitter:url", "parsely-link"),
+}
+_META_KEY = {k: f for f, keys in _META_FIELDS.items() for k in keys}
+#: Pages longer than this get no ``htmldate`` search (it parses the whole page again: on a
+#: 50 MB page that is seconds, for a date the structured sources did not give).
+HTMLDATE_MAX_CHARS = 3_000_000
+
+
+@dataclass
+class Metadata:
+    """What a page says about itself. Lists are empty and strings None when not found;
+    ``sources`` names where each found field came from (``json-ld``, ``opengraph``, ``meta``,
+    ``microdata``, ``page``, ``url``), for debugging and for the evaluation."""
+
+    title: str | None = None
+    authors: list[str] = field(default_factory=list)
+    date_published: str | None = None
+    date_modified: str | None = None
+    site_name: str | None = None
+    description: str | None = None
+    canonical_url: str | None = None
+    image: str | None = None
+    tags: list[str] = field(default_factory=list)
+    #: The page's declared language(s): ``<html lang>``, ``content-language``; hints for the
+    #: language detector, not output as such.
+    lang_hints: list[str] = field(default_factory=list)
+    #: ``<base href>`` as written (resolve with :func:`base_url`).
+    base_href: str | None = None
+    sources: dict[str, str] = field(default_factory=dict)
+    #: Organisations JSON-LD names as the author (used when no person is found).
+    _orgs: list[str] = field(default_factory=list, repr=False)
+
+    FIELDS = ("title", "authors", "date_published", "date_modified", "site_name",
+              "description", "canonical_url", "image", "tags")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The output fields (the page-result schema's metadata)."""
+        return {k: (list(v) if isinstance(v, list) else v)
+                for k in self.FIELDS for v in [getattr(self, k)]}
+
+    def _set(self, name: str, value: Any, source: str) -> None:
+        """Set ``name`` unless it already has a value (sources are tried best first)."""
+        if value in (None, "", []) or getattr(self, name) not in (None, "", []):
+            return
+        setattr(self, name, value)
+        self.sources[name] = source
+
+
+# ------------------------------------------------------------------ helpers
+def _clean(s: Any, limit: int = 1000) -> str | None:
+    """A display string: entities decoded (twice-escaped ones too: ``&amp;#8230;``),
+    whitespace collapsed, None when empty."""
+    if s is None:
+        return None
+    if not isinstance(s, str):
+        s = str(s)
+    if "&" in s:
+        s = htmllib.unescape(s)
+        if "&" in s and re.search(r"&#?\w+;", s):
+            s = htmllib.unescape(s)
+    s = " ".join(s.split())[:limit]
+    return s or None
+
+
+def _attrs(raw: str) -> dict[str, str]:
+    """Attributes of a start tag's inside (names lower-cased, entities decoded)."""
+    out: dict[str, str] = {}
+    for m in _ATTR_RE.finditer(raw):
+        name = m.group(1).lower()
+        if name not in out:
+            v = m.group(2) if m.group(2) is not None else (
+                m.group(3) if m.group(3) is not None else (m.group(4) or ""))
+            out[name] = htmllib.unescape(v) if "&" in v else v
+    return out
+
+
+def scan_tags(html: str) -> Iterator[tuple[str, dict[str, str]]]:
+    """``(tag, attributes)`` of every ``meta``, ``link``, ``base``, ``html`` and ``time``
+    start tag of ``html``, in document order (a regular-expression scan, no parse)."""
+    for m in _TAG_RE.finditer(html):
+        yield m.group(1).lower(), _attrs(m.group(2))
+
+
+def _page_tags(page: Any) -> Iterator[tuple[str, dict[str, str]]]:
+    """The same tuples from a Page's kept attributes (no source at hand)."""
+    want = {"meta", "link", "base", "html", "time"}
+    for tag, attrs in zip(page.tag, page.attrs, strict=False):
+        if tag in want and attrs:
+            yield tag, {k.lower(): v for k, v in attrs.items()}
+
+
+def normalize_date(value: Any) -> str | None:
+    """An ISO 8601 date (``2025-09-04``) or date-time (``2025-09-04T10:00:00+02:00``) from
+    the spellings publishers use; None when it is not a plausible date (years 1990-2100)."""
+    s = _clean(value, 100)
+    if not s:
+        return None
+    d: date | datetime | None = None
+    try:
+        d = datetime.fromisoformat(s.replace("Z", "+00:00") if s.endswith("Z") else s)
+    except ValueError:
+        m = _ISO_DATE.match(s)
+        if m:
+            try:
+                d = date(int(m[1]), int(m[2]), int(m[3]))
+            except ValueError:
+                d = None
+        elif re.search(r"\d", s) and len(s) <= 60:
+            d = _dateutil(s)
+    if d is None or not 1990 <= d.year <= 2100:
+        return None
+    if isinstance(d, datetime):
+        if d.hour == d.minute == d.second == 0 and d.tzinfo is None and "T" not in s:
+            return d.date().isoformat()
+        return d.isoformat()
+    return d.isoformat()
+
+
+def _dateutil(s: str) -> datetime | None:
+    """Free-form dates ("September 4, 2025", "04.09.2025"); day first unless the month name
+    or an ISO order says otherwise. None when it does not read as a full date."""
+    try:
+        from dateutil import parser
+    except ImportError:  # pragma: no cover - dateutil comes with htmldate/trafilatura
+        return None
+    try:
+        a = parser.parse(s, default=datetime(1, 1, 1), dayfirst=not re.match(r"\d{4}", s),
+                         fuzzy=False)
+        b = parser.parse(s, default=datetime(2, 2, 2), dayfirst=not re.match(r"\d{4}", s),
+                         fuzzy=False)
+    except (ValueError, OverflowError, TypeError):
+        return None
+    if a.date() != b.date():  # the string lacks the day, month or year
+        return None
+    return a.replace(tzinfo=None) if a.tzinfo is None else a
+
+
+def _is_url(s: str) -> bool:
+    return s.startswith(("http://", "https://", "//", "/"))
+
+
+def _person_names(value: Any, orgs: list[str] | None = None) -> list[str]:
+    """Names of a JSON-LD ``author``/``creator``: a string, a Person, or a list of them.
+    An ``Organization`` as author goes to ``orgs`` instead: a publisher named as the author
+    is a last resort after a person named in a byline."""
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return [n for v in value for n in _person_names(v, orgs)]
+    if isinstance(value, dict):
+        if any("organization" in t or "corporation" in t for t in _types(value)):
+            name = value.get("name")
+            if orgs is not None and isinstance(name, str):
+                orgs.append(name)
+            return []
+        name = value.get("name")
+        if isinstance(name, list):
+            name = name[0] if name else None
+        if not name and (value.get("givenName") or value.get("familyName")):
+            name = f"{value.get('givenName') or ''} {value.get('familyName') or ''}"
+        return _person_names(name) if isinstance(name, str) else []
+    if isinstance(value, str):
+        s = _clean(value, 200)
+        return [s] if s and not _is_url(s) else []
+    return []
+
+
+def _author_list(raw: Iterable[str]) -> list[str]:
+    """Distinct author names, "By " dropped, handles and URLs left out, lists split."""
+    out: list[str] = []
+    for s in raw:
+        s = _clean(s, 300) or ""
+        s = _BY_PREFIX.sub("", s)
+        if not s or _is_url(s) or s.startswith("@") or len(s) > 120:
+            continue
+        parts = _SPLIT_AUTHORS.split(s) if len(s) > 3 and ("," in s or " and " in s
+                                                           or "&" in s or ";" in s) else [s]
+        if len(parts) == 2 and s.count(",") == 1 and all(len(p.split()) == 1 for p in parts) \
+                and not any(_CREDENTIAL.match(p.strip()) for p in parts):
+            parts = [s]  # "Müller, Anna": one name, surname first
+        for p in parts:
+            p = p.strip(" |-·•")
+            if p.endswith(".") and not _CREDENTIAL.match(p):
+                p = p.rstrip(".")
+            if p and p not in out and any(c.isalpha() for c in p) and len(p.split()) <= 6 \
+                    and not _CREDENTIAL.match(p):
+                out.append(p)
+    return out
+
+
+def _weak_name(name: str) -> bool:
+    """A login name rather than a person's name: one word, no capital letter."""
+    return " " not in name and name == name.lower() and name.isascii()
+
+
+def _tags_list(raw: Any) -> list[str]:
+    """Keywords as a list (comma-separated strings are split)."""
+    items = raw if isinstance(raw, list) else [raw]
+    out: list[str] = []
+    for v in items:
+        if not isinstance(v, str):
+            continue
+        for t in (v.split(",") if "," in v else [v]):
+            t = _clean(t, 100)
+            if t and t not in out:
+                out.append(t)
+    return out[:50]
+
+
+# ------------------------------------------------------------------ JSON-LD
+def _ld_blocks(html: str) -> Iterator[Any]:
+    """Parsed JSON-LD scripts of ``html`` (unparseable ones skipped)."""
+    if "ld+json" not in html and "LD+JSON" not in html and "ld+JSON" not in html:
+        return
+    for m in _LD_RE.finditer(html):
+        yield from _ld_parse(m.group(1))
+
+
+def _ld_parse(text: str) -> Iterator[Any]:
+    text = text.strip()
+    if text.startswith("<!--"):
+        text = text[4:].rsplit("-->", 1)[0]
+    try:
+        yield json.loads(text, strict=False)
+    except ValueError:
+        return
+
+
+def _ld_items(obj: Any, depth: int = 0) -> Iterator[dict[str, Any]]:
+    """Every JSON-LD object (``@graph`` members and lists flattened), top level first."""
+    if depth > 4:
+        return
+    if isinstance(obj, list):
+        for v in obj:
+            yield from _ld_items(v, depth + 1)
+    elif isinstance(obj, dict):
+        yield obj
+        if "@graph" in obj:
+            yield from _ld_items(obj["@graph"], depth + 1)
+        main = obj.get("mainEntity")
+        if isinstance(main, dict):
+            yield from _ld_items(main, depth + 1)
+
+
+def _types(item: dict[str, Any]) -> list[str]:
+    t = item.get("@type")
+    ts = t if isinstance(t, list) else [t]
+    return [x.lower() for x in ts if isinstance(x, str)]
+
+
+def _from_json_ld(html: str, md: Metadata) -> None:
+    items = [it for b in _ld_blocks(html) for it in _ld_items(b)]
+    if not items:
+        return
+    # the main item: an article-like type first, then any creative work
+    def rank(it: dict[str, Any]) -> int:
+        ts = _types(it)
+        if any(("article" in t or "posting" in t) for t in ts):
+            return 0
+        if any(t in _CREATIVE for t in ts):
+            return 1 if not any(t.endswith("page") for t in ts) else 2
+        return 3
+    ordered = sorted((it for it in items if rank(it) < 3), key=rank)
+    src = "json-ld"
+    for it in ordered:
+        # the headline; a name only for articles (a product's or a page's name is not
+        # the page's title: "Arrival T-Shirt" for "Gymshark Arrival T-Shirt - Black")
+        md._set("title", _clean(it.get("headline") or (it.get("name") if rank(it) == 0
+                                                        else None), 500), src)
+        md._set("authors", _author_list(_person_names(it.get("author") or it.get("creator"),
+                                                      md._orgs)), src)
+        md._set("date_published", normalize_date(_first(it.get("datePublished")
+                                                         or it.get("dateCreated"))), src)
+        md._set("date_modified", normalize_date(_first(it.get("dateModified"))), src)
+        md._set("description", _clean(_first(it.get("description"))), src)
+        md._set("image", _image(it.get("image") or it.get("thumbnailUrl")), src)
+        md._set("tags", _tags_list(it.get("keywords")), src)
+        pub = it.get("publisher")
+        if isinstance(pub, list):
+            pub = pub[0] if pub else None
+        if isinstance(pub, dict):
+            md._set("site_name", _clean(pub.get("name"), 200), src)
+        url = _first(it.get("url")) if rank(it) == 0 else None
+        if isinstance(url, str) and url.startswith("http"):
+            md._set("canonical_url", url.strip(), src)
+    for it in items:  # a WebSite item names the site
+        if "website" in _types(it):
+            md._set("site_name", _clean(it.get("name"), 200), src)
+
+
+def _first(v: Any) -> Any:
+    return (v[0] if v else None) if isinstance(v, list) else v
+
+
+def _image(v: Any) -> str | None:
+    v = _first(v)
+    if isinstance(v, dict):
+        v = v.get("url") or v.get("contentUrl")
+        v = _first(v)
+    return v.strip() if isinstance(v, str) and v.strip() else None
+
+
+# ------------------------------------------------------------------ tags
+def _from_tags(tags: Iterable[tuple[str, dict[str, str]]], md: Metadata
+               ) -> tuple[str | None, str | None]:
+    """Meta, link, base and html tags -> fields; returns (first ``<time datetime>``,
+    the ``<link rel=canonical>`` href)."""
+    found: dict[str, list[tuple[int, str, str]]] = {}
+    time_dt = canonical = None
+    for tag, a in tags:
+        if tag == "meta":
+            key = (a.get("property") or a.get("name") or a.get("itemprop") or "").strip().lower()
+            content = a.get("content")
+            if key and content is not None:
+                f = _META_KEY.get(key)
+                if f is not None:
+                    rank = _META_FIELDS[f].index(key)
+                    src = "opengraph" if key.startswith(("og:", "article:")) else "meta"
+                    found.setdefault(f, []).append((rank, content, src))
+            heq = (a.get("http-equiv") or "").lower()
+            if heq == "content-language" and a.get("content"):
+                md.lang_hints.append(a["content"].split(",")[0].strip())
+        elif tag == "link":
+            rel = (a.get("rel") or "").lower().split()
+            if "canonical" in rel and a.get("href") and canonical is None:
+                canonical = a["href"].strip()
+            elif "image_src" in rel and a.get("href"):
+                found.setdefault("image", []).append((99, a["href"], "meta"))
+        elif tag == "base":
+            if md.base_href is None and a.get("href"):
+                md.base_href = a["href"].strip()
+        elif tag == "html":
+            lang = a.get("lang") or a.get("xml:lang")
+            if lang and lang.strip():
+                md.lang_hints.insert(0, lang.strip())
+        elif tag == "time" and time_dt is None and a.get("datetime"):
+            time_dt = a["datetime"]
+    for f, vals in found.items():
+        vals.sort(key=lambda x: x[0])
+        if f == "author":
+            md._set("authors", _author_list(v for _, v, _ in vals if not v.startswith("@")),
+                    vals[0][2])
+        elif f == "tags":
+            md._set("tags", _tags_list([v for _, v, _ in vals]), vals[0][2])
+        elif f in ("date_published", "date_modified"):
+            for _, v, src in vals:
+                d = normalize_date(v)
+                if d:
+                    md._set(f, d, src)
+                    break
+        else:
+            for _, v, src in vals:
+                c = _clean(v, 1000 if f == "description" else 500)
+                if c and not (f == "site_name" and c.startswith("@") and len(vals) > 1):
+                    md._set(f, c.lstrip("@") if f == "site_name" else c, src)
+                    break
+    return time_dt, canonical
+
+
+def _marked_tags(html: str, words: tuple[str, ...], check: re.Pattern[str], limit: int = 300
+                 ) -> Iterator[tuple[str, dict[str, str], int]]:
+    """``(tag, attributes, end of the start tag)`` of the start tags whose attributes contain
+    one of ``words`` (as written, or capitalised) and match ``check``, in document order.
+    Found by ``str.find`` on the words and a short look back for the tag around each hit,
+    which is much faster than a regular expression over every tag of the page."""
+    hits: set[int] = set()
+    for w in {v for x in words for v in (x, x.capitalize())}:
+        pos = html.find(w)
+        seen = 0
+        while pos >= 0 and seen < limit:
+            seen += 1
+            lt = html.rfind("<", max(0, pos - 400), pos)
+            if lt >= 0 and html.find(">", lt, pos) < 0:
+                hits.add(lt)
+            pos = html.find(w, pos + len(w))
+    for lt in sorted(hits):
+        m = _TAG_NAME.match(html, lt)
+        gt = html.find(">", lt)
+        if m is None or gt < 0 or not check.search(html, m.end(), gt):
+            continue
+        yield m.group(1).lower(), _attrs(html[m.end():gt]), gt + 1
+
+
+def _from_microdata(html: str, md: Metadata) -> None:
+    """``itemprop`` fields (the value is ``content``/``datetime`` or the element's text)."""
+    if "itemprop" not in html and "ITEMPROP" not in html:
+        return
+    authors: list[str] = []
+    for tag, a, end in _marked_tags(html, ("itemprop",), _ITEMPROP_CHECK):
+        prop_l = [p.lower() for p in (a.get("itemprop") or "").split()]
+        if not _ITEMPROPS.intersection(prop_l):
+            continue
+        value = a.get("content") or a.get("datetime")
+        if value is None:
+            value = _element_text(html, end, tag)
+        if "author" in prop_l or "creator" in prop_l:
+            if "itemscope" in a:  # a Person: its name is a nested itemprop
+                nm = re.search(r"\bitemprop\s*=\s*[\"']?name\b[^>]*>", html[end:end + 3000])
+                if nm:
+                    inner = _attrs(nm.group(0)[:-1]).get("content")
+                    value = inner or _element_text(html, end + nm.end(), "")
+            if value:
+                authors.append(value)
+        elif "datepublished" in prop_l or "datecreated" in prop_l:
+            md._set("date_published", normalize_date(value), "microdata")
+        elif "datemodified" in prop_l:
+            md._set("date_modified", normalize_date(value), "microdata")
+        elif "headline" in prop_l:
+            md._set("title", _clean(value, 500), "microdata")
+        elif "keywords" in prop_l:
+            md._set("tags", _tags_list(value), "microdata")
+    md._set("authors", _author_list(authors), "microdata")
+
+
+def _element_text(html: str, start: int, tag: str) -> str | None:
+    """Text of an element from the end of its start tag to its end tag (tags stripped),
+    bounded to 500 characters of source."""
+    chunk = html[start:start + 500]
+    if tag:
+        end = re.search(rf"</{re.escape(tag)}\s*>", chunk, re.IGNORECASE)
+        if end:
+            chunk = chunk[:end.start()]
+    else:
+        chunk = chunk.split("<", 1)[0]
+    return _clean(_TAGS_IN.sub(" ", chunk), 200)
+
+
+def _byline(html: str) -> list[str]:
+    """The name in the first element marked as the byline (``class="author"``,
+    ``rel="author"``, ``itemprop="author"``...): the first text fragment after its start tag
+    that reads as a name (2-60 characters, at most 6 words, no digits), skipping the words
+    around one ("By", "Written by", dashes). Elements that hold a photo or a bio only fail
+    the test and the next marked element is tried (up to 12)."""
+    tried = 0
+    for tag, a, end in _marked_tags(html, ("author", "byline", "writer"), _BYLINE_CHECK):
+        if tag in _NOT_BYLINE_TAGS:
+            continue
+        marks = " ".join(a.get(k, "") for k in ("class", "rel", "id", "itemprop")).lower()
+        if not _BYLINE_MARK.search(marks):
+            continue
+        tried += 1
+        if tried > 12:
+            break
+        for f in _FRAGMENT.finditer(html, end - 1, end + 600):
+            t = _clean(f.group(1), 200)
+            if not t or _BYLINE_WORDS.match(t):
+                continue
+            t = _BY_PREFIX.sub("", t)
+            if 2 <= len(t) <= 60 and len(t.split()) <= 6 and not _NOT_NAME.search(t) \
+                    and any(c.isalpha() for c in t) and not t.endswith(":"):
+                return _author_list([t])
+            break  # the first real text is no name: this element is not a byline
+    return []
+
+
+_NOT_BYLINE_TAGS = frozenset({"meta", "link", "body", "html", "script", "style", "img", "input",
+                              "form", "button", "svg", "section", "main", "source", "iframe"})
+
+
+def _worse_title(title: str, tag_title: str, site_name: str | None) -> bool:
+    """Whether a structured title is worse than the ``<title>``: the site's name rather than
+    the page's, or cut short with an ellipsis where the ``<title>`` has it whole."""
+    t = title.casefold()
+    if site_name and t == site_name.casefold() and tag_title.casefold() != t:
+        return True
+    stem = title.rstrip(".… ").casefold()
+    return (title.endswith(("...", "…")) and len(stem) > 10
+            and tag_title.casefold().startswith(stem) and len(tag_title) > len(stem))
+
+
+def _page_title(page: Any) -> str | None:
+    return _clean(getattr(page, "title", None), 500) if page is not None else None
+
+
+def _htmldate(html: str, url: str | None) -> str | None:
+    """``htmldate``'s date for a page without structured dates (quick mode, original date
+    preferred); None when it finds none or is not installed."""
+    try:
+        from htmldate import find_date
+    except ImportError:  # pragma: no cover - installed with trafilatura
+        return None
+    try:
+        found = find_date(html, extensive_search=False, original_date=True, url=url)
+    except Exception:  # noqa: BLE001 - htmldate fails on odd markup: no date, not an error
+        return None
+    return normalize_date(found) if found else None
+
+
+def _head(html: str) -> str:
+    """The part of a document before ``<body>`` (where base and canonical links live)."""
+    body = html.find("<body")
+    body = html.find("<BODY") if body < 0 else body
+    return html[:body] if body > 0 else html
+
+
+def base_href(html: str | None, page: Any = None) -> str | None:
+    """The document's ``<base href>`` as written (the first), from its source or, without one,
+    from the Page; None when it has none. Cheaper than the whole metadata: the link writers
+    need only this."""
+    tags = scan_tags(_head(html)) if html else _page_tags(page) if page is not None else ()
+    for tag, a in tags:
+        if tag == "base" and (a.get("href") or "").strip():
+            return a["href"].strip()
+    return None
+
+
+def canonical_url(html: str | None, page: Any = None) -> str | None:
+    """The page's absolute http(s) canonical URL (``<link rel=canonical>``, else ``og:url``)
+    from its source or, without one, from the Page's kept attributes; None when it names
+    none (a relative canonical needs the URL it is relative to, which is what is unknown)."""
+    link = og = None
+    html = _head(html) if html else html  # canonical links live in the head
+    for tag, a in (scan_tags(html) if html else _page_tags(page) if page is not None else ()):
+        if tag == "link" and link is None and "canonical" in (a.get("rel") or "").lower().split():
+            link = (a.get("href") or "").strip()
+        elif tag == "meta" and og is None and (a.get("property") or a.get("name") or ""
+                                               ).lower() == "og:url":
+            og = (a.get("content") or "").strip()
+    for v in (link, og):
+        if v and urlsplit(v).scheme in ("http", "https") and urlsplit(v).netloc:
+            return v
+    return None
+
+
+def base_url(url: str | None, base_href: str | None) -> str | None:
+    """The URL relative links resolve against: ``<base href>`` resolved against the page's
+    URL (``base_href`` alone when absolute), else the URL."""
+    if base_href:
+        b = base_href.strip()
+        if urlsplit(b).scheme in ("http", "https", "file"):
+            return b
+        if url:
+            return urljoin(url, b)
+    return url
+
+
+def extract_metadata(html: str | None = None, page: Any = None, url: str | None = None,
+                     *, dates: bool = True) -> Metadata:
+    """Metadata of a page from its decoded HTML source and/or its Page (module docstring).
+
+    ``url`` (the page's address) resolves relative canonical and image URLs and is searched
+    for a date (``/2025/09/04/``) when the page states none. When no tag, structured data or
+    the URL gives a publication date, ``htmldate`` looks for one in the text (its quick mode:
+    a few milliseconds, on the pages without structured dates only); ``dates=False`` skips
+    that step."""
+    md = Metadata()
+    title_tag: str | None = None
+    if html:
+        _from_json_ld(html, md)
+        time_dt, canonical = _from_tags(scan_tags(html), md)
+        _from_microdata(html, md)
+        m = _TITLE_RE.search(html)
+        if m:
+            title_tag = _clean(_TAGS_IN.sub("", m.group(1)), 500)
+    elif page is not None:
+        time_dt, canonical = _from_tags(_page_tags(page), md)
+    else:
+        time_dt = canonical = None
+    if canonical:
+        md._set("canonical_url", canonical, "page")
+    tag_title = title_tag or _page_title(page)
+    if md.title and tag_title and _worse_title(md.title, tag_title, md.site_name):
+        md.title = None
+        md.sources.pop("title", None)
+    md._set("title", tag_title, "page")
+    if md.date_published is None and url:
+        m = _URL_DATE.search(urlsplit(url).path)
+        if m:
+            md._set("date_published", normalize_date(f"{m[1]}-{int(m[2]):02d}-{int(m[3]):02d}"),
+                    "url")
+    if md.date_published is None and time_dt:
+        md._set("date_published", normalize_date(time_dt), "page")
+    if md.date_published is None and html and dates and len(html) <= HTMLDATE_MAX_CHARS:
+        md._set("date_published", _htmldate(html, url), "htmldate")
+    if html and (not md.authors or all(_weak_name(a) for a in md.authors)):
+        found = _byline(html)
+        if found:  # a byline beats no author and a login name ("jdoe", "andrew.smith")
+            md.authors = []
+            md._set("authors", found, "page")
+    md._set("authors", _author_list(md._orgs), "json-ld")
+    base = base_url(url, md.base_href)
+    for f in ("canonical_url", "image"):
+        v = getattr(md, f)
+        if v and base and not urlsplit(v).scheme:
+            setattr(md, f, urljoin(base, v))
+    return md
