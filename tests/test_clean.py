@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from tests.test_inputs import write_warc
 from webseg.clean import DEFAULT_METHOD, METHODS, CleanResult, extract
+from webseg.clean.json_out import FIELDS, SCHEMA
 from webseg.clean.mask import node_mask, roots
 from webseg.clean.txt import BLOCK_TAGS, block_owner
 from webseg.cli import main
@@ -188,9 +189,10 @@ def test_text(result: CleanResult) -> None:
 
 def test_json_fields(result: CleanResult) -> None:
     d = json.loads(result.to_json())
-    assert set(d) == {"url", "title", "text", "page_type", "method", "xpaths"}
+    assert tuple(d) == FIELDS  # the one page-result schema, in its order
     assert d["url"] == "https://example.org/a/b.html" and d["title"] == "Doc & title"
     assert d["text"] == result.text and d["page_type"] is None and d["method"] == "test"
+    assert d["status"] == "ok" and d["reason"] is None and d["schema"] == SCHEMA
     assert d["xpaths"] == ["/html[1]/body[1]/article[1]"]
     page = result.page
     for x in d["xpaths"]:
@@ -247,7 +249,8 @@ def test_blocks_method_uses_the_block_model(fake_blocks: list[Page]) -> None:
     assert fake_blocks == [page]
     assert res.method == "blocks" and res.page_type == "article"
     assert "Main heading" in res.text and "Home" not in res.text
-    assert json.loads(res.to_json())["page_type"] == "article"
+    assert json.loads(res.to_json())["page_type"] == {"type": "article", "probability": None,
+                                                      "probabilities": None}
 
 
 def test_pagelevel_needs_layout_and_unknown_methods_fail() -> None:
@@ -288,13 +291,22 @@ def test_cli_directory_json_lines_with_one_error_per_bad_page(tmp_path: Path,
     (d / "binary.html").write_bytes(bytes(range(256)) * 20)
     r = run(str(d), "--no-render", "--method", "blocks", "--format", "json")
     assert r.exit_code == 1, r.output  # some inputs failed
-    lines = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
+    every = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
+    assert all(tuple(x) == FIELDS for x in every)  # one schema, error lines too
+    assert all(x["source"] == x["id"] for x in every)  # each line names its input
+    bad = {Path(x["id"]).name: x for x in every if x["status"] == "error"}
+    assert sorted(bad) == ["binary.html", "empty.html"]
+    assert bad["empty.html"]["error"]["stage"] == "decode"
+    assert bad["empty.html"]["reason"].startswith("decode: ")
+    lines = [x for x in every if x["status"] == "ok"]
     assert [Path(x["id"]).name for x in lines] == ["p0.html", "p1.html", "p2.html"]
     assert lines[0]["text"] == "Story 0\nBody text 0 here." and lines[0]["title"] == "T0"
     assert lines[0]["xpaths"] == ["/html[1]/body[1]/h1[1]", "/html[1]/body[1]/p[1]"]
+    assert lines[0]["url"] == (d / "p0.html").resolve().as_uri()
     err = r.stderr
     assert err.count("webseg: error:") == 2
     assert "empty.html: decode:" in err and "binary.html: decode:" in err
+    assert "5 records: 3 ok, 2 failed" in err
 
 
 def test_cli_directory_to_files(tmp_path: Path, fake_blocks: list[Page]) -> None:
@@ -319,10 +331,15 @@ def test_cli_warc(tmp_path: Path, fake_blocks: list[Page]) -> None:
                       ("http://example.org/2", "text/html", ARTICLE.format(i="\u00e9").encode())])
     r = run(str(warc), "--no-render", "-m", "blocks", "-f", "json")
     assert r.exit_code == 0, r.output  # the PNG is skipped (a note), not a failure
-    lines = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
+    every = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
+    assert [x["status"] for x in every] == ["ok", "skipped", "ok"]
+    assert "not an HTML response" in every[1]["reason"] and every[1]["error"] is None
+    lines = [x for x in every if x["status"] == "ok"]
     assert [x["url"] for x in lines] == ["http://example.org/1", "http://example.org/2"]
     assert lines[1]["text"] == "Story \u00e9\nBody text \u00e9 here."
-    assert all("#" in x["id"] for x in lines)
+    assert all("#" in x["id"] and x["source"] == str(warc) for x in every)
+    assert [x["warc"]["target_uri"] for x in every] == [
+        "http://example.org/1", "http://example.org/logo.png", "http://example.org/2"]
     assert "not an HTML response" in r.stderr
     out = tmp_path / "o"
     r = run(str(warc), "--no-render", "-m", "blocks", "-o", str(out))
@@ -405,16 +422,18 @@ def test_cli_page_type_from_a_model(tmp_path: Path, fake_blocks: list[Page],
     import classify.model
 
     class FakeTypes:
-        def predict_pages(self, pages, htmls=None):
+        def predict_proba_pages(self, pages, htmls=None, urls=None):
             assert htmls is not None and "Story 3" in htmls[0]
-            return [("article", 0.9) for _ in pages]
+            assert urls is not None and urls[0].startswith("file://")
+            return [{"article": 0.9, "forum": 0.1} for _ in pages]
 
     monkeypatch.setattr(classify.model, "load_model", lambda *a, **k: FakeTypes())
     p = tmp_path / "p.html"
     p.write_text(ARTICLE.format(i=3))
     r = run(str(p), "--no-render", "-m", "blocks", "-f", "json", "--page-type")
     assert r.exit_code == 0, r.output
-    assert json.loads(r.stdout)["page_type"] == "article"
+    assert json.loads(r.stdout)["page_type"] == {
+        "type": "article", "probability": 0.9, "probabilities": {"article": 0.9, "forum": 0.1}}
 
     def missing(*a, **k):
         raise FileNotFoundError("page-type model x not found")

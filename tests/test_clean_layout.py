@@ -37,6 +37,8 @@ def kept_all(html: str, parser: str = "lexbor") -> CleanResult:
      "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"),  # ZWNJ stays
     ("<table><tr><td>a</td><td></td><td>c</td></tr><tr><td>d</td><td>e</td><td>f</td></tr>"
      "</table>", "a\t\tc\nd\te\tf"),
+    ("<table><tr><td></td><td>b</td><td></td></tr><tr><td>d</td><td>e</td><td>f</td></tr>"
+     "</table>", "\tb\t\nd\te\tf"),  # empty cells at both ends keep their columns
     ("<pre><span>type</span> <span>Query</span> {\n  <span>id</span>\n}</pre>",
      "type Query {\n  id\n}"),
     # no CSS known: two elements side by side are two words when word characters meet

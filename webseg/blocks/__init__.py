@@ -137,25 +137,11 @@ class BlockFunctions:
         return {r: float((p[:, k] * chars).sum() / total) for k, r in enumerate(self.roles)}
 
     def main_text(self) -> str:
-        """The kept text: leaves joined by a space within a block, a newline between blocks."""
-        from webseg.clean.txt import block_owner  # the writer's line keys, not the facade
+        """The kept text as ``webseg clean`` writes it (:func:`webseg.clean.txt.to_text`):
+        leaves joined as the browser shows them, one line per block."""
+        from webseg.clean.txt import to_text
 
-        block = block_owner(self.page)
-        lines: list[str] = []
-        cur: list[str] = []
-        prev = None
-        for j in self.kept_leaves().tolist():
-            t = normalize_text(self.page.text[j])
-            if not t:
-                continue
-            if prev is not None and block[j] != prev and cur:
-                lines.append(" ".join(cur))
-                cur = []
-            prev = block[j]
-            cur.append(t)
-        if cur:
-            lines.append(" ".join(cur))
-        return "\n".join(lines)
+        return to_text(self.page, self.keep[self.page.text_leaves])
 
 
 def subtree_sums(page: Page, leaves: np.ndarray, values: np.ndarray

@@ -3,7 +3,8 @@
 The Page keeps tag names, text and a few attributes, not the original markup, so the output
 is a reconstruction: one ``<article>`` holding every kept subtree root in document order, with
 only visible, rendered content, the attributes ``href``, ``src``, ``alt``, ``title``,
-``colspan``, ``rowspan``, ``lang`` and ``datetime``, the source's whitespace between elements
+``colspan``, ``rowspan``, ``lang`` and ``datetime``, a code block's ``language-x`` class,
+the source's whitespace between elements
 (so ``<b>a</b> <i>b</i>`` and highlighted code read as written), and
 nothing that runs: tag names that are not plain names are unwrapped, ``script``/``style`` and
 friends are dropped, ``javascript:`` / ``data:`` URLs are removed, and all text and attribute
@@ -45,6 +46,10 @@ def _open_tag(page: Page, i: int, tag: str) -> str:
             if v is None:
                 continue
         out.append(f' {k}="{html.escape(v, quote=True)}"')
+    if tag in ("pre", "code") and a.get("class"):  # the code's language, for highlighters
+        lang = [c for c in a["class"].split() if c.startswith(("language-", "lang-"))]
+        if lang:
+            out.append(f' class="{html.escape(" ".join(lang), quote=True)}"')
     out.append(">")
     return "".join(out)
 

@@ -29,8 +29,8 @@ import numpy as np
 
 from webseg.page import Page
 
-__all__ = ["BLOCK", "CELL", "INLINE", "NONE", "ROW", "SPACE", "clean_chars", "joints",
-           "pre_roots", "strength"]
+__all__ = ["BLOCK", "CELL", "INLINE", "NONE", "ROW", "SPACE", "cell_columns", "clean_chars",
+           "joints", "pre_roots", "strength"]
 
 #: Separator strengths, ordered: the strongest element between two leaves wins.
 NONE, INLINE, SPACE, CELL, ROW, BLOCK = 0, 1, 2, 3, 4, 5
@@ -224,6 +224,33 @@ _NO_SPACE_AFTER = frozenset("([{\u00ab\u201c\u2018")
 def _glued(a: str, b: str) -> bool:
     a, b = a.strip(), b.strip()
     return bool(a and b) and (b[0] in _NO_SPACE_BEFORE or a[-1] in _NO_SPACE_AFTER)
+
+
+def cell_columns(page: Page, kept: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per kept leaf: the index of its table cell among the cells of its row and the number
+    of cells in that row (``-1, 0`` outside a table cell), so text can put one tab between
+    cells and keep empty cells at the start and the end of a row."""
+    st = strength(page)
+    col = np.full(len(kept), -1, dtype=np.int64)
+    ncell = np.zeros(len(kept), dtype=np.int64)
+    memo: dict[int, tuple[int, int]] = {}
+    par = page.parent
+    for k, j in enumerate(np.asarray(kept).tolist()):
+        c = int(par[j])
+        for _ in range(12):  # the nearest cell ancestor, before any row or block
+            if c < 0 or st[c] == CELL or st[c] >= ROW:
+                break
+            c = int(par[c])
+        if c < 0 or st[c] != CELL:
+            continue
+        if c not in memo:
+            row = int(par[c])
+            cells = [x for x in page.children(row).tolist() if st[x] == CELL] if row >= 0 \
+                else [c]
+            for i, x in enumerate(cells):
+                memo[x] = (i, len(cells))
+        col[k], ncell[k] = memo.get(c, (0, 1))
+    return col, ncell
 
 
 def _range_max(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

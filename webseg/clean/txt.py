@@ -14,7 +14,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from webseg.clean.layout import BLOCK, CELL, INLINE, NONE, ROW, clean_chars, joints, pre_roots
+from webseg.clean.layout import (
+    BLOCK,
+    CELL,
+    INLINE,
+    NONE,
+    ROW,
+    cell_columns,
+    clean_chars,
+    joints,
+    pre_roots,
+)
 from webseg.page import Page, normalize_text
 
 __all__ = ["BLOCK_TAGS", "block_owner", "join_inline", "to_text"]
@@ -92,7 +102,8 @@ def to_text(page: Page, leaf_keep: np.ndarray, groups: np.ndarray | None = None)
     kept = page.text_leaves[keep]
     if not len(kept):
         return ""
-    sep, ws, cells = joints(page, kept)
+    sep, ws, _ = joints(page, kept)
+    col, ncell = cell_columns(page, kept)
     if groups is not None:
         g = np.asarray(groups)[keep]
         sep[1:][g[1:] != g[:-1]] = BLOCK
@@ -103,9 +114,11 @@ def to_text(page: Page, leaf_keep: np.ndarray, groups: np.ndarray | None = None)
     block: list[str] = []  # the code block being collected (verbatim)
     cur_pre = -1
     pending = BLOCK
-    tabs = 0
+    last = -1  # the previous kept leaf in ``cur`` (for the empty cells that end its row)
 
     def end_line() -> None:
+        if cur and last >= 0 and col[last] >= 0:  # empty cells at the end of the row
+            cur.append("\t" * int(ncell[last] - 1 - col[last]))
         line = "".join(cur).strip(" ")
         if line.strip():
             lines.append(line)
@@ -120,7 +133,6 @@ def to_text(page: Page, leaf_keep: np.ndarray, groups: np.ndarray | None = None)
     for k, j in enumerate(kept.tolist()):
         s = int(sep[k])
         pending = max(pending, s) if k else BLOCK
-        tabs += int(cells[k])
         raw = clean_chars(text[j])
         p = pre[k]
         if p >= 0 and p == cur_pre:  # inside the same code block: the source's whitespace
@@ -128,7 +140,7 @@ def to_text(page: Page, leaf_keep: np.ndarray, groups: np.ndarray | None = None)
             if pending >= ROW and "\n" not in joint + block[-1][-1:] + raw[:1]:
                 joint += "\n"
             block.append(joint + raw)
-            pending, tabs = NONE, 0
+            pending = NONE
             continue
         if cur_pre >= 0:
             end_block()
@@ -138,20 +150,23 @@ def to_text(page: Page, leaf_keep: np.ndarray, groups: np.ndarray | None = None)
             end_line()
             cur_pre = p
             block.append(raw)
-            pending, tabs = NONE, 0
+            pending = NONE
             continue
         piece = normalize_text(raw)
         if not piece:
             continue
-        if pending >= ROW:
+        if pending >= ROW or not cur:
             end_line()
-        elif cur:
-            if pending == CELL:
-                cur.append("\t" * max(1, tabs))
-            elif pending >= INLINE:
-                cur.append(" ")
+            if col[k] > 0:  # empty cells at the start of the row
+                cur.append("\t" * int(col[k]))
+        elif pending == CELL:
+            same_row = last >= 0 and col[last] >= 0 and col[k] > col[last]
+            cur.append("\t" * (int(col[k] - col[last]) if same_row else 1))
+        elif pending >= INLINE:
+            cur.append(" ")
         cur.append(piece)
-        pending, tabs = NONE, 0
+        last = k
+        pending = NONE
     if cur_pre >= 0:
         end_block()
     end_line()
