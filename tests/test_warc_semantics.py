@@ -202,6 +202,10 @@ def test_spark_no_render_needs_no_browser_on_the_executors(tmp_path: Path) -> No
         d = dist[s["id"]]
         assert (d["status"], d["reason"], d["warc"], d.get("main_text")) == \
             (s["status"], s["reason"], s["warc"], s.get("main_text"))
+        assert d["duplicate_cluster"] == s["duplicate_cluster"]
+        assert d.get("duplicate_of", "absent") == s.get("duplicate_of", "absent")
+    assert [k for k in dist[single[4]["id"]]][-2:] == ["duplicate_cluster", "duplicate_of"]
+    assert dist[single[4]["id"]]["duplicate_of"] == single[0]["id"]
 
 
 def test_index_stage_reuses_the_clean_stage_block_model_exactly() -> None:

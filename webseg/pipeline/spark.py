@@ -272,6 +272,52 @@ def _schema() -> Any:
     ])
 
 
+def revisit_originals(df: Any) -> Any:
+    """DataFrame ``(id, duplicate_of)`` of every revisit record: the id of the record it
+    refers to when that is in the input (by WARC-Refers-To, else by refers-to URI and date;
+    the smallest id if several match), else null. As
+    :meth:`webseg.pipeline.collect.JournalScan.revisit_originals` on one machine."""
+    from pyspark.sql import functions as F
+
+    def w(key: str) -> Any:
+        return F.get_json_object(F.col("line"), f"$.warc.{key}")
+
+    typ = w("type")
+    orig = df.where(typ.isNotNull() & (typ != "revisit")).select(
+        F.col("id").alias("orig"), w("record_id").alias("rid"), w("target_uri").alias("uri"),
+        w("date").alias("date"))
+    rv = df.where(typ == "revisit").select(
+        "id", w("refers_to_record_id").alias("ref"), w("refers_to_uri").alias("ruri"),
+        w("refers_to_date").alias("rdate"))
+    by_id = rv.join(orig, rv["ref"] == orig["rid"], "left").groupBy("id") \
+        .agg(F.min("orig").alias("o1"))
+    by_uri = rv.join(orig, (rv["ruri"] == orig["uri"]) & (rv["rdate"] == orig["date"]),
+                     "left").groupBy("id").agg(F.min("orig").alias("o2"))
+    return rv.select("id").join(by_id, "id", "left").join(by_uri, "id", "left") \
+        .select("id", F.coalesce("o1", "o2").alias("duplicate_of"))
+
+
+def with_revisits(clusters: Any, revisits: Any) -> Any:
+    """Duplicate clusters ``(id, duplicate_cluster)`` with each matched revisit in its
+    original's cluster; an original in no cluster forms one with its revisits, named like
+    any cluster (:func:`webseg.pipeline.run.cluster_label` of its smallest member)."""
+    from pyspark.sql import functions as F
+
+    links = revisits.where(F.col("duplicate_of").isNotNull())
+    oc = links.join(clusters.select(F.col("id").alias("duplicate_of"),
+                                    F.col("duplicate_cluster").alias("oc")),
+                    "duplicate_of", "left")
+    lab = oc.groupBy("duplicate_of").agg(F.first("oc", ignorenulls=True).alias("oc"),
+                                         F.min(F.least("id", "duplicate_of")).alias("m"))
+    name = F.concat(F.lit("dup-"), F.substring(F.sha1(F.col("m").cast("binary")), 1, 12))
+    lab = lab.withColumn("label", F.coalesce(F.col("oc"), name))
+    new_orig = lab.where(F.col("oc").isNull()).select(
+        F.col("duplicate_of").alias("id"), F.col("label").alias("duplicate_cluster"))
+    new_rv = links.join(lab.select("duplicate_of", "label"), "duplicate_of").select(
+        "id", F.col("label").alias("duplicate_cluster"))
+    return clusters.unionByName(new_orig).unionByName(new_rv)
+
+
 def duplicate_clusters(df: Any, config: PipelineConfig, max_iterations: int = 50) -> Any:
     """DataFrame ``(id, duplicate_cluster)`` for pages in a cluster of >= 2 duplicates."""
     from pyspark.sql import functions as F
@@ -368,22 +414,32 @@ def run_spark(inputs: list[str], out: str, config: PipelineConfig | None = None,
         rows.count()
         t_pages = time.perf_counter()
         df = spark.createDataFrame(rows, _schema()).cache()
-        if "dedup" in config.stages:
-            clusters = duplicate_clusters(df, config)
+        revisits = revisit_originals(df).cache()  # (revisit id, id of its original | null)
+        dedup = "dedup" in config.stages
+        if dedup:
+            clusters = with_revisits(duplicate_clusters(df, config), revisits)
             df = df.join(clusters, "id", "left")
         else:
             df = df.withColumn("duplicate_cluster", F.lit(None).cast("string"))
-        df = df.cache()
-        # The output line: the page's JSON line with "duplicate_cluster" appended as its last
-        # key, exactly as json.dumps writes it on one machine (", " and ": " separators;
-        # cluster ids are "dup-" + hex, nothing to escape). Pure SQL: no Python worker.
-        if "dedup" in config.stages:
-            cluster_json = F.coalesce(F.concat(F.lit('"'), F.col("duplicate_cluster"),
-                                               F.lit('"')), F.lit("null"))
-            with_cluster = F.concat(F.expr("substring(line, 1, length(line) - 1)"),
-                                    F.lit(', "duplicate_cluster": '), cluster_json, F.lit("}"))
-        else:
-            with_cluster = F.col("line")
+        df = df.join(revisits, "id", "left").cache()
+        # The output line: the page's JSON line with "duplicate_cluster" (and, for a revisit,
+        # "duplicate_of") appended as its last keys, exactly as json.dumps writes them on one
+        # machine (", " and ": " separators; cluster ids are "dup-" + hex, nothing to escape;
+        # record ids are escaped by to_json). Pure SQL: no Python worker.
+        is_revisit = F.coalesce(F.get_json_object("line", "$.warc.type") == "revisit",
+                                F.lit(False))
+        of_json = F.coalesce(F.expr("substring(to_json(named_struct('v', duplicate_of)), 6, "
+                                    "length(to_json(named_struct('v', duplicate_of))) - 6)"),
+                             F.lit("null"))
+        parts = [F.expr("substring(line, 1, length(line) - 1)")]
+        if dedup:
+            parts += [F.lit(', "duplicate_cluster": '),
+                      F.coalesce(F.concat(F.lit('"'), F.col("duplicate_cluster"), F.lit('"')),
+                                 F.lit("null"))]
+        parts += [F.when(is_revisit, F.concat(F.lit(', "duplicate_of": '), of_json))
+                  .otherwise(F.lit("")), F.lit("}")]
+        with_cluster = F.when(F.lit(dedup) | is_revisit, F.concat(*parts)) \
+            .otherwise(F.col("line"))
         df.drop("line", "minhash").write.mode("overwrite").parquet(f"{out}/pages.parquet")
         df.select(with_cluster.alias("value")).write.mode("overwrite").text(
             f"{out}/pages.jsonl")
