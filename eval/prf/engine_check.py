@@ -79,14 +79,18 @@ def main(argv: list[str] | None = None) -> int:
     from eval.prf.content import RESULTS, chosen_model
 
     ap = argparse.ArgumentParser(prog="python -m eval.prf.engine_check", description=__doc__)
-    ap.add_argument("--web", required=True, help="web version folders, comma-separated")
+    ap.add_argument("--web", default="", help="web version folders, comma-separated")
+    ap.add_argument("--combine", default="",
+                    help="instead: JSON files written by earlier runs, comma-separated, "
+                         "put into one table")
     ap.add_argument("--data", default="../shared/data/ir")
     ap.add_argument("--out", required=True, help="markdown file to write (and .json beside)")
     a = ap.parse_args(argv)
     chosen = json.loads((RESULTS / "chosen.json").read_text())
     model = chosen_model()
     cache: dict[str, float] = {}
-    rows = []
+    rows = [r for f in a.combine.split(",") if f
+            for r in json.loads(Path(f).read_text(encoding="utf-8"))]
     for w in [Path(x) for x in a.web.split(",") if x]:
         rows.append(engine_rows(w, Path(a.data), chosen, model, cache))
         print(json.dumps(rows[-1]), flush=True)
