@@ -311,7 +311,9 @@ def _index_output_folder(folder: str, output: str, backend: str, overwrite: bool
 @click.argument("index")
 @click.argument("query", required=False)
 @click.option("--prf", type=click.Choice(["none", "rm3", "blocks", "anserini-rm3"]),
-              default="none", show_default=True, help="Pseudo-relevance feedback.")
+              default="none", show_default=True,
+              help="Pseudo-relevance feedback (rm3, blocks: parameters chosen by their "
+                   "worst case on the dev collections; -P changes them).")
 @click.option("-k", "--hits", "k", default=None, type=click.IntRange(1, 100_000),
               help="Pages to return per query (default 10; 1000 with --topics).")
 @click.option("--source", default=None,
@@ -352,7 +354,7 @@ def search_cmd(index: str, query: str | None, prf: str, k: int | None, source: s
       webseg search idx --topics topics.tsv --output run.txt --run-tag bm25 --threads 2
     """
     from ir import EmptyQueryError, Index
-    from ir.feedback import BEST_BLOCKS
+    from ir.feedback import BEST_BLOCKS, BEST_RM3
     from ir.store import IndexCorruptError, IndexNotFoundError
 
     if as_json:
@@ -375,6 +377,8 @@ def search_cmd(index: str, query: str | None, prf: str, k: int | None, source: s
         kw = {**BEST_BLOCKS, **kw}  # the best measured configuration unless -P says otherwise
         if source:
             kw["source"] = source
+    elif prf == "rm3":
+        kw = {**BEST_RM3, **kw}
     try:
         ix = Index.open(index)
     except IndexNotFoundError as e:
