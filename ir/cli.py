@@ -21,6 +21,10 @@ _PARAM_TYPES = {"fb_docs": int, "fb_terms": int, "orig_weight": float, "max_df_r
                 "idf_power": float, "score_power": float, "repeat_pages": int}
 
 
+def _warn(msg: str) -> None:
+    click.echo(f"webseg: warning: {msg}", err=True)
+
+
 def _parse_params(params: tuple[str, ...]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for p in params:
@@ -241,7 +245,7 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
             nonlocal empty
             empty += 1
             if empty <= 20:
-                _err(f"warning: {msg}")
+                _warn(msg)
 
         for p in [f for i in inputs for f in _collection_files(i)]:
             before = empty
@@ -254,7 +258,7 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str, 
             note = f" ({empty - before} without text)" if empty > before else ""
             click.echo(f"{p}: {n} documents{note}", err=True)
         if empty > 20:
-            _err(f"warning: {empty} documents without text in all ({empty - 20} not listed)")
+            _warn(f"{empty} documents without text in all ({empty - 20} not listed)")
     else:
         from ir.pipeline import index_paths
 
@@ -456,7 +460,7 @@ def _run_topics(ix: Any, topics: str, output: str | None, fmt: str, tag: str, k:
     n = lines = 0
     try:
         for qid, res in search_topics(ix, tops, k, threads, batch_size,
-                                      warn=lambda m: _err(f"warning: {m}"), prf=prf, **kw):
+                                      warn=_warn, prf=prf, **kw):
             lines += write_hits(out, qid, res, fmt, tag)
             n += 1
     except IndexCorruptError as e:
