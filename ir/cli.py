@@ -23,6 +23,10 @@ _PARAM_TYPES = {"fb_docs": int, "fb_terms": int, "orig_weight": float, "max_df_r
                 "idf_power": float, "score_power": float, "repeat_pages": int}
 
 
+def _warn(msg: str) -> None:
+    click.echo(f"webseg: warning: {msg}", err=True)
+
+
 def _parse_params(params: tuple[str, ...]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for p in params:
@@ -265,7 +269,7 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str |
             nonlocal empty
             empty += 1
             if empty <= 20:
-                _err(f"warning: {msg}")
+                _warn(msg)
 
         for p in [f for i in inputs for f in _collection_files(i)]:
             before = empty
@@ -278,7 +282,7 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str |
             note = f" ({empty - before} without text)" if empty > before else ""
             click.echo(f"{p}: {n} documents{note}", err=True)
         if empty > 20:
-            _err(f"warning: {empty} documents without text in all ({empty - 20} not listed)")
+            _warn(f"{empty} documents without text in all ({empty - 20} not listed)")
     else:
         from ir.pipeline import index_paths
         from webseg.progress import progress_bar
@@ -339,7 +343,9 @@ def _index_output_folder(folder: str, output: str, backend: str, overwrite: bool
 @click.argument("index")
 @click.argument("query", required=False)
 @click.option("--prf", type=click.Choice(["none", "rm3", "blocks", "anserini-rm3"]),
-              default="none", show_default=True, help="Pseudo-relevance feedback.")
+              default="none", show_default=True,
+              help="Pseudo-relevance feedback (rm3, blocks: parameters chosen by their "
+                   "worst case on the dev collections; -P changes them).")
 @click.option("-k", "--hits", "k", default=None, type=click.IntRange(1, 100_000),
               help="Pages to return per query (default 10; 1000 with --topics).")
 @click.option("--source", default=None,
@@ -380,7 +386,7 @@ def search_cmd(index: str, query: str | None, prf: str, k: int | None, source: s
       webseg search idx --topics topics.tsv --output run.txt --run-tag bm25 --threads 2
     """
     from ir import EmptyQueryError, Index
-    from ir.feedback import BEST_BLOCKS
+    from ir.feedback import BEST_BLOCKS, BEST_RM3
     from ir.store import IndexCorruptError, IndexNotFoundError
 
     if as_json:
@@ -403,6 +409,8 @@ def search_cmd(index: str, query: str | None, prf: str, k: int | None, source: s
         kw = {**BEST_BLOCKS, **kw}  # the best measured configuration unless -P says otherwise
         if source:
             kw["source"] = source
+    elif prf == "rm3":
+        kw = {**BEST_RM3, **kw}
     try:
         ix = Index.open(index)
     except IndexNotFoundError as e:
@@ -480,7 +488,7 @@ def _run_topics(ix: Any, topics: str, output: str | None, fmt: str, tag: str, k:
     n = lines = 0
     try:
         for qid, res in search_topics(ix, tops, k, threads, batch_size,
-                                      warn=lambda m: _err(f"warning: {m}"), prf=prf, **kw):
+                                      warn=_warn, prf=prf, **kw):
             lines += write_hits(out, qid, res, fmt, tag)
             n += 1
     except IndexCorruptError as e:

@@ -52,8 +52,8 @@ import numpy as np
 from ir.bm25 import bm25_term_scores
 from ir.store import Block
 
-__all__ = ["BEST_BLOCKS", "BlockParams", "Rm3Params", "block_units", "expand", "params_for",
-           "query_vector", "relevance_model"]
+__all__ = ["BEST_BLOCKS", "BEST_RM3", "BlockParams", "Rm3Params", "block_units", "expand",
+           "params_for", "query_vector", "relevance_model"]
 
 _TERM_OK = re.compile(r"[a-z0-9]+")
 
@@ -126,6 +126,15 @@ BEST_BLOCKS: dict[str, Any] = {"source": "vips", "fb_pages": 20, "fb_blocks": 10
                                "fb_terms": 20, "orig_weight": 0.7, "min_block_weight": 0.5,
                                "weight_power": 1.0, "idf_power": 1.0, "score_power": 2.0,
                                "page_weight": 0.0, "repeat_pages": 2}
+
+#: RM3 parameters of ``webseg search --prf rm3`` (``chosen.json``'s ``rm3``): 5 feedback
+#: pages, 20 terms, original query weight 0.7. Chosen by the worst case over the dev
+#: collections (clean cranfield and its k=3, k=1 and titles-only k=1 web versions, default
+#: index): never below no feedback there (worst 1.024 x, mean 1.047 x), where Anserini's
+#: defaults (:class:`Rm3Params`: 10 / 10 / 0.5, kept for comparisons with Anserini) lose on
+#: three of the four (0.928 x on cranfield k=3; ``python -m eval.prf.engine_check``,
+#: docs/incoming/search.md).
+BEST_RM3: dict[str, Any] = {"fb_docs": 5, "fb_terms": 20, "orig_weight": 0.7}
 
 
 def _check(fb_terms: int, orig_weight: float, max_df_ratio: float) -> None:

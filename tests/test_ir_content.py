@@ -290,7 +290,7 @@ def test_library_defaults_are_the_configuration_chosen_on_dev():
     from pathlib import Path
 
     from ir.content import DEFAULT_MODEL
-    from ir.feedback import BEST_BLOCKS
+    from ir.feedback import BEST_BLOCKS, BEST_RM3
     from ir.index import DEFAULT_B, DEFAULT_FIELDS, DEFAULT_K1, DEFAULT_PASSAGES
     from ir.repeats import DEFAULT_REPEATS
 
@@ -301,6 +301,7 @@ def test_library_defaults_are_the_configuration_chosen_on_dev():
     assert chosen["repeats"] == DEFAULT_REPEATS
     assert chosen["model"] == DEFAULT_MODEL
     assert chosen["blocks"] == BEST_BLOCKS
+    assert chosen["rm3"] == BEST_RM3
 
 
 def test_passages_can_use_the_page_index_idf(tmp_path):

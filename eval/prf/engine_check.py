@@ -54,6 +54,23 @@ def engine_rows(web: Path, data: Path, chosen: dict[str, Any], model: str,
     return row
 
 
+def clean_rows(name: str, data: Path, chosen: dict[str, Any]) -> dict[str, Any]:
+    """Feedback on a clean collection indexed as the harness's clean index (whole documents,
+    k1 1.5, b 0.75; blocks are 50-word windows): no feedback, block PRF with
+    :data:`ir.feedback.BEST_BLOCKS` (what ``webseg search --prf blocks`` runs there), RM3 with
+    the chosen and with Anserini's parameters."""
+    from eval.prf.content import _clean_index, _map
+    from ir.feedback import BEST_BLOCKS
+
+    with tempfile.TemporaryDirectory() as tmp:
+        ix, coll = _clean_index(name, data, Path(tmp))
+        row: dict[str, Any] = {"collection": name, "none": _map(ix, coll)}
+        row["blocks"] = _map(ix, coll, "blocks", **{**BEST_BLOCKS, "source": "windows"})
+        row["rm3"] = _map(ix, coll, "rm3", **chosen.get("rm3", {}))
+        row["rm3 anserini"] = _map(ix, coll, "rm3", fb_docs=10, fb_terms=10, orig_weight=0.5)
+    return row
+
+
 def table(rows: list[dict[str, Any]], dev: set[str]) -> str:
     head = ("| web version | role | clean BM25 | default, title 0 | default | default / clean "
             "| block PRF | blocks / default | RM3 | RM3 / default |\n"
@@ -79,14 +96,38 @@ def main(argv: list[str] | None = None) -> int:
     from eval.prf.content import RESULTS, chosen_model
 
     ap = argparse.ArgumentParser(prog="python -m eval.prf.engine_check", description=__doc__)
-    ap.add_argument("--web", required=True, help="web version folders, comma-separated")
+    ap.add_argument("--web", default="", help="web version folders, comma-separated")
+    ap.add_argument("--clean", default="",
+                    help="instead: clean collections (e.g. cacm,cranfield,med): feedback vs "
+                         "none on whole-document indexes")
+    ap.add_argument("--combine", default="",
+                    help="instead: JSON files written by earlier runs, comma-separated, "
+                         "put into one table")
     ap.add_argument("--data", default="../shared/data/ir")
     ap.add_argument("--out", required=True, help="markdown file to write (and .json beside)")
     a = ap.parse_args(argv)
     chosen = json.loads((RESULTS / "chosen.json").read_text())
     model = chosen_model()
+    if a.clean:
+        crow = []
+        for name in [x for x in a.clean.split(",") if x]:
+            crow.append(clean_rows(name, Path(a.data), chosen))
+            print(json.dumps(crow[-1]), flush=True)
+        lines = ["| collection | no feedback | block PRF (windows) | ratio | RM3 (chosen) | ratio "
+                 "| RM3 (10/10/0.5) | ratio |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for r in crow:
+            lines.append(f"| {r['collection']} | {r['none']:.4f} | {r['blocks']:.4f} | "
+                         f"{r['blocks'] / r['none']:.3f} | {r['rm3']:.4f} | "
+                         f"{r['rm3'] / r['none']:.3f} | {r['rm3 anserini']:.4f} | "
+                         f"{r['rm3 anserini'] / r['none']:.3f} |")
+        Path(a.out).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        Path(a.out).with_suffix(".json").write_text(json.dumps(crow, indent=1),
+                                                    encoding="utf-8")
+        print("\n".join(lines))
+        return 0
     cache: dict[str, float] = {}
-    rows = []
+    rows = [r for f in a.combine.split(",") if f
+            for r in json.loads(Path(f).read_text(encoding="utf-8"))]
     for w in [Path(x) for x in a.web.split(",") if x]:
         rows.append(engine_rows(w, Path(a.data), chosen, model, cache))
         print(json.dumps(rows[-1]), flush=True)
