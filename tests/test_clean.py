@@ -344,7 +344,11 @@ def test_cli_warc(tmp_path: Path, fake_blocks: list[Page]) -> None:
     out = tmp_path / "o"
     r = run(str(warc), "--no-render", "-m", "blocks", "-o", str(out))
     assert r.exit_code == 0
-    assert len(list(out.glob("crawl-*.txt"))) == 2
+    # files named from the records' URLs, with the file -> record mapping beside them
+    assert sorted(p.name for p in out.iterdir()) == [
+        "example.org_1.txt", "example.org_2.txt", "records.jsonl"]
+    mapping = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+    assert [m["url"] for m in mapping] == ["http://example.org/1", "http://example.org/2"]
 
 
 def test_cli_usage_errors(tmp_path: Path) -> None:
