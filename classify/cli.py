@@ -18,9 +18,15 @@ from typing import Any
 import click
 
 from webseg.cli import _err, _is_page_json, _render_options, with_render_opts
-from webseg.progress import progress_bar, quiet_option
+from webseg.progress import is_quiet, progress_bar, quiet_option
 
 __all__ = ["COMMANDS", "classify"]
+
+
+def _log(message: str) -> None:
+    """Training's progress lines on stderr, unless --quiet."""
+    if not is_quiet():
+        click.echo(message, err=True)
 
 
 @click.group("classify")
@@ -54,6 +60,7 @@ def classify() -> None:
               help="Render pages missing from the render cache (else they count as failed).")
 @click.option("--render/--no-render", "legacy_render", default=None, hidden=True,
               help="Old name of --render-missing/--no-render-missing.")
+@quiet_option
 def train(data: tuple[str, ...], output: str, method: str, c: float, select: float,
           views: str | None, render: bool, legacy_render: bool | None) -> None:
     """Train the classifier on labelled dataset folders and write the model."""
@@ -91,8 +98,7 @@ def train(data: tuple[str, ...], output: str, method: str, c: float, select: flo
         _train_stacked(records, data, output, views, render)
         return
     t0 = time.perf_counter()
-    vs = compute_views(records, ["positions"], render=render,
-                       log=lambda m: click.echo(m, err=True))
+    vs = compute_views(records, ["positions"], render=render, log=_log)
     have = [r for r in records if r.id in vs.texts["positions"]]
     for r in records:
         if r.id not in vs.texts["positions"]:
@@ -148,14 +154,14 @@ def _train_stacked(records: list[Any], data: tuple[str, ...], output: str,
         missing = [r for r in records if not cache_path(DEFAULT_CACHE, r).is_file()]
         for k in range(0, len(missing), 200):
             render_cached(missing[k:k + 200], DEFAULT_CACHE,
-                          log=lambda m: click.echo(m, err=True))
+                          log=_log)
     vs = compute_page_views(records, parse_fallback=False,
-                            log=lambda m: click.echo(m, err=True))
+                            log=_log)
     docs = vs.texts["pageviews"]
     if "blocks" in vlist:
         from classify.blockview import add_block_view
 
-        add_block_view(records, docs, log=lambda m: click.echo(m, err=True))
+        add_block_view(records, docs, log=_log)
     have = [r for r in records if r.id in docs]
     for r in records:
         if r.id not in docs:
@@ -166,7 +172,7 @@ def _train_stacked(records: list[Any], data: tuple[str, ...], output: str,
     sm = StackedModel(views=vlist).fit([docs[r.id] for r in have],
                                        [str(r.label) for r in have],
                                        [r.site or f"#{r.id}" for r in have],
-                                       log=lambda m: click.echo(m, err=True))
+                                       log=_log)
     t2 = time.perf_counter()
     counts: dict[str, int] = {}
     for r in have:

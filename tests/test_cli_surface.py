@@ -55,6 +55,8 @@ def test_concurrency_javascript_and_quiet_have_one_name_everywhere() -> None:
         assert "--quiet" in opts and "-q" in opts, name
         assert "--concurrency" in opts and "-c" in opts, name
         assert "--javascript" not in opts, name  # the old spelling is hidden
+    for name in ("spark", "classify train"):  # long too, but they render nothing themselves
+        assert "--quiet" in _opts(cmds[name]), name
     for name, cmd in cmds.items():
         opts = _opts(cmd)
         if "--concurrency" in opts:

@@ -107,6 +107,7 @@ def pipeline(inputs: tuple[str, ...], output: str, stages: str, segmenter: str |
                    "node's task slots cover its cores; WEBSEG_SPARK_PIN=1/0 overrides).")
 @click.option("--no-render", "no_render", is_flag=True,
               help="Parse pages without a browser: the executors need no Chromium.")
+@quiet_option
 def spark(inputs: tuple[str, ...], output: str, master: str | None, partitions: int | None,
           stages: str, timeout: float, pin: str, no_render: bool) -> None:
     """The pipeline as a Spark job: WARC records -> Parquet and JSONL (pip install webseg[spark]).

@@ -386,7 +386,11 @@ def run_spark(inputs: list[str], out: str, config: PipelineConfig | None = None,
     own = spark is None
     if own:
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        from webseg.progress import is_quiet
+
         b = SparkSession.builder.appName("webseg-pipeline").config("spark.ui.enabled", "false")
+        if is_quiet():  # Spark's own stage bar is the job's progress output
+            b = b.config("spark.ui.showConsoleProgress", "false")
         if master:
             b = b.master(master)
         spark = b.getOrCreate()
