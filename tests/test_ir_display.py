@@ -147,3 +147,19 @@ def test_snippet_marks_the_query_inside_an_unspaced_run():
     assert [s[a:b] for a, b in spans] == ["紅月亮"]
     s, spans = snippet("School-Based Clinics", an.tokens("clinic based"), an)
     assert [s[a:b] for a, b in spans] == ["Based", "Clinics"]
+
+
+def test_snippet_prefers_text_to_a_heading_that_repeats_the_title(tmp_path):
+    from ir import doc_from_page
+    from webseg.parse import parse
+
+    html = ("<html><head><title>Keeping a sourdough starter alive | Workshop</title></head>"
+            "<body><nav><a href='/'>Home</a></nav><article>"
+            "<h1>Keeping a sourdough starter alive</h1><p>Feed the starter before baking and "
+            "wait until it has risen and domed; a spoonful that floats is ready.</p>"
+            "</article></body></html>")
+    ix = Index.create(tmp_path / "idx", sources=["blockfusion"])
+    page = parse(html, url="http://w.example/s")
+    ix.add([doc_from_page("s", page, ix.analyzer, ix.sources, url=page.url)])
+    (hit,) = ix.search("sourdough starter", k=1).hits
+    assert hit.snippet.startswith("Feed the starter"), hit.snippet
