@@ -927,7 +927,9 @@ class Index:
         preference, the page's main-content blocks that match and are its own (not repeated on
         other pages), main-content blocks that match, any block that matches, and when none
         does (a title-only match) the page's first main-content block; then the passage of it
-        that shows most of the query, with the query-term words marked."""
+        that shows most of the query, with the query-term words marked. At each of these
+        steps a block that only repeats the page's title (its headline) gives way to one
+        that does not."""
         src = source or (self.sources[0] if self.sources else "windows")
         bl = self._source_blocks(idx, src)
         if not bl:
@@ -946,7 +948,10 @@ class Index:
         if matched.sum() > 1:  # the page's own text beats a template's repeated block
             flags = self._flagged_blocks(idx, src, 0.0, int(DEFAULT_REPEATS["min_pages"]))
             own = ~np.asarray([rep for _, rep in flags], dtype=bool)
-        for mask in (matched & main & own, matched & main, matched & own, matched):
+        # a heading that repeats the title shows nothing the title line does not: text first
+        fresh = ~np.asarray([_repeats_title(b.text, h.title) for b in bl], dtype=bool)
+        for base in (matched & main & own, matched & main, matched & own, matched):
+            mask = base & fresh if (base & fresh).any() else base
             if mask.any():
                 j = int(np.flatnonzero(mask)[np.argmax(sc[mask])])
                 break
@@ -955,3 +960,12 @@ class Index:
         h.snippet, h.highlights = make_snippet(bl[j].text, terms, self.analyzer)
         h.snippet_source = src if src in self.blocks(idx) else "windows"
         h.snippet_seg = bl[j].seg
+
+
+def _repeats_title(text: str, title: str | None) -> bool:
+    """Whether a block's text is part of the page title ("Keeping a sourdough starter alive"
+    in "Keeping a sourdough starter alive | Weekend Workshop"), case and spaces folded."""
+    if not title or not text:
+        return False
+    t = " ".join(text.casefold().split())
+    return bool(t) and t in " ".join(title.casefold().split())

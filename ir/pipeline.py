@@ -190,6 +190,22 @@ def _records(paths: Sequence[str]) -> Iterator[Any]:
     yield from iter_inputs(paths)
 
 
+def _record_url(rec: Any, page: Any) -> str | None:
+    """The address a hit shows, the one ``webseg clean`` and the pipeline report for the same
+    input: the record's URL, else a local file's canonical URL or its own ``file://`` URI
+    (``x.html.gz`` as itself, not the ``x.html`` the browser was served)."""
+    from pathlib import Path
+
+    from webseg.clean.json_out import file_uri
+    from webseg.clean.run import page_url
+
+    if page is not None:
+        return page_url(rec, page, None)
+    if rec.url:
+        return rec.url
+    return file_uri(rec.source) if isinstance(rec.source, Path) else None
+
+
 def index_paths(index: Any, paths: Sequence[str], sources: Sequence[str], concurrency: int = 2,
                 batch: int = 200, log: Callable[[str], None] | None = None,
                 renderer: Any = None, render: bool = True, progress: Any = None,
@@ -220,7 +236,8 @@ def index_paths(index: Any, paths: Sequence[str], sources: Sequence[str], concur
             continue
         hints = _declared(rec)
         if page is not None:
-            doc = doc_from_page(doc_id, page, an, sources, url=rec.url, lang_hints=hints)
+            doc = doc_from_page(doc_id, page, an, sources, url=_record_url(rec, page),
+                                lang_hints=hints)
             if doc.reason:
                 rep.failures.append((doc_id, f"segment: {doc.reason}"))
                 log(f"{doc_id}: segment: {doc.reason}")
@@ -232,7 +249,7 @@ def index_paths(index: Any, paths: Sequence[str], sources: Sequence[str], concur
                     text = html_text(rec.read_bytes())
                 except Exception as e:  # noqa: BLE001 - binary or broken input: record it
                     reason += f"; parse: {type(e).__name__}: {e}"
-            doc = doc_from_text(doc_id, text, an, url=rec.url, status="text-only",
+            doc = doc_from_text(doc_id, text, an, url=_record_url(rec, None), status="text-only",
                                 reason=reason, lang_hints=hints)
             if not doc.terms:
                 doc.status = "empty"

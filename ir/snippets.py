@@ -3,8 +3,11 @@ marked by character offsets.
 
 Words are white-space separated runs, each analysed by the index's own :class:`Analyzer`, so
 a word is marked when one of its index terms is a query term - the same stemming, folding and
-stop words as the search itself (``cats`` marks ``Cats,``). A script without spaces between
-words gives long runs: each run holding a query term is marked whole, never a wrong part of it.
+stop words as the search itself (``cats`` marks ``Cats,``). Inside a word the analyser's own
+script runs are marked, not the whole word (``Based`` in ``School-Based``), and in a script
+without spaces between words (Chinese, Japanese, Thai) the characters of the matching
+bigrams: ``红月亮`` in a sentence-long run, not the sentence. When the analysis changes a run's
+length (NFKC, a traditional-to-simplified phrase), that run is marked whole.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from ir.analysis import Analyzer
+from ir.analysis import Analyzer, _runs
 
 __all__ = ["SNIPPET_CHARS", "mark_terms", "snippet"]
 
@@ -37,13 +40,44 @@ def mark_terms(text: str, terms: Collection[str], an: Analyzer
         hit = seen.get(w)
         if hit is None:
             hit = seen[w] = frozenset(t for t in an.tokens(w) if t in want)
-        if hit:  # the word without its punctuation
-            a, b = m.start(), m.end()
-            while a < b and not text[a].isalnum():
-                a += 1
-            while b > a and not text[b - 1].isalnum():
-                b -= 1
-            out.append((a, b, hit))
+        if not hit:
+            continue
+        parts = _parts(w, want, an) if an.scheme == "unicode" else []
+        if parts:
+            out.extend((m.start() + a, m.start() + b, t) for a, b, t in parts)
+            continue
+        a, b = m.start(), m.end()  # the word without its punctuation
+        while a < b and not text[a].isalnum():
+            a += 1
+        while b > a and not text[b - 1].isalnum():
+            b -= 1
+        out.append((a, b, hit))
+    return out
+
+
+def _parts(word: str, want: set[str], an: Analyzer) -> list[tuple[int, int, frozenset[str]]]:
+    """The marked parts of one word: each script run whose terms hit, and in an unspaced
+    run the characters of its matching bigrams (merged where they overlap). Empty when no
+    part alone hits (the caller then marks the whole word)."""
+    out: list[tuple[int, int, frozenset[str]]] = []
+    for r in _runs().finditer(word):
+        run = r.group()
+        toks = an.tokens(run)
+        hit = frozenset(t for t in toks if t in want)
+        if not hit:
+            continue
+        if r.lastgroup in ("cjk", "sea") and len(run) > 1 and len(toks) == len(run) - 1:
+            spans: list[list[int]] = []
+            for i, t in enumerate(toks):  # bigram i covers characters i and i + 1
+                if t not in want:
+                    continue
+                if spans and spans[-1][1] >= i:
+                    spans[-1][1] = i + 2
+                else:
+                    spans.append([i, i + 2])
+            out.extend((r.start() + a, r.start() + b, hit) for a, b in spans)
+        else:
+            out.append((r.start(), r.end(), hit))
     return out
 
 

@@ -79,3 +79,25 @@ def test_corrupt_index_exit_1(tmp_path, jsonl):
     (idx / "00000.docs.jsonl.gz").write_bytes(b"garbage")
     r = _run("search", idx, "cats")
     assert r.exit_code == 1 and "checksum" in r.output
+
+
+def test_index_of_local_files_gives_each_hit_an_address(tmp_path):
+    """A page file's hit has the URL webseg clean reports: its canonical URL, else its own
+    file:// URI (a .gz file named as itself)."""
+    import gzip
+
+    body = "<p>Lighthouse keepers logged every passing ship in the harbour.</p>"
+    (tmp_path / "a.html").write_text(
+        '<html><head><link rel="canonical" href="https://news.example/a"></head><body>'
+        + body + "</body></html>", encoding="utf-8")
+    gz = tmp_path / "b.html.gz"
+    gz.write_bytes(gzip.compress(("<html><body>" + body.replace("ship", "boat")
+                                  + "</body></html>").encode()))
+    idx = tmp_path / "idx"
+    r = _run("index", tmp_path / "a.html", gz, "-o", idx, "--no-render", "-q")
+    assert r.exit_code == 0, r.output
+    hits = json.loads(_run("search", idx, "lighthouse keepers", "--json",
+                           "--no-collapse").output)["hits"]
+    urls = {h["id"]: h["url"] for h in hits}
+    assert urls[str(tmp_path / "a.html")] == "https://news.example/a"
+    assert urls[str(gz)] == gz.resolve().as_uri()

@@ -134,3 +134,32 @@ def test_snippet_window_shows_the_query_in_long_text():
     s, spans = snippet("Cats, cats and CATS!", ["cat"], an)
     assert [s[a:b] for a, b in spans] == ["Cats", "cats", "CATS"]
     assert snippet("nothing here", ["cat"], an) == ("nothing here", [])
+
+
+def test_snippet_marks_the_query_inside_an_unspaced_run():
+    """Chinese has no spaces: the matching characters are marked, not the whole sentence."""
+    an = Analyzer()
+    text = "摘 要：明天(12月10日)将上演月全食，届时一轮美丽的红月亮将高悬夜空"
+    s, spans = snippet(text, an.tokens("红月亮 月全食"), an)
+    assert [s[a:b] for a, b in spans] == ["月全食", "红月亮"]
+    # traditional text, simplified query
+    s, spans = snippet("什麼是紅月亮", an.tokens("红月亮"), an)
+    assert [s[a:b] for a, b in spans] == ["紅月亮"]
+    s, spans = snippet("School-Based Clinics", an.tokens("clinic based"), an)
+    assert [s[a:b] for a, b in spans] == ["Based", "Clinics"]
+
+
+def test_snippet_prefers_text_to_a_heading_that_repeats_the_title(tmp_path):
+    from ir import doc_from_page
+    from webseg.parse import parse
+
+    html = ("<html><head><title>Keeping a sourdough starter alive | Workshop</title></head>"
+            "<body><nav><a href='/'>Home</a></nav><article>"
+            "<h1>Keeping a sourdough starter alive</h1><p>Feed the starter before baking and "
+            "wait until it has risen and domed; a spoonful that floats is ready.</p>"
+            "</article></body></html>")
+    ix = Index.create(tmp_path / "idx", sources=["blockfusion"])
+    page = parse(html, url="http://w.example/s")
+    ix.add([doc_from_page("s", page, ix.analyzer, ix.sources, url=page.url)])
+    (hit,) = ix.search("sourdough starter", k=1).hits
+    assert hit.snippet.startswith("Feed the starter"), hit.snippet

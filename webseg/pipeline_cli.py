@@ -48,10 +48,10 @@ def pipeline(inputs: tuple[str, ...], output: str, stages: str, segmenter: str |
 
     INPUTS are page files (html, html.gz), directories of them, WARC / WARC.gz files or
     directories of them, text files of URLs, or URLs. Every input record gets exactly one line
-    in OUTPUT/pages.jsonl (status ok, skipped or error, with the reason); WARC lines carry
-    the record's facts under "warc". Redirects, 4xx/5xx, 204/206/304 responses, revisits and
-    non-HTML records are skipped (not errors, not indexed). Run the same command again after
-    an interruption: finished records are skipped.
+    in OUTPUT/pages.jsonl (status ok, empty (no main text), skipped or error, with the
+    reason); WARC lines carry the record's facts under "warc". Redirects, 4xx/5xx,
+    204/206/304 responses, revisits and non-HTML records are skipped (not errors, not
+    indexed). Run the same command again after an interruption: finished records are skipped.
 
     \b
     Examples:

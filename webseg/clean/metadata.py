@@ -290,11 +290,14 @@ def _author_list(raw: Iterable[str]) -> list[str]:
                 and not any(_CREDENTIAL.match(p.strip()) for p in parts):
             parts = [s]  # "Müller, Anna": one name, surname first
         for p in parts:
-            p = p.strip(" |-·•")
+            p = p.strip(" |-–—·•")  # a byline's separators ("(UKPA) –", "Jo Lee —")
+            agency = p.startswith("(") and p.endswith(")") and "(" not in p[1:-1]
+            if agency:  # "(AP)": a news agency's name, not a degree like "MD"
+                p = p[1:-1].strip()
             if p.endswith(".") and not _CREDENTIAL.match(p):
                 p = p.rstrip(".")
             if p and p not in out and any(c.isalpha() for c in p) and len(p.split()) <= 6 \
-                    and not _CREDENTIAL.match(p):
+                    and (agency or not _CREDENTIAL.match(p)):
                 out.append(p)
     return out
 

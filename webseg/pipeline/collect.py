@@ -201,7 +201,7 @@ def write_final(order: Sequence[str], journal: Path, scan: JournalScan, final: P
             row = {k: v for k, v in rec.items() if k not in internal}
             if clusters is not None:
                 row["duplicate_cluster"] = clusters.get(row["id"])
-            if (row.get("warc") or {}).get("type") == "revisit":
+            if (row.get("warc") or {}).get("type") == "revisit":  # null off WARC input
                 row["duplicate_of"] = originals.get(row["id"])
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
         out.flush()
