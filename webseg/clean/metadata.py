@@ -65,7 +65,8 @@ _FRAGMENT = re.compile(r">([^<]+)<")
 _CREDENTIAL = re.compile(r"^(?:[A-Z][a-zA-Z]{0,3}\.){1,3}$|^[A-Z]{2,5}$|^(?i:jr|sr|phd|md|"
                          r"rn|mba|esq)\.?$")
 _NOT_NAME = re.compile(r"\d|@|https?:|www\.|[{}=<>]")
-_SCRIPT_END = re.compile(r"</script\s*>", re.IGNORECASE)
+_LD_RE = re.compile(r"<script\b[^>]*application/ld\+json[^>]*>(.*?)</script\s*>",
+                    re.IGNORECASE | re.DOTALL)
 _TAGS_IN = re.compile(r"<[^>]*>")
 _URL_DATE = re.compile(r"/((?:19|20)\d\d)[/_-](\d{1,2})[/_-](\d{1,2})(?:/|[_-]|$|\.)")
 _ISO_DATE = re.compile(r"((?:19|20)\d\d)-(\d\d)-(\d\d)")
@@ -340,31 +341,10 @@ def _tags_list(raw: Any) -> list[str]:
 # ------------------------------------------------------------------ JSON-LD
 def _ld_blocks(html: str) -> Iterator[Any]:
     """Parsed JSON-LD scripts of ``html`` (unparseable ones skipped)."""
-    for text in _ld_texts(html):
-        yield from _ld_parse(text)
-
-
-def _ld_texts(html: str) -> Iterator[str]:
-    """The insides of the ``<script type="application/ld+json">`` elements, in document
-    order. Found from ``str.find`` on ``ld+json`` and a look back for the ``<script`` it is
-    in: a case-insensitive regular expression for the whole element tries every
-    position of the page and cost a millisecond a page on its own."""
-    starts: set[int] = set()
-    for w in ("ld+json", "LD+JSON", "ld+JSON", "Ld+Json"):
-        pos = html.find(w)
-        while pos >= 0:
-            lt = html.rfind("<", 0, pos)
-            if (lt >= 0 and html[lt + 1:lt + 7].lower() == "script"
-                    and not html[lt + 7:lt + 8].isalnum() and html[lt + 7:lt + 8] != "_"
-                    and html[pos - 12:pos].lower() == "application/"
-                    and html.find(">", lt, pos) < 0):
-                starts.add(lt)
-            pos = html.find(w, pos + 7)
-    for lt in sorted(starts):
-        gt = html.find(">", lt)
-        end = _SCRIPT_END.search(html, gt + 1) if gt >= 0 else None
-        if end is not None:
-            yield html[gt + 1:end.start()]
+    if "ld+json" not in html and "LD+JSON" not in html and "ld+JSON" not in html:
+        return
+    for m in _LD_RE.finditer(html):
+        yield from _ld_parse(m.group(1))
 
 
 def _ld_parse(text: str) -> Iterator[Any]:
@@ -509,13 +489,15 @@ def _from_tags(tags: Iterable[tuple[str, dict[str, str]]], md: Metadata
 
 
 def _marked_tags(html: str, words: tuple[str, ...], check: re.Pattern[str], limit: int = 300,
-                 start: int = 0) -> Iterator[tuple[str, dict[str, str], int]]:
+                 start: int = 0, capitalised: bool = True
+                 ) -> Iterator[tuple[str, dict[str, str], int]]:
     """``(tag, attributes, end of the start tag)`` of the start tags whose attributes contain
-    one of ``words`` (as written, or capitalised) and match ``check``, in document order.
+    one of ``words`` (as written, and capitalised when ``capitalised``) and match ``check``,
+    in document order.
     Found by ``str.find`` on the words and a short look back for the tag around each hit,
     which is much faster than a regular expression over every tag of the page."""
     hits: set[int] = set()
-    for w in {v for x in words for v in (x, x.capitalize())}:
+    for w in {v for x in words for v in ((x, x.capitalize()) if capitalised else (x,))}:
         pos = html.find(w, start)
         seen = 0
         while pos >= 0 and seen < limit:
@@ -583,8 +565,8 @@ def _byline(html: str) -> list[str]:
     around one ("By", "Written by", dashes). Elements that hold a photo or a bio only fail
     the test and the next marked element is tried (up to 12)."""
     tried = 0
-    for tag, a, end in _marked_tags(html, ("author", "byline", "writer"), _BYLINE_CHECK,
-                                    start=_body_start(html)):
+    for tag, a, end in _marked_tags(html, ("author", "Author", "byline", "writer"),
+                                    _BYLINE_CHECK, start=_body_start(html), capitalised=False):
         if tag in _NOT_BYLINE_TAGS:
             continue
         marks = " ".join(a.get(k, "") for k in ("class", "rel", "id", "itemprop")).lower()
@@ -639,6 +621,10 @@ _TEXT_DATE = re.compile(
     rf"{_YEAR}\b"
     rf"|\b({_MONTH_ALT})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}\b"
     rf"|\b(\d{{1,2}})\.(\d{{1,2}})\.{_YEAR}\b", re.IGNORECASE)
+#: Words looked for (as written: every ``str.find`` scans the page, a tenth of a millisecond
+#: on a large one) in the attributes of elements that show the page's date; ``Date`` for
+#: ``postDate``, ``publishDate``.
+_DATE_WORDS = ("date", "Date", "time", "posted", "published", "updated")
 #: Attribute values that mark an element as showing the page's date.
 _DATE_MARK = re.compile(r"date|posted|published|updated|time")
 _DATE_CHECK = re.compile(r"^time\b|(?:class|id|itemprop)\s*=\s*[\"']?[^\"'>]*"
@@ -675,9 +661,8 @@ def _shown_date(html: str, tries: int = 15) -> str | None:
     answers most pages without structured dates for a fraction of what ``htmldate`` costs
     (which parses the whole page), and it finds the same date on most of them."""
     tried = 0
-    for tag, a, end in _marked_tags(html, ("date", "Date", "posted", "published", "updated",
-                                           "time"), _DATE_CHECK, limit=200,
-                                    start=_body_start(html)):
+    for tag, a, end in _marked_tags(html, _DATE_WORDS, _DATE_CHECK, limit=200,
+                                    start=_body_start(html), capitalised=False):
         if tag in _NOT_BYLINE_TAGS and tag != "time":
             continue
         marks = " ".join(a.get(k, "") for k in ("class", "id", "itemprop")).lower()
