@@ -594,96 +594,6 @@ _NOT_BYLINE_TAGS = frozenset({"meta", "link", "body", "html", "script", "style",
                               "form", "button", "svg", "section", "main", "source", "iframe"})
 
 
-#: Month names (English, German, French, Spanish, Italian, Portuguese, Dutch; full and
-#: abbreviated) -> month number, for dates a page shows ("12 November 2025", "3. März 2024").
-_MONTHS: dict[str, int] = {}
-for _i, _names in enumerate((
-        "january jan januar janvier enero ene gennaio gen janeiro januari",
-        "february feb februar février fevrier febrero febbraio fevereiro fev februari",
-        "march mar märz maerz mars marzo março marco maart mrt",
-        "april apr avril abril aprile",
-        "may mai mayo maggio maio mei",
-        "june jun juni juin junio giugno junho",
-        "july jul juli juillet julio luglio julho",
-        "august aug août aout agosto ago augustus",
-        "september sep sept septembre septiembre settembre set setembro",
-        "october oct oktober octobre octubre ottobre ott outubro out okt",
-        "november nov novembre noviembre novembro",
-        "december dec dezember décembre decembre diciembre dic dicembre dezembro dez"), 1):
-    for _n in _names.split():
-        _MONTHS.setdefault(_n, _i)
-_MONTH_ALT = "|".join(sorted(_MONTHS, key=len, reverse=True))
-_YEAR = r"((?:19|20)\d\d)"
-#: A full date in a page's text: ISO (``2025-11-12``, ``2025/11/12``), day-month-year with a
-#: month name (``12 November 2025``, ``12. Nov. 2025``, ``12 de noviembre de 2025``),
-#: month-day-year (``November 12, 2025``), numeric day first (``12.11.2025``). Numeric
-#: orders with slashes (``11/12/2025``) are ambiguous and left to ``htmldate``.
-_TEXT_DATE = re.compile(
-    rf"\b{_YEAR}[-/](\d{{1,2}})[-/](\d{{1,2}})\b"
-    rf"|\b(\d{{1,2}})(?:st|nd|rd|th|er|º)?\.?\s+(?:de\s+)?({_MONTH_ALT})\.?,?\s+(?:de\s+)?"
-    rf"{_YEAR}\b"
-    rf"|\b({_MONTH_ALT})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}\b"
-    rf"|\b(\d{{1,2}})\.(\d{{1,2}})\.{_YEAR}\b", re.IGNORECASE)
-#: Words looked for (as written: every ``str.find`` scans the page, a tenth of a millisecond
-#: on a large one) in the attributes of elements that show the page's date; ``Date`` for
-#: ``postDate``, ``publishDate``.
-_DATE_WORDS = ("date", "Date", "time", "posted", "published", "updated")
-#: Attribute values that mark an element as showing the page's date.
-_DATE_MARK = re.compile(r"date|posted|published|updated|time")
-_DATE_CHECK = re.compile(r"^time\b|(?:class|id|itemprop)\s*=\s*[\"']?[^\"'>]*"
-                         r"(?:date|posted|published|updated|time)", re.IGNORECASE)
-#: Marks of dates that are not the page's: comments, related posts, sidebars, events.
-_OTHER_DATE_MARK = re.compile(r"comment|reply|related|recent|sidebar|widget|footer|event")
-
-
-def text_date(text: str) -> str | None:
-    """The first full date written in ``text`` (:data:`_TEXT_DATE`) as ``YYYY-MM-DD``; None
-    when there is none (impossible dates such as 31.02. are skipped)."""
-    for m in _TEXT_DATE.finditer(text):
-        g = m.groups()
-        if g[0]:
-            y, mo, d = int(g[0]), int(g[1]), int(g[2])
-        elif g[3]:
-            y, mo, d = int(g[5]), _MONTHS.get(g[4].lower(), 0), int(g[3])
-        elif g[6]:
-            y, mo, d = int(g[8]), _MONTHS.get(g[6].lower(), 0), int(g[7])
-        else:
-            y, mo, d = int(g[11]), int(g[10]), int(g[9])
-        try:
-            return date(y, mo, d).isoformat() if 1990 <= y <= 2100 else None
-        except ValueError:
-            continue
-    return None
-
-
-def _shown_date(html: str, tries: int = 15) -> str | None:
-    """The date the page shows as its own: the first date written in the body in an element
-    marked as one (``<time>``, ``class="date|posted-on|published|updated"``), leaving out
-    comments, related posts and sidebars (:data:`_OTHER_DATE_MARK`); None when the first
-    ``tries`` such elements show none. A ``str.find`` scan of the body, no parse: it
-    answers most pages without structured dates for a fraction of what ``htmldate`` costs
-    (which parses the whole page), and it finds the same date on most of them."""
-    tried = 0
-    for tag, a, end in _marked_tags(html, _DATE_WORDS, _DATE_CHECK, limit=200,
-                                    start=_body_start(html), capitalised=False):
-        if tag in _NOT_BYLINE_TAGS and tag != "time":
-            continue
-        marks = " ".join(a.get(k, "") for k in ("class", "id", "itemprop")).lower()
-        if (tag != "time" and not _DATE_MARK.search(marks)) or _OTHER_DATE_MARK.search(marks):
-            continue
-        tried += 1
-        if tried > tries:
-            break
-        chunk = html[end:end + 300]
-        if tag in ("time", "span", "p", "a"):
-            chunk = chunk.split("</" + tag, 1)[0]
-        chunk = _TAGS_IN.sub(" ", chunk)
-        found = text_date(htmllib.unescape(chunk) if "&" in chunk else chunk)
-        if found:
-            return found
-    return None
-
-
 def _worse_title(title: str, tag_title: str, site_name: str | None) -> bool:
     """Whether a structured title is worse than the ``<title>``: the site's name rather than
     the page's, or cut short with an ellipsis where the ``<title>`` has it whole."""
@@ -714,8 +624,8 @@ def _htmldate(html: str, url: str | None) -> str | None:
 
 
 def _body_start(html: str) -> int:
-    """Where ``<body`` starts (0 without one): bylines and shown dates are in the body, and
-    the head's scripts and meta tags are where the words they are found by abound."""
+    """Where ``<body`` starts (0 without one): bylines are in the body, and the head's
+    scripts and meta tags are full of the words they are found by."""
     body = html.find("<body")
     body = html.find("<BODY") if body < 0 else body
     return max(body, 0)
@@ -803,8 +713,6 @@ def extract_metadata(html: str | None = None, page: Any = None, url: str | None 
         if m:
             md._set("date_published", normalize_date(f"{m[1]}-{int(m[2]):02d}-{int(m[3]):02d}"),
                     "url")
-    if md.date_published is None and html and dates:
-        md._set("date_published", _shown_date(html), "page")
     if md.date_published is None and time_dt:
         md._set("date_published", normalize_date(time_dt), "page")
     if md.date_published is None and html and dates and len(html) <= HTMLDATE_MAX_CHARS:
