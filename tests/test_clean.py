@@ -344,7 +344,8 @@ def test_cli_warc(tmp_path: Path, fake_blocks: list[Page]) -> None:
     out = tmp_path / "o"
     r = run(str(warc), "--no-render", "-m", "blocks", "-o", str(out))
     assert r.exit_code == 0
-    assert len(list(out.glob("crawl-*.txt"))) == 2
+    # outputs are named after the record URLs, with records.jsonl mapping them back
+    assert sorted(p.name for p in out.glob("*.txt")) == ["example.org_1.txt", "example.org_2.txt"]
 
 
 def test_cli_usage_errors(tmp_path: Path) -> None:
