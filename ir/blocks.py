@@ -169,10 +169,50 @@ def segmentation_blocks(seg: Any, an: Analyzer, non_template_only: bool = False,
         segs = [s for s in segs if float(s.attrs.get("templateness", 0.0)) < 0.5]
     segs = [s for s in segs if s.text and s.text.strip()]
     segs.sort(key=lambda s: (float(s.box[1]), float(s.box[0]), s.id))
-    out = [Block(text=s.text, terms=_terms(an, s.text), seg=int(s.id), rank=r,
-                 box=tuple(float(v) for v in s.box)) for r, s in enumerate(segs)]
+    texts = _joined_texts(seg.page, segs)
+    out = [Block(text=t, terms=_terms(an, t), seg=int(s.id), rank=r,
+                 box=tuple(float(v) for v in s.box))
+           for r, (s, t) in enumerate(zip(segs, texts, strict=True))]
     if p_main is not None:
         from ir.content import weigh_blocks
 
         weigh_blocks(out, seg, p_main)
+    return out
+
+
+def _joined_texts(page: Any, segs: list[Any]) -> list[str]:
+    """Each segment's text with its leaves joined as the browser shows them (as ``webseg
+    clean`` joins them): no space where the source has none between two leaves, so
+    ``小型微利<a>企业</a>`` stays one run of Chinese (its bigram ``利企`` indexed, its snippet
+    unbroken) and ``W<b>orld</b>`` one word. Segmenters join leaves with spaces; a segment
+    whose leaves do not give back its own text (other than in spacing) keeps that text."""
+    import numpy as np
+
+    from webseg.clean.layout import NONE, joints
+    from webseg.page import normalize_text
+
+    if page is None or getattr(page, "ws_before", None) is None and not page.has_layout:
+        return [s.text for s in segs]  # no whitespace record and no layout: nothing to go by
+    leaves = page.text_leaves[np.asarray(page.visible, dtype=bool)[page.text_leaves]]
+    if len(leaves) < 2:
+        return [s.text for s in segs]
+    glued = joints(page, leaves)[0] == NONE
+    ends = page.subtree_end
+    out = []
+    for s in segs:
+        idx = sorted({i for r in s.nodes for i in range(
+            int(np.searchsorted(leaves, r)), int(np.searchsorted(leaves, ends[r])))})
+        parts: list[str] = []
+        prev = -2
+        for i in idx:
+            t = normalize_text(page.text[leaves[i]])
+            if not t:
+                continue
+            if parts and not (i == prev + 1 and glued[i]):
+                parts.append(" ")
+            parts.append(t)
+            prev = i
+        text = "".join(parts)
+        same = "".join(text.split()) == "".join(s.text.split())
+        out.append(text if same else s.text)
     return out

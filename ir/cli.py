@@ -14,7 +14,7 @@ import click
 
 from webseg.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, _err
 from webseg.cliopts import renamed, takes_alias
-from webseg.progress import quiet_option
+from webseg.progress import is_quiet, quiet_option
 
 #: feedback parameter name -> type, for ``-P key=value``
 _PARAM_TYPES = {"fb_docs": int, "fb_terms": int, "orig_weight": float, "max_df_ratio": float,
@@ -141,6 +141,12 @@ def _jsonl_docs(path: str, an: Any, warn: Any = None) -> Any:
             warn(f"{path}:{ln}: document {did}: no text to index ({doc.reason}); "
                  "fields read: text or contents, and title")
         yield doc
+
+
+def _note(message: str) -> None:
+    """A summary line on stderr, left out with ``-q`` (errors are always shown)."""
+    if not is_quiet():
+        click.echo(message, err=True)
 
 
 @click.command("index")
@@ -280,7 +286,7 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str |
                 failed += 1
                 continue
             note = f" ({empty - before} without text)" if empty > before else ""
-            click.echo(f"{p}: {n} documents{note}", err=True)
+            _note(f"{p}: {n} documents{note}")
         if empty > 20:
             _warn(f"{empty} documents without text in all ({empty - 20} not listed)")
     else:
@@ -292,13 +298,12 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str |
                               log=lambda m: _err(m), timeout=timeout, render=not no_render,
                               progress=bar)
         failed = len(rep.failures or [])
-        click.echo(f"indexed {rep.added} pages ({rep.text_only} text-only, {rep.empty} empty"
-                   f"{f'; {rep.skipped} WARC records skipped: not pages' if rep.skipped else ''})",
-                   err=True)
-    click.echo(f"{output}: {len(ix)} documents, backend {ix.backend_name}, "
-               f"blocks {','.join(ix.sources)}", err=True)
+        _note(f"indexed {rep.added} pages ({rep.text_only} text-only, {rep.empty} empty"
+              f"{f'; {rep.skipped} WARC records skipped: not pages' if rep.skipped else ''})")
+    _note(f"{output}: {len(ix)} documents, backend {ix.backend_name}, "
+          f"blocks {','.join(ix.sources)}")
     rs = ix.repeat_stats()
-    if rs is not None:
+    if rs is not None and not is_quiet():
         click.echo(f"{output}: {rs[0]} main-text leaf texts found on "
                    f">= {ix.repeats['min_pages']} pages count as template ({rs[1]} pages)",
                    err=True)
@@ -334,8 +339,7 @@ def _index_output_folder(folder: str, output: str, backend: str, overwrite: bool
     except RuntimeError as e:
         _err(f"{folder}: index: {e}")
         sys.exit(EXIT_FAILED)
-    click.echo(f"{output}: {n} documents from {folder} (no rendering), backend {backend}",
-               err=True)
+    _note(f"{output}: {n} documents from {folder} (no rendering), backend {backend}")
     sys.exit(EXIT_OK)
 
 

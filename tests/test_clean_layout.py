@@ -39,6 +39,10 @@ def kept_all(html: str, parser: str = "lexbor") -> CleanResult:
      "</table>", "a\t\tc\nd\te\tf"),
     ("<table><tr><td></td><td>b</td><td></td></tr><tr><td>d</td><td>e</td><td>f</td></tr>"
      "</table>", "\tb\t\nd\te\tf"),  # empty cells at both ends keep their columns
+    # paragraphs inside cells (<td><p>) stay in their cells: one row, one line
+    ("<table><tr><td><p><strong>Drug</strong></p></td><td><p>Brand</p></td></tr>"
+     "<tr><td><p>Semaglutide</p></td><td><p>Wegovy</p><p>Ozempic</p></td></tr></table>",
+     "Drug\tBrand\nSemaglutide\tWegovy\n\tOzempic"),
     ("<pre><span>type</span> <span>Query</span> {\n  <span>id</span>\n}</pre>",
      "type Query {\n  id\n}"),
     # no CSS known: two elements side by side are two words when word characters meet

@@ -101,3 +101,10 @@ def test_index_of_local_files_gives_each_hit_an_address(tmp_path):
     urls = {h["id"]: h["url"] for h in hits}
     assert urls[str(tmp_path / "a.html")] == "https://news.example/a"
     assert urls[str(gz)] == gz.resolve().as_uri()
+
+
+def test_quiet_index_prints_nothing(tmp_path, jsonl):
+    r = CliRunner().invoke(main, ["index", str(jsonl), "-o", str(tmp_path / "idx"), "-q"])
+    assert r.exit_code == 0 and r.output == "", r.output
+    r = CliRunner().invoke(main, ["index", str(jsonl), "-o", str(tmp_path / "idx2")])
+    assert r.exit_code == 0 and "3 documents" in r.output

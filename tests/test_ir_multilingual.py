@@ -76,3 +76,18 @@ def test_rendered_pages_store_their_checked_language(tmp_path, renderer):
     index_paths(ix, [str(pages)], ix.sources, renderer=renderer, log=lambda m: None)
     got = {d.id.rsplit("/", 1)[-1]: d.lang for d in Index.open(tmp_path / "idx").store.iter_docs()}
     assert got == {"ru.html": "ru", "de.html": "de"}
+
+
+def test_block_text_keeps_chinese_across_inline_elements():
+    """A link inside a Chinese sentence splits no word: the block text has no space there,
+    so the bigram across the link's edge is indexed and the snippet reads as the page."""
+    from ir.blocks import page_blocks
+    from webseg.parse import parse
+
+    an = Analyzer()
+    page = parse("<html><body><p>关于小型微利<a href='/x'><font>企业</font></a>所得税优惠政策"
+                 "有关问题的通知</p><p>W<b>orld</b> news</p></body></html>")
+    texts = [b.text for b in page_blocks(page, "blockfusion", an)]
+    assert any("关于小型微利企业所得税" in t for t in texts), texts
+    blk = next(b for b in page_blocks(page, "blockfusion", an) if "企业" in b.text)
+    assert "利企" in blk.terms

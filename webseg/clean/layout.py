@@ -226,23 +226,27 @@ def _glued(a: str, b: str) -> bool:
     return bool(a and b) and (b[0] in _NO_SPACE_BEFORE or a[-1] in _NO_SPACE_AFTER)
 
 
-def cell_columns(page: Page, kept: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per kept leaf: the index of its table cell among the cells of its row and the number
-    of cells in that row (``-1, 0`` outside a table cell), so text can put one tab between
-    cells and keep empty cells at the start and the end of a row."""
+def cell_columns(page: Page, kept: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per kept leaf: the index of its table cell among the cells of its row, the number
+    of cells in that row (``-1, 0`` outside a table cell) and the cell's node (-1), so text
+    can put one tab between cells and keep empty cells at the start and the end of a row.
+    A paragraph or ``div`` inside a cell (``<td><p>``) is still in that cell."""
     st = strength(page)
     col = np.full(len(kept), -1, dtype=np.int64)
     ncell = np.zeros(len(kept), dtype=np.int64)
+    cell = np.full(len(kept), -1, dtype=np.int64)
     memo: dict[int, tuple[int, int]] = {}
     par = page.parent
     for k, j in enumerate(np.asarray(kept).tolist()):
         c = int(par[j])
-        for _ in range(12):  # the nearest cell ancestor, before any row or block
-            if c < 0 or st[c] == CELL or st[c] >= ROW:
+        for _ in range(12):  # the nearest cell ancestor, before any row
+            if c < 0 or st[c] == CELL or st[c] == ROW:
                 break
             c = int(par[c])
         if c < 0 or st[c] != CELL:
             continue
+        cell[k] = c
         if c not in memo:
             row = int(par[c])
             cells = [x for x in page.children(row).tolist() if st[x] == CELL] if row >= 0 \
@@ -250,7 +254,7 @@ def cell_columns(page: Page, kept: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             for i, x in enumerate(cells):
                 memo[x] = (i, len(cells))
         col[k], ncell[k] = memo.get(c, (0, 1))
-    return col, ncell
+    return col, ncell, cell
 
 
 def _range_max(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

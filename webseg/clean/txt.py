@@ -103,7 +103,12 @@ def to_text(page: Page, leaf_keep: np.ndarray, groups: np.ndarray | None = None)
     if not len(kept):
         return ""
     sep, ws, _ = joints(page, kept)
-    col, ncell = cell_columns(page, kept)
+    col, ncell, cell = cell_columns(page, kept)
+    par = page.parent
+    for k in np.flatnonzero((cell[1:] >= 0) & (cell[:-1] >= 0) & (cell[1:] != cell[:-1])
+                            & (sep[1:] == BLOCK)).tolist():
+        if par[cell[k + 1]] == par[cell[k]]:  # next cell of one row: <td><p>a</p><td><p>b
+            sep[k + 1] = CELL
     if groups is not None:
         g = np.asarray(groups)[keep]
         sep[1:][g[1:] != g[:-1]] = BLOCK
