@@ -121,10 +121,13 @@ def _run_engine(engine: str, kind: str, n: int, q: mp.Queue) -> None:
         out["peak_build_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
                                      - rss0, 1)
         for k in (10, 1000):
-            t0 = time.perf_counter()
-            for qq in queries:
-                run(qq, k)
-            out[f"qps_k{k}"] = round(len(queries) / (time.perf_counter() - t0), 1)
+            best = float("inf")
+            for _ in range(_PASSES):
+                t0 = time.perf_counter()
+                for qq in queries:
+                    run(qq, k)
+                best = min(best, time.perf_counter() - t0)
+            out[f"qps_k{k}"] = round(len(queries) / best, 1)
     else:
         import bm25s
         from bm25s.tokenization import Tokenized
@@ -144,10 +147,19 @@ def _run_engine(engine: str, kind: str, n: int, q: mp.Queue) -> None:
                    n_threads=1)  # warm-up (first-call set-up is not query work)
         for k in (10, 1000):
             kk = min(k, len(ids))
-            t0 = time.perf_counter()
-            m.retrieve(qt, k=kk, show_progress=False, n_threads=1)
-            out[f"qps_k{k}"] = round(len(queries) / (time.perf_counter() - t0), 1)
+            best = float("inf")
+            for _ in range(_PASSES):
+                t0 = time.perf_counter()
+                m.retrieve(qt, k=kk, show_progress=False, n_threads=1)
+                best = min(best, time.perf_counter() - t0)
+            out[f"qps_k{k}"] = round(len(queries) / best, 1)
     q.put(out)
+
+
+#: Timed passes over the queries per engine and k; the fastest counts. One pass over the real
+#: collection's queries lasts tens of milliseconds, so on a shared machine a single pass
+#: measures the neighbours' load more than the engine (ratios swung from 0.7x to 8x).
+_PASSES = 5
 
 
 def scale(sizes: list[int]) -> list[dict]:
