@@ -197,8 +197,8 @@ def _train_stacked(records: list[Any], data: tuple[str, ...], output: str,
 @click.option("--method", type=click.Choice(["stacked", "paper"]), default=None,
               help="Shipped model to use: stacked (default) or paper (WPS positions).")
 @click.option("--json", "as_json", is_flag=True,
-              help="One JSON object per line: input, url, type, probability, "
-                   "probabilities (every type).")
+              help="One JSON object per line: id, url and page_type (type, probability, "
+                   "probabilities of every type), as in clean -f json and pages.jsonl.")
 @click.option("-c", "--concurrency", default=3, show_default=True,
               help="Pages rendered in parallel.")
 @click.option("--no-render", "no_render", is_flag=True,
@@ -215,6 +215,7 @@ def predict(inputs: tuple[str, ...], model_path: str | None, method: str | None,
     (.txt/.urls), http(s) URLs, or rendered pages (.page.json[.gz]).
     """
     from classify.model import load_model
+    from webseg.clean.json_out import page_type_object
 
     try:
         model = load_model(model_path, method)
@@ -243,11 +244,9 @@ def predict(inputs: tuple[str, ...], model_path: str | None, method: str | None,
         typ = max(probs, key=lambda k: probs[k])
         prob = probs[typ]
         if as_json:
-            click.echo(json.dumps({"input": inp, "url": url or page.url, "type": typ,
-                                   "probability": round(prob, 4),
-                                   "probabilities": {k: round(v, 4) for k, v in
-                                                     sorted(probs.items())}},
-                                  ensure_ascii=False))
+            # the page-result schema's names: id, url and the page_type object
+            click.echo(json.dumps({"id": inp, "url": url or page.url,
+                                   "page_type": page_type_object(probs)}, ensure_ascii=False))
         else:
             click.echo(f"{inp}\t{typ}\t{prob:.3f}")
     bar.close()

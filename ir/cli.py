@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from webseg.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, _err
+from webseg.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, _err, with_render_opts
 from webseg.cliopts import renamed, takes_alias
 from webseg.progress import is_quiet, quiet_option
 
@@ -185,17 +185,18 @@ def _note(message: str) -> None:
                    "kept; ir.repeats).")
 @click.option("--k1", default=None, type=float, help="BM25 k1 (default: the tuned value).")
 @click.option("--b", "b", default=None, type=float, help="BM25 b (default: the tuned value).")
-@click.option("-c", "--concurrency", default=2, show_default=True, help="Pages rendered at once.")
-@click.option("--timeout", default=30.0, show_default=True, help="Per-page time limit (s).")
+@click.option("-c", "--concurrency", default=3, show_default=True, help="Pages rendered at once.")
 @click.option("--no-render", "no_render", is_flag=True,
               help="Parse pages without a browser (no Chromium needed): blocks and passages "
                    "from blockfusion (layout-free), main-text fields from the block model; "
                    "reads files and WARC records, not URLs.")
 @quiet_option
+@with_render_opts
 def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str | None,
               fmt: str, append: bool, overwrite: bool, stemmer: str, stopwords: str,
               fields_opt: str, passages: bool, repeats: bool, k1: float | None,
-              b: float | None, concurrency: int, timeout: float, no_render: bool) -> None:
+              b: float | None, concurrency: int, no_render: bool, timeout: float,
+              javascript: bool | None, max_nodes: int) -> None:
     """Index pages: render and segment each once, store its blocks beside the index.
 
     \b
@@ -296,6 +297,7 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str |
         with progress_bar(desc="index", unit="page") as bar:
             rep = index_paths(ix, list(inputs), ix.sources, concurrency=concurrency,
                               log=lambda m: _err(m), timeout=timeout, render=not no_render,
+                              javascript=javascript, max_nodes=max_nodes,
                               progress=bar)
         failed = len(rep.failures or [])
         _note(f"indexed {rep.added} pages ({rep.text_only} text-only, {rep.empty} empty"

@@ -52,8 +52,10 @@ def test_predict_json_with_a_given_model(page_json, tmp_path):
     assert res.exit_code == 0, res.output
     (line,) = res.stdout.strip().splitlines()
     obj = json.loads(line)
-    assert obj["type"] == "forum" and 0.5 < obj["probability"] <= 1.0
-    assert obj["input"] == str(page_json)
+    pt = obj["page_type"]  # the page-result schema's object and names
+    assert pt["type"] == "forum" and 0.5 < pt["probability"] <= 1.0
+    assert set(pt["probabilities"]) >= {"forum"}
+    assert obj["id"] == str(page_json)
 
 
 @pytest.mark.browser

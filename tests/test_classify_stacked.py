@@ -211,7 +211,7 @@ def test_cli_predict_json_gives_every_probability(stacked_model, tmp_path):
     r = CliRunner().invoke(main, ["classify", "predict", str(pj), "--model", str(model),
                                   "--json"])
     assert r.exit_code == 0, r.output
-    obj = json.loads(r.stdout)
+    obj = json.loads(r.stdout)["page_type"]
     assert obj["type"] == "product"
     assert set(obj["probabilities"]) == {"article", "forum", "product"}
     assert obj["probability"] == max(obj["probabilities"].values())

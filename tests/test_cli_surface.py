@@ -55,6 +55,11 @@ def test_concurrency_javascript_and_quiet_have_one_name_everywhere() -> None:
         assert "--quiet" in opts and "-q" in opts, name
         assert "--concurrency" in opts and "-c" in opts, name
         assert "--javascript" not in opts, name  # the old spelling is hidden
+    # the commands that render pages take the same render options with the same defaults
+    for name in ("segment", "clean", "pipeline", "index", "dedup", "classify predict"):
+        opts = _opts(cmds[name])
+        assert {"--js", "--max-nodes", "--timeout"} <= set(opts), name
+        assert opts["--concurrency"].default == 3, name
     for name in ("spark", "classify train"):  # long too, but they render nothing themselves
         assert "--quiet" in _opts(cmds[name]), name
     for name, cmd in cmds.items():
