@@ -303,4 +303,12 @@ CASES: tuple[Case, ...] = (
     Case("el-subscript", "<p>Οι εκπομπές CO<sub>2</sub> του λιμανιού θα μειωθούν κατά το "
          "ήμισυ μέχρι το τέλος της δεκαετίας, σύμφωνα με τη μελέτη.</p>", lang="el",
          txt=("Οι εκπομπές CO2 του λιμανιού",), md=("Οι εκπομπές CO\u2082 του λιμανιού",)),
+    # ------------------------------------------------------------------ line breaks
+    Case("double-br-paragraphs", "<div class=\"text\">The ferry returned to its usual timetable "
+         "on Monday morning after three days of storms.<br/>\n<br/>\nPassengers with tickets "
+         "for cancelled crossings can use them on any sailing this month.<br>Engineers "
+         "checked the hull before the ferry sailed again.</div>",
+         txt=("after three days of storms.\nPassengers with tickets",),
+         md=("after three days of storms.\n\nPassengers with tickets",
+             "on any sailing this month.\nEngineers checked")),
 )

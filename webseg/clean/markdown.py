@@ -310,7 +310,13 @@ class _Writer:
             self.table, self.table_root, self.row, self.spans = [], i, None, []
         elif tag == "br":
             if self.cur is not None and self.cur.parts:
-                self.cur.parts.append(("\n", "", ""))
+                if self.cur.kind == "p" and self.cur.parts[-1][0] == "\n":
+                    # <br><br>: the page shows a blank line, so a new paragraph (a single
+                    # newline would join the two in Markdown)
+                    self.cur.parts.pop()
+                    self.flush()
+                else:
+                    self.cur.parts.append(("\n", "", ""))
         elif tag in BLOCK_TAGS:
             if self.cur is not None and self.cur.kind in ("li", "dd", "dt") \
                     and not self.cur.parts:
