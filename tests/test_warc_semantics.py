@@ -292,7 +292,7 @@ def test_classify_predict_without_a_browser(tmp_path: Path, monkeypatch) -> None
     r = cli("classify", "predict", str(warc), "--no-render", "--json")
     assert r.exit_code == 0, r.output
     rows = [json.loads(x) for x in r.output.splitlines() if x.startswith("{")]
-    assert len(rows) == 3 and all(x["type"] for x in rows)
+    assert len(rows) == 3 and all(x["page_type"]["type"] for x in rows)
     assert r.output.count("webseg: skipped: ") == 5
 
 
