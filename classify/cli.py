@@ -279,6 +279,7 @@ def _pages(inputs: tuple[str, ...], opts: dict[str, Any], concurrency: int,
     """
     import contextlib
 
+    from webseg.clean.run import page_url
     from webseg.inputs import iter_inputs, parse_inputs, render_inputs
     from webseg.page import Page
 
@@ -303,8 +304,15 @@ def _pages(inputs: tuple[str, ...], opts: dict[str, Any], concurrency: int,
             for rec, page, error in results:
                 if rec.skipped:
                     error = SKIPPED + (error or "")
-                yield (rec.id, rec.url, page, _source_html(rec) if page is not None else None,
-                       error)
+                if page is None:
+                    yield rec.id, rec.url, None, None, error
+                    continue
+                html = _source_html(rec)
+                # the address `webseg clean` gives the same record (the record's URL, else a
+                # local file's canonical URL or file:// URI), so both commands see one page
+                url = page_url(rec, page, html)
+                page.url = url
+                yield rec.id, url, page, html, error
 
 
 COMMANDS: list[click.Command] = [classify]

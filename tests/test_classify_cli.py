@@ -109,3 +109,29 @@ def test_train_on_a_dataset_folder_then_predict(tmp_path, monkeypatch, renderer)
     r = CliRunner().invoke(main, ["classify", "predict", str(html), "--model", str(out)])
     assert r.exit_code == 0, r.output
     assert r.stdout.split("\t")[1] == "product"
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+@pytest.mark.parametrize("name", ["crawl/harbour-home.html", "crawl.warc.gz"])
+def test_predict_and_clean_give_a_page_one_type(name):
+    """Unrendered, `classify predict` and `clean --page-type` see the same page: the same
+    address (a local file's file:// URI, a WARC record's URL), HTML and so the same type."""
+    src = EXAMPLES / name
+    if not src.exists():
+        pytest.skip(f"{src} missing")
+    runner = CliRunner()
+    pred = runner.invoke(main, ["classify", "predict", "--no-render", "--json", str(src)])
+    assert pred.exit_code == 0, pred.output
+    clean = runner.invoke(main, ["clean", "--no-render", "--page-type", "-f", "json",
+                                 str(src)])
+    assert clean.exit_code == 0, clean.output
+    got = [json.loads(line) for line in pred.stdout.splitlines() if line.strip()]
+    want = [json.loads(line) for line in clean.stdout.splitlines() if line.strip()]
+    assert len(got) == len(want) >= 1
+    for g, w in zip(got, want, strict=True):
+        assert g["url"] == w["url"]
+        assert g["page_type"] == w["page_type"]
+    if src.suffix == ".html":
+        assert got[0]["url"] == src.resolve().as_uri()
