@@ -75,3 +75,10 @@ def test_a_person_as_meta_author_stays() -> None:
     md = extract_metadata(f"<head>{head}</head><body><p>Text.</p></body>",
                           url="https://dailyplanet.example/story", dates=False)
     assert md.authors == ["Lois Lane"] and md.sources["authors"] == "meta"
+
+
+def test_posted_by_is_not_part_of_the_name() -> None:
+    for text in ("Posted by msmash", "Written by Jo Lee", "by Kim Park"):
+        html = f'<body><span class="byline">{text}</span><p>Story.</p></body>'
+        assert extract_metadata(html, dates=False).authors == [text.split(" by ")[-1]
+                                                               .removeprefix("by ")], text

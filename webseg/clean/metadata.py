@@ -70,7 +70,8 @@ _LD_RE = re.compile(r"<script\b[^>]*application/ld\+json[^>]*>(.*?)</script\s*>"
 _TAGS_IN = re.compile(r"<[^>]*>")
 _URL_DATE = re.compile(r"/((?:19|20)\d\d)[/_-](\d{1,2})[/_-](\d{1,2})(?:/|[_-]|$|\.)")
 _ISO_DATE = re.compile(r"((?:19|20)\d\d)-(\d\d)-(\d\d)")
-_BY_PREFIX = re.compile(r"^\s*(?:by|von|par|por|di|door|av|af|автор|作者)\s*[:\s]\s*",
+_BY_PREFIX = re.compile(r"^\s*(?:(?:written|posted|published|reviewed|edited|updated)\s+)?"
+                        r"(?:by|von|par|por|di|door|av|af|автор|作者)\s*[:\s]\s*",
                         re.IGNORECASE)
 _SPLIT_AUTHORS = re.compile(r"\s*(?:,|;|\band\b|&|\bund\b|\bet\b|\by\b|\bi\b|\be\b)\s*",
                             re.IGNORECASE)
