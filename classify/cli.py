@@ -204,11 +204,16 @@ def _train_stacked(records: list[Any], data: tuple[str, ...], output: str,
 @click.option("--no-render", "no_render", is_flag=True,
               help="Parse pages without a browser (no geometry: the layout-based features "
               "are missing, so the type is less accurate); files and WARC records only.")
+@click.option("--url", "page_url", default=None, metavar="URL",
+              help="The page's address (one input file), as in clean --url: the model reads "
+              "the URL, so a saved page is typed as the page at its web address. Default: the "
+              "WARC target URI, the URL given, or for a local file its canonical URL, else "
+              "its file:// URI.")
 @quiet_option
 @with_render_opts
 def predict(inputs: tuple[str, ...], model_path: str | None, method: str | None,
-            as_json: bool, concurrency: int, no_render: bool, timeout: float,
-            javascript: bool | None, max_nodes: int) -> None:
+            as_json: bool, concurrency: int, no_render: bool, page_url: str | None,
+            timeout: float, javascript: bool | None, max_nodes: int) -> None:
     """Print the page type and its probability for every INPUT.
 
     INPUT: HTML files (.html, .htm, .html.gz), directories of them, WARC files, URL lists
@@ -217,6 +222,11 @@ def predict(inputs: tuple[str, ...], model_path: str | None, method: str | None,
     from classify.model import load_model
     from webseg.clean.json_out import page_type_object
 
+    if page_url is not None:
+        if len(inputs) > 1 or Path(inputs[0]).is_dir():
+            raise click.UsageError("--url names the address of one page; give one input")
+        if not page_url.startswith(("http://", "https://", "file:")):
+            raise click.UsageError(f"--url must be an http(s) or file URL, not {page_url!r}")
     try:
         model = load_model(model_path, method)
     except (FileNotFoundError, ValueError) as e:
@@ -226,7 +236,7 @@ def predict(inputs: tuple[str, ...], model_path: str | None, method: str | None,
     bar = progress_bar(desc="classify", unit="page", enabled=not sys.stdout.isatty())
     for inp, url, page, html, error in _pages(inputs, _render_options(timeout, javascript,
                                                                       max_nodes), concurrency,
-                                              render=not no_render):
+                                              render=not no_render, url=page_url):
         bar.update(1)
         if page is None:
             if error is not None and error.startswith(SKIPPED):
@@ -268,7 +278,7 @@ SKIPPED = "skipped: "
 
 
 def _pages(inputs: tuple[str, ...], opts: dict[str, Any], concurrency: int,
-           render: bool = True):
+           render: bool = True, url: str | None = None):
     """Yield (input id, url, Page | None, HTML source | None, error) per page, in argument
     order.
 
@@ -276,9 +286,11 @@ def _pages(inputs: tuple[str, ...], opts: dict[str, Any], concurrency: int,
     :func:`webseg.inputs.iter_inputs` / :func:`~webseg.inputs.render_inputs` with one shared
     renderer (started on first need); local inputs also give their source. ``render=False``
     parses pages instead (no browser). A skipped record's error starts with :data:`SKIPPED`.
+    A page's address is :func:`webseg.clean.run.page_url`'s, ``url`` when given.
     """
     import contextlib
 
+    from webseg.clean.run import page_url
     from webseg.inputs import iter_inputs, parse_inputs, render_inputs
     from webseg.page import Page
 
@@ -288,6 +300,7 @@ def _pages(inputs: tuple[str, ...], opts: dict[str, Any], concurrency: int,
             if _is_page_json(arg):
                 try:
                     page = Page.load(arg)
+                    page.url = url or page.url
                     yield arg, page.url, page, None, None
                 except (OSError, ValueError, EOFError) as e:
                     yield arg, None, None, None, f"read: {e}"
@@ -303,8 +316,14 @@ def _pages(inputs: tuple[str, ...], opts: dict[str, Any], concurrency: int,
             for rec, page, error in results:
                 if rec.skipped:
                     error = SKIPPED + (error or "")
-                yield (rec.id, rec.url, page, _source_html(rec) if page is not None else None,
-                       error)
+                if page is None:
+                    yield rec.id, rec.url, None, None, error
+                    continue
+                html = _source_html(rec)
+                # the address `webseg clean` gives the same record (the record's URL, else a
+                # local file's canonical URL or file:// URI), so both commands see one page
+                page.url = page_url(rec, page, html, url)
+                yield rec.id, page.url, page, html, error
 
 
 COMMANDS: list[click.Command] = [classify]

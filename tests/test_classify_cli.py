@@ -109,3 +109,51 @@ def test_train_on_a_dataset_folder_then_predict(tmp_path, monkeypatch, renderer)
     r = CliRunner().invoke(main, ["classify", "predict", str(html), "--model", str(out)])
     assert r.exit_code == 0, r.output
     assert r.stdout.split("\t")[1] == "product"
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+@pytest.mark.parametrize("name", ["crawl/harbour-home.html", "crawl.warc.gz"])
+def test_predict_and_clean_give_a_page_one_type(name):
+    """Unrendered, `classify predict` and `clean --page-type` see the same page: the same
+    address (a local file's file:// URI, a WARC record's URL), HTML and so the same type."""
+    src = EXAMPLES / name
+    if not src.exists():
+        pytest.skip(f"{src} missing")
+    runner = CliRunner()
+    pred = runner.invoke(main, ["classify", "predict", "--no-render", "--json", str(src)])
+    assert pred.exit_code == 0, pred.output
+    clean = runner.invoke(main, ["clean", "--no-render", "--page-type", "-f", "json",
+                                 str(src)])
+    assert clean.exit_code == 0, clean.output
+    got = [json.loads(line) for line in pred.stdout.splitlines() if line.strip()]
+    want = [json.loads(line) for line in clean.stdout.splitlines() if line.strip()]
+    assert len(got) == len(want) >= 1
+    for g, w in zip(got, want, strict=True):
+        assert g["url"] == w["url"]
+        assert g["page_type"] == w["page_type"]
+    if src.suffix == ".html":
+        assert got[0]["url"] == src.resolve().as_uri()
+
+
+def test_predict_url_gives_a_saved_page_its_web_address():
+    """--url types a saved page as the page at that address (the model reads the URL), the
+    same as clean --url and as the WARC record of the page."""
+    src = EXAMPLES / "crawl" / "harbour-home.html"
+    if not src.exists():
+        pytest.skip(f"{src} missing")
+    runner = CliRunner()
+    args = ["--no-render", "--url", "http://gazette.example/", str(src)]
+    pred = runner.invoke(main, ["classify", "predict", "--json", *args])
+    assert pred.exit_code == 0, pred.output
+    clean = runner.invoke(main, ["clean", "--page-type", "-f", "json", *args])
+    assert clean.exit_code == 0, clean.output
+    got, want = json.loads(pred.stdout), json.loads(clean.stdout)
+    assert got["url"] == want["url"] == "http://gazette.example/"
+    assert got["page_type"] == want["page_type"]
+    bad = runner.invoke(main, ["classify", "predict", "--url", "gazette.example", str(src)])
+    assert bad.exit_code == 2 and "--url" in bad.output
+    two = runner.invoke(main, ["classify", "predict", "--url", "http://a.example/", str(src),
+                               str(src)])
+    assert two.exit_code == 2 and "one input" in two.output

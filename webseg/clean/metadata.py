@@ -70,7 +70,8 @@ _LD_RE = re.compile(r"<script\b[^>]*application/ld\+json[^>]*>(.*?)</script\s*>"
 _TAGS_IN = re.compile(r"<[^>]*>")
 _URL_DATE = re.compile(r"/((?:19|20)\d\d)[/_-](\d{1,2})[/_-](\d{1,2})(?:/|[_-]|$|\.)")
 _ISO_DATE = re.compile(r"((?:19|20)\d\d)-(\d\d)-(\d\d)")
-_BY_PREFIX = re.compile(r"^\s*(?:by|von|par|por|di|door|av|af|автор|作者)\s*[:\s]\s*",
+_BY_PREFIX = re.compile(r"^\s*(?:(?:written|posted|published|reviewed|edited|updated)\s+)?"
+                        r"(?:by|von|par|por|di|door|av|af|автор|作者)\s*[:\s]\s*",
                         re.IGNORECASE)
 _SPLIT_AUTHORS = re.compile(r"\s*(?:,|;|\band\b|&|\bund\b|\bet\b|\by\b|\bi\b|\be\b)\s*",
                             re.IGNORECASE)
@@ -140,6 +141,9 @@ class Metadata:
     sources: dict[str, str] = field(default_factory=dict)
     #: Organisations JSON-LD names as the author (used when no person is found).
     _orgs: list[str] = field(default_factory=list, repr=False)
+    #: The site's owner and publisher as meta tags name them (``owner``, ``publisher``): a
+    #: meta ``author`` that names them is the publisher, not the writer.
+    _owners: list[str] = field(default_factory=list, repr=False)
 
     FIELDS = ("title", "authors", "date_published", "date_modified", "site_name",
               "description", "canonical_url", "image", "tags")
@@ -322,6 +326,64 @@ def _author_list(raw: Iterable[str]) -> list[str]:
     return out
 
 
+#: Meta names that name the site's owner or publisher.
+_OWNER_KEYS = frozenset({"owner", "publisher", "dc.publisher", "dcterms.publisher"})
+#: Lower-case words that belong to names ("Ludwig van Beethoven", "Ibn Battuta").
+_NAME_PARTICLES = frozenset({"van", "von", "der", "den", "de", "da", "das", "del", "della",
+                             "di", "du", "dos", "la", "le", "bin", "ibn", "al", "el", "y", "e",
+                             "zu", "ter", "and", "und", "et", "of"})
+_SENTENCE_MARK = re.compile(r"[?!«»“”„¿¡]")
+_DOMAIN_WORD = re.compile(r"(?<![\w@.])(?:[a-z0-9-]+\.)+(?:com|org|net|info|[a-z]{2})(?![\w.@])")
+_DASH_THEN_LOWER = re.compile(r"\s[-–—]\s+([^\W\d_])")
+
+
+def _reads_as_name(text: str) -> bool:
+    """Whether a byline's text reads as a name rather than a headline or a sentence (a link
+    to another article in an authors' widget: "Minister gets a private jet – report"): no
+    question or exclamation mark or quotes, no spaced dash followed by a lower-case word,
+    and, among three or more words, fewer than half in lower case (particles such as "van"
+    aside). Scripts without case pass the case tests."""
+    if _SENTENCE_MARK.search(text):
+        return False
+    m = _DASH_THEN_LOWER.search(text)
+    if m and m.group(1).islower():
+        return False
+    words = text.split(",")[0].split()  # "Jo Lee, staff writer": the name before the comma
+    cased = [w for w in words if w[0].isalpha() and w[0].lower() != w[0].upper()]
+    lower = [w for w in cased if w[0].islower() and w.lower() not in _NAME_PARTICLES]
+    return not (len(words) >= 3 and len(lower) >= 2 and 2 * len(lower) >= len(cased))
+
+
+def _site_domain(url: str | None) -> str | None:
+    """The registrable part of the URL's host ("in.gr" of health.in.gr, "bbc.co.uk")."""
+    host = (urlsplit(url).hostname or "") if url else ""
+    labels = [x for x in host.lower().split(".") if x]
+    if len(labels) < 2 or all(x.isdigit() for x in labels):
+        return None
+    n = 3 if len(labels) >= 3 and len(labels[-1]) == 2 and len(labels[-2]) <= 3 \
+        and labels[-2] in {"co", "com", "net", "org", "gov", "ac", "edu", "ne", "or"} else 2
+    return ".".join(labels[-n:])
+
+
+def _names_publisher(name: str, owners: Iterable[str], domain: str | None) -> str | None:
+    """How a meta ``author`` names the site rather than a writer: ``"credit"`` when it holds
+    the site's domain among other words ("in.gr — Lambrakis Press SA": a publisher's credit
+    line, no one's name), ``"site"`` when it is the domain ("Example.com") or is, holds or is
+    held by the name the page gives its site, owner or publisher (``og:site_name``,
+    ``<meta name=owner|publisher>``), else None."""
+    n = " ".join(name.casefold().split()).strip(" .,")
+    if domain and domain in n:
+        return "site" if n in (domain, "www." + domain) else "credit"
+    m = _DOMAIN_WORD.search(n)  # no URL (a local file): a domain-like word
+    if m:
+        return "site" if m.group(0) == n else "credit"
+    for o in owners:
+        o = " ".join((_clean(o, 300) or "").casefold().split()).strip(" .,")
+        if len(o) >= 3 and (o == n or o in n or (len(n) >= 3 and n in o)):
+            return "site"
+    return None
+
+
 def _weak_name(name: str) -> bool:
     """A login name rather than a person's name: one word, no capital letter."""
     return " " not in name and name == name.lower() and name.isascii()
@@ -445,6 +507,8 @@ def _from_tags(tags: Iterable[tuple[str, dict[str, str]]], md: Metadata
         if tag == "meta":
             key = (a.get("property") or a.get("name") or a.get("itemprop") or "").strip().lower()
             content = a.get("content")
+            if key in _OWNER_KEYS and content:
+                md._owners.append(content)
             if key and content is not None:
                 f = _META_KEY.get(key)
                 if f is not None:
@@ -566,14 +630,22 @@ def _byline(html: str) -> list[str]:
     ``rel="author"``, ``itemprop="author"``...): the first text fragment after its start tag
     that reads as a name (2-60 characters, at most 6 words, no digits), skipping the words
     around one ("By", "Written by", dashes). Elements that hold a photo or a bio only fail
-    the test and the next marked element is tried (up to 12)."""
+    the test and the next marked element is tried (up to 12), but not one of the same tag,
+    class and id as one that failed: those are the items of one list (a column of the site's
+    writers, each with a headline; the comments of other articles), whose first item showed
+    they hold no byline. A recurring class alone does not rule an element out: on a forum
+    every post's author has it, and the first is the page's author."""
     tried = 0
+    not_bylines: set[tuple[str, str, str]] = set()
     for tag, a, end in _marked_tags(html, ("author", "Author", "byline", "writer"),
                                     _BYLINE_CHECK, start=_body_start(html), capitalised=False):
         if tag in _NOT_BYLINE_TAGS:
             continue
         marks = " ".join(a.get(k, "") for k in ("class", "rel", "id", "itemprop")).lower()
         if not _BYLINE_MARK.search(marks):
+            continue
+        kind = (tag, a.get("class", "").strip(), a.get("id", "").strip())
+        if kind in not_bylines:
             continue
         tried += 1
         if tried > 12:
@@ -584,8 +656,10 @@ def _byline(html: str) -> list[str]:
                 continue
             t = _BY_PREFIX.sub("", t)
             if 2 <= len(t) <= 60 and len(t.split()) <= 6 and not _NOT_NAME.search(t) \
-                    and any(c.isalpha() for c in t) and not t.endswith(":"):
+                    and any(c.isalpha() for c in t) and not t.endswith(":") \
+                    and _reads_as_name(t):
                 return _author_list([t])
+            not_bylines.add(kind)  # nor the others like it: the items of one list
             break  # the first real text is no name: this element is not a byline
     return []
 
@@ -717,12 +791,25 @@ def extract_metadata(html: str | None = None, page: Any = None, url: str | None 
         md._set("date_published", normalize_date(time_dt), "page")
     if md.date_published is None and html and dates and len(html) <= HTMLDATE_MAX_CHARS:
         md._set("date_published", _htmldate(html, url), "htmldate")
+    org_source = "json-ld" if md._orgs else md.sources.get("authors", "meta")
+    if md.authors and md.sources.get("authors") in ("meta", "opengraph"):
+        # the site or its publisher as the meta author: a person in a byline comes first and
+        # the site's name is the last resort (as a JSON-LD Organization author); a credit line
+        # naming the domain and the company is no author at all
+        domain = _site_domain(url)
+        owners = [*md._owners, *([md.site_name] if md.site_name else [])]
+        kinds = [_names_publisher(a, owners, domain) for a in md.authors]
+        if any(kinds):
+            md._orgs += [a for a, k in zip(md.authors, kinds, strict=True) if k == "site"]
+            md.authors = [a for a, k in zip(md.authors, kinds, strict=True) if k is None]
+            if not md.authors:
+                md.sources.pop("authors", None)
     if html and (not md.authors or all(_weak_name(a) for a in md.authors)):
         found = _byline(html)
         if found:  # a byline beats no author and a login name ("jdoe", "andrew.smith")
             md.authors = []
             md._set("authors", found, "page")
-    md._set("authors", _author_list(md._orgs), "json-ld")
+    md._set("authors", _author_list(md._orgs), org_source)
     base = base_url(url, md.base_href)
     for f in ("canonical_url", "image"):
         v = getattr(md, f)

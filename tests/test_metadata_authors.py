@@ -1,0 +1,84 @@
+"""Authors: a byline must read as a name, and the site or its publisher is no writer."""
+
+from __future__ import annotations
+
+from webseg.clean.metadata import extract_metadata
+
+#: A column of the site's writers beside the article, each item a link to another article
+#: (a news site's "editor's column" widget), then a comments widget of other articles.
+WIDGETS = (
+    '<div id="authors"><div class="author"><img src="a.jpg">'
+    '<p class="anons"><a href="/x/1">Сердюкову &ndash; личный чешский самолет</a></p></div>'
+    '</div><div id="authors"><div class="author"><img src="b.jpg">'
+    '<p class="title"><a href="/authors/u">Андрей Угланов</a></p>'
+    '<p class="anons"><a href="/x/2">Оленеводы в первых рядах</a></p></div></div>'
+    '<div class="cp_author">Ким Евгений-имперскому сторожевому псу</div>'
+    '<div class="cp_author">Осьен</div>'
+    '<p>Натуральное молоко поможет отказаться от курения.</p>')
+
+
+def test_a_headline_in_a_writers_widget_is_no_author() -> None:
+    md = extract_metadata(f"<html><body>{WIDGETS}</body></html>", dates=False)
+    assert md.authors == []
+
+
+def test_a_byline_after_a_widget_of_headlines_is_found() -> None:
+    html = f'<body>{WIDGETS}<span class="byline">By Kim Park</span></body>'
+    assert extract_metadata(html, dates=False).authors == ["Kim Park"]
+
+
+def test_headlines_and_sentences_do_not_read_as_names() -> None:
+    for text in ("Minister gets a private jet", "Why we ride bikes?",
+                 "Clone Furtseva \u2013 urgently", "This review is posted in"):
+        html = f'<body><div class="author">{text}</div></body>'
+        assert extract_metadata(html, dates=False).authors == [], text
+    for text in ("Ludwig van Beethoven", "jo lee", "María José García", "王小明"):
+        html = f'<body><div class="author">{text}</div></body>'
+        assert extract_metadata(html, dates=False).authors == [text], text
+
+
+def test_on_a_forum_the_first_post_author_is_the_page_author() -> None:
+    posts = "".join(f'<div class="post"><span class="author">{n}</span><p>Post {i}.</p></div>'
+                    for i, n in enumerate(["pelex", "Outer Space", "Jo Lee"]))
+    assert extract_metadata(f"<body>{posts}</body>", dates=False).authors == ["pelex"]
+
+
+CREDIT = ('<meta name="Owner" content="in.gr &mdash; Lambrakis Press S.A.">'
+          '<meta name="Author" content="in.gr &mdash; Lambrakis Press S.A.">')
+
+
+def test_a_publisher_credit_line_is_no_author() -> None:
+    html = f"<head>{CREDIT}</head><body><p>News text.</p></body>"
+    for url in ("http://health.in.gr/news/article/?aid=1", None):
+        md = extract_metadata(html, url=url, dates=False)
+        assert md.authors == [] and "authors" not in md.sources, url
+
+
+def test_the_site_as_meta_author_gives_way_to_a_byline_and_is_the_last_resort() -> None:
+    head = ('<meta property="og:site_name" content="Gym Provisions">'
+            '<meta name="author" content="Gym Provisions">')
+    md = extract_metadata(f'<head>{head}</head><body><p class="byline">By Kim Park</p></body>',
+                          dates=False)
+    assert md.authors == ["Kim Park"] and md.sources["authors"] == "page"
+    md = extract_metadata(f"<head>{head}</head><body><p>Rent gym equipment.</p></body>",
+                          dates=False)
+    assert md.authors == ["Gym Provisions"] and md.sources["authors"] == "meta"
+    head = '<meta name="author" content="AccountingDepartment.com">'
+    md = extract_metadata(f"<head>{head}</head><body><p>GAAP.</p></body>",
+                          url="https://www.accountingdepartment.com/gaap", dates=False)
+    assert md.authors == ["AccountingDepartment.com"]
+
+
+def test_a_person_as_meta_author_stays() -> None:
+    head = ('<meta property="og:site_name" content="Daily Planet">'
+            '<meta name="author" content="Lois Lane">')
+    md = extract_metadata(f"<head>{head}</head><body><p>Text.</p></body>",
+                          url="https://dailyplanet.example/story", dates=False)
+    assert md.authors == ["Lois Lane"] and md.sources["authors"] == "meta"
+
+
+def test_posted_by_is_not_part_of_the_name() -> None:
+    for text in ("Posted by msmash", "Written by Jo Lee", "by Kim Park"):
+        html = f'<body><span class="byline">{text}</span><p>Story.</p></body>'
+        assert extract_metadata(html, dates=False).authors == [text.split(" by ")[-1]
+                                                               .removeprefix("by ")], text
