@@ -522,6 +522,12 @@ MAX_PARSE_BYTES = 50 * 1024 * 1024
 
 def parse_record(rec: InputRecord, max_nodes: int = 200_000) -> Page:
     """The record's page parsed without a browser; raises ValueError("<stage>: reason")."""
+    return parse_record_html(rec, max_nodes)[0]
+
+
+def parse_record_html(rec: InputRecord, max_nodes: int = 200_000) -> tuple[Page, str]:
+    """(page parsed without a browser, its decoded HTML, which the metadata reads); raises
+    ValueError("<stage>: reason") like :func:`parse_record`."""
     from webseg.decode import DecodeError, decode_html
     from webseg.parse import parse
 
@@ -548,7 +554,8 @@ def parse_record(rec: InputRecord, max_nodes: int = 200_000) -> Page:
     except DecodeError as e:
         raise ValueError(f"decode: {e}") from None
     try:
-        return parse(dec.text, url=rec.url, encoding=dec.encoding, max_nodes=max_nodes)
+        return (parse(dec.text, url=rec.url, encoding=dec.encoding, max_nodes=max_nodes),
+                dec.text)
     except ValueError as e:
         raise ValueError(f"parse: {e}") from None
 

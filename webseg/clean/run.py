@@ -26,14 +26,14 @@ from typing import Any
 from webseg.clean import CleanResult, extract, with_site_repeated
 from webseg.clean.json_out import file_uri, page_type_object, source_of, warc_fields
 from webseg.clean.metadata import canonical_url
-from webseg.inputs import InputRecord
+from webseg.inputs import MAX_PARSE_BYTES, InputRecord, parse_record, parse_record_html
 from webseg.page import Page
 
 __all__ = ["MAX_BYTES", "SITE_WINDOW", "apply_site_repeats", "clean_records", "hosts_repeat",
            "is_page_json", "page_url", "parse_record", "parse_record_html"]
 
-#: Largest page read with --no-render (the renderer's own limit).
-MAX_BYTES = 50 * 1024 * 1024
+#: Largest page read with --no-render (the renderer's own limit; :mod:`webseg.inputs`).
+MAX_BYTES = MAX_PARSE_BYTES
 #: Records whose results are held back together for the site-repetition rule (a held result
 #: keeps its page: about 1.5 MB each, measured on 30 Dragnet pages, so ~0.8 GB per window).
 SITE_WINDOW = 500
@@ -43,44 +43,6 @@ def is_page_json(rec: InputRecord) -> bool:
     """A rendered page saved by ``webseg render`` (loaded, not rendered again)."""
     return isinstance(rec.source, Path) and rec.source.name.endswith((".page.json",
                                                                      ".page.json.gz"))
-
-
-def parse_record(rec: InputRecord, max_nodes: int = 200_000) -> Page:
-    """The record's page parsed without a browser; raises ValueError("<stage>: reason")."""
-    return parse_record_html(rec, max_nodes)[0]
-
-
-def parse_record_html(rec: InputRecord, max_nodes: int = 200_000) -> tuple[Page, str]:
-    """(page parsed without a browser, its decoded HTML); raises like :func:`parse_record`."""
-    from webseg.decode import DecodeError, decode_html
-    from webseg.parse import parse
-
-    if rec.kind == "url":
-        raise ValueError("read: --no-render reads local files and WARC records; "
-                         "URLs need rendering")
-    if isinstance(rec.source, Path):
-        try:
-            size = rec.source.stat().st_size
-        except OSError as e:
-            raise ValueError(f"read: {e.strerror or e}") from None
-        if size > MAX_BYTES:
-            raise ValueError(f"read: file is {size} bytes, limit is {MAX_BYTES}")
-    try:  # raw bytes: decode_html undoes gzip itself, with a bound on the output
-        data = rec.source.read_bytes() if isinstance(rec.source, Path) else rec.source
-    except OSError as e:
-        raise ValueError(f"read: {e.strerror or e}") from None
-    if not isinstance(data, bytes):
-        raise ValueError("read: no page bytes")
-    if len(data) > MAX_BYTES:
-        raise ValueError(f"read: input is {len(data)} bytes, limit is {MAX_BYTES}")
-    try:
-        dec = decode_html(data, max_bytes=MAX_BYTES)
-    except DecodeError as e:
-        raise ValueError(f"decode: {e}") from None
-    try:
-        return parse(dec.text, url=rec.url, encoding=dec.encoding, max_nodes=max_nodes), dec.text
-    except ValueError as e:
-        raise ValueError(f"parse: {e}") from None
 
 
 def _pages(records: list[InputRecord], render: bool, render_options: dict[str, Any],
