@@ -49,6 +49,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from webseg.lang import has_unspaced_letter
+
 __all__ = ["PAPER", "ShingleParams", "estimated_jaccard", "is_duplicate", "shared",
            "shingle_hashes",
            "sketch", "text_sketch", "word_hash", "words"]
@@ -91,27 +93,13 @@ _ASCII_TABLE = bytes.maketrans(bytes(c for c in range(128) if chr(c).isspace()),
 _ASCII = frozenset(chr(c) for c in range(128))
 _KEEP, _DELETE, _SPACE, _ALONE = 0, 1, 2, 3
 _CLASS: dict[str, int] = {}
-_UNSPACED = None
-
-
-def _unspaced(ch: str) -> bool:
-    """Whether ``ch`` is a letter of a script written without spaces between words."""
-    global _UNSPACED
-    if _UNSPACED is None:
-        import regex
-
-        _UNSPACED = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}"
-                                  r"\p{Khmer}\p{Myanmar}]")
-    return _UNSPACED.match(ch) is not None
-
-
 def _char_class(ch: str) -> int:
     c = _CLASS.get(ch)
     if c is None:
         if ch.isspace():
             c = _SPACE
         elif ch.isalnum():
-            c = _ALONE if _unspaced(ch) else _KEEP
+            c = _ALONE if has_unspaced_letter(ch) else _KEEP
         else:
             c = _DELETE
         _CLASS[ch] = c

@@ -16,6 +16,7 @@ from typing import Any
 
 from ir.analysis import Analyzer
 from ir.store import Block
+from webseg.lang import has_unspaced_letter
 
 __all__ = ["SOURCES", "page_blocks", "page_text", "page_words", "segmentation_blocks",
            "window_blocks"]
@@ -42,26 +43,13 @@ def _terms(an: Analyzer, text: str) -> dict[str, int]:
 UNSPACED_CHARS_PER_WORD = 2
 
 
-_UNSPACED_RE = None
-
-
-def _has_unspaced(w: str) -> bool:
-    global _UNSPACED_RE
-    if _UNSPACED_RE is None:
-        import regex
-
-        _UNSPACED_RE = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}"
-                                     r"\p{Khmer}\p{Myanmar}]")
-    return _UNSPACED_RE.search(w) is not None
-
-
 def _units(words: list[str]) -> list[tuple[str, int]]:
     """(piece, index of its whitespace word): a whitespace word, or a piece of one written in
     an unspaced script, where a whole sentence has no space and would be one "word"."""
     out: list[tuple[str, int]] = []
     k = UNSPACED_CHARS_PER_WORD
     for i, w in enumerate(words):
-        if len(w) <= k or w.isascii() or not _has_unspaced(w):
+        if len(w) <= k or w.isascii() or not has_unspaced_letter(w):
             out.append((w, i))
         else:
             out.extend((w[j:j + k], i) for j in range(0, len(w), k))
@@ -81,8 +69,8 @@ def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
     if word_weights is not None and len(word_weights) != len(words):
         raise ValueError("word_weights must have one weight per word")
     # spaced text (nearly all): whitespace words, as always; unspaced scripts: pieces
-    units = ([(w, i) for i, w in enumerate(words)] if text.isascii() or not _has_unspaced(text)
-             else _units(words))
+    spaced = text.isascii() or not has_unspaced_letter(text)
+    units = [(w, i) for i, w in enumerate(words)] if spaced else _units(words)
     out = []
     for k, i in enumerate(range(0, len(units), size)):
         chunk = units[i: i + size]

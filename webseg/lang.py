@@ -241,3 +241,19 @@ def identify(text: str, hints: Sequence[str] | Iterable[str] = ()) -> Language:
     if n < MIN_LETTERS and p < SHORT_TEXT_MIN_CONFIDENCE:
         return UNKNOWN
     return Language(best, p, "text")
+
+
+@lru_cache(maxsize=1)
+def _unspaced_letter() -> Any:
+    import regex  # Unicode script properties (the re module has none)
+
+    return regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}"
+                         r"\p{Myanmar}]")
+
+
+def has_unspaced_letter(text: str) -> bool:
+    """Whether ``text`` holds a letter of a script written without spaces between words
+    (Chinese, Japanese kana, Thai, Lao, Khmer, Myanmar; not Korean, which uses spaces): such
+    text cannot be cut into words at white space, so shingles and windows count characters."""
+    return _unspaced_letter().search(text) is not None
+
