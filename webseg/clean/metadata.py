@@ -314,7 +314,7 @@ def _author_list(raw: Iterable[str]) -> list[str]:
                 and not any(_CREDENTIAL.match(p.strip()) for p in parts):
             parts = [s]  # "Müller, Anna": one name, surname first
         for p in parts:
-            p = p.strip(" |-–—·•")  # a byline's separators ("(UKPA) –", "Jo Lee —")
+            p = p.strip(" |-–—·•»«")  # a byline's separators ("(UKPA) –", "Jo Lee »")
             agency = p.startswith("(") and p.endswith(")") and "(" not in p[1:-1]
             if agency:  # "(AP)": a news agency's name, not a degree like "MD"
                 p = p[1:-1].strip()
@@ -332,7 +332,7 @@ _OWNER_KEYS = frozenset({"owner", "publisher", "dc.publisher", "dcterms.publishe
 _NAME_PARTICLES = frozenset({"van", "von", "der", "den", "de", "da", "das", "del", "della",
                              "di", "du", "dos", "la", "le", "bin", "ibn", "al", "el", "y", "e",
                              "zu", "ter", "and", "und", "et", "of"})
-_SENTENCE_MARK = re.compile(r"[?!«»“”„¿¡]")
+_SENTENCE_MARK = re.compile(r"[?!¿¡]")
 _DOMAIN_WORD = re.compile(r"(?<![\w@.])(?:[a-z0-9-]+\.)+(?:com|org|net|info|[a-z]{2})(?![\w.@])")
 _DASH_THEN_LOWER = re.compile(r"\s[-–—]\s+([^\W\d_])")
 
@@ -340,7 +340,7 @@ _DASH_THEN_LOWER = re.compile(r"\s[-–—]\s+([^\W\d_])")
 def _reads_as_name(text: str) -> bool:
     """Whether a byline's text reads as a name rather than a headline or a sentence (a link
     to another article in an authors' widget: "Minister gets a private jet – report"): no
-    question or exclamation mark or quotes, no spaced dash followed by a lower-case word,
+    question or exclamation mark, no spaced dash followed by a lower-case word,
     and, among three or more words, fewer than half in lower case (particles such as "van"
     aside). Scripts without case pass the case tests."""
     if _SENTENCE_MARK.search(text):
