@@ -285,7 +285,8 @@ def test_one_schema_everywhere(tmp_path: Path) -> None:
     extra = tuple(k for k in tuple(line)[len(FIELDS):] if k not in INTERNAL_FIELDS)
     assert extra == ("timings",)  # internal fields never reach pages.jsonl
     core = {k: line[k] for k in FIELDS}
-    assert _types(cli) == _types(core)
+    assert core["roles"] is None and cli["roles"]  # the pipeline skips the role model
+    assert _types(cli) == {**_types(core), "roles": "list"}
     assert lib["id"] is None and lib["source"] is None  # a page, not an input record
     assert _types(cli) == {**_types(lib), "id": "str", "source": "str"}
     assert cli["text"] == lib["text"] == core["text"] and cli["text"]

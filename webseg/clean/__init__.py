@@ -169,8 +169,8 @@ class CleanResult:
         with _links_base(self.page, self.base_url):
             return markdown.to_markdown(self.page, self.leaf_keep, links=links)
 
-    def to_dict(self) -> dict[str, Any]:
-        return json_out.to_dict(self)
+    def to_dict(self, roles: bool = True) -> dict[str, Any]:
+        return json_out.to_dict(self, roles=roles)
 
     def to_json(self, indent: int | None = None) -> str:
         return json_out.to_json(self, indent=indent)

@@ -27,7 +27,8 @@ and types (:data:`FIELDS`; the pipeline adds its own stage fields after them: ``
                     (``/html[1]/body[1]/div[2]``), which address the same nodes in the rendered
                     and the parsed page
 ``roles``           per XPath, its finer roles (``{"content": "body", "layout": "content"}``,
-                    :mod:`webseg.blocks.roles`), or null when the method gives none
+                    :mod:`webseg.blocks.roles`), or null when the method gives none and in
+                    the pipeline's lines (a second model per page; ``clean -f json`` has them)
 ``site_repeated``   XPaths of text leaves the model kept but the site-repetition rule dropped
                     (:mod:`webseg.blocks.siterepeat`), or null when the rule did not run
 ``warc``            ``{"record_id", "date", "target_uri", "http_status", "content_type",
@@ -141,8 +142,10 @@ def page_type_object(probs: dict[str, float] | None = None, label: str | None = 
             else round(float(probability), 4), "probabilities": None}
 
 
-def to_dict(result: Any) -> dict[str, Any]:
-    """The result object of a :class:`~webseg.clean.CleanResult` (module docstring)."""
+def to_dict(result: Any, roles: bool = True) -> dict[str, Any]:
+    """The result object of a :class:`~webseg.clean.CleanResult` (module docstring).
+    ``roles=False`` leaves ``roles`` null: the role model costs about as much as the main-text
+    model itself (~19 ms a page), which the pipeline does not spend on every page."""
     d = blank(result.record_id, source=result.source, url=result.url, status=result.status,
               reason=result.reason, warc=result.warc)
     d["title"] = result.title or None
@@ -154,7 +157,7 @@ def to_dict(result: Any) -> dict[str, Any]:
     d["page_type"] = page_type_object(label=pt) if isinstance(pt, str) else pt
     d["method"] = result.method
     d["xpaths"] = result.xpaths
-    d["roles"] = getattr(result, "roles", None)
+    d["roles"] = getattr(result, "roles", None) if roles else None
     rep = getattr(result, "site_repeated", None)
     if rep is not None:
         xp = result.page.xpaths

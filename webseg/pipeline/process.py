@@ -282,7 +282,7 @@ class PageProcessor:
         res = extract(page, self.config.clean_segmenter,
                       threshold=self.config.template_threshold, html=scratch.get("html"),
                       url=out["url"])
-        d = res.to_dict()
+        d = res.to_dict(roles=False)  # the finer roles: clean -f json (a second model)
         for k in CLEAN_FIELDS:
             out[k] = d[k]
         scratch["clean"] = res
