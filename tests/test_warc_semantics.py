@@ -177,7 +177,8 @@ def test_rendered_pipeline_gives_the_same_statuses_and_ids(tmp_path: Path) -> No
     rendered, parsed = lines(tmp_path / "r" / "pages.jsonl"), lines(tmp_path / "p" /
                                                                      "pages.jsonl")
     assert [(r["id"], r["status"], r["warc"]) for r in rendered] == \
-        [(r["id"], r["status"], r["warc"]) for r in parsed]
+        [(r["id"], r["status"], r["warc"]) for r in parsed], \
+        [(r["id"], r.get("reason"), r.get("error")) for r in rendered if r["status"] == "error"]
     check_pipeline_lines(rendered)
 
 
