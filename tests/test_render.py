@@ -22,6 +22,7 @@ from webseg.render import (
     PageTooLarge,
     Renderer,
     RenderError,
+    RenderJob,
     RenderResult,
     RenderTimeout,
 )
@@ -300,6 +301,19 @@ def test_same_file_twice_in_one_batch(renderer: Renderer, tmp_path: Path) -> Non
     path.write_bytes(b"<p>same</p>")
     results = list(renderer.render_many([path] * 4, concurrency=4))
     assert [leaf_texts(r.page) if r.ok else r.error for r in results] == [["same"]] * 4
+
+
+def test_one_url_several_records_in_one_batch(renderer: Renderer) -> None:
+    # A WARC's re-crawls: several records of one URL, some with identical bytes, in flight at
+    # once. Each tab is served its own record's document (never another's, never none).
+    url = "http://example.org/news/alpha"
+    bodies = [b"<p>crawl one</p>", b"<p>crawl one</p>", b"<p>crawl two</p>",
+              b"<p>crawl one</p>", b"<p>crawl three</p>", b"<p>crawl two</p>"]
+    for _ in range(3):
+        jobs = [RenderJob(b, url=url) for b in bodies]
+        results = list(renderer.render_many(jobs, concurrency=3))
+        assert [leaf_texts(r.page) if r.ok else r.error for r in results] == \
+            [[b.decode()[3:-4]] for b in bodies]
 
 
 # --------------------------------------------------------------------------- crashes

@@ -230,6 +230,20 @@ def is_url(source: Any) -> bool:
     return isinstance(source, str) and source.split(":", 1)[0].lower() in ("http", "https")
 
 
+
+def _take_document(queue: deque[tuple[Any, bytes]] | None, tab: Any) -> bytes | None:
+    """Remove and return the document waiting for ``tab`` (None: there is none). Matched by
+    tab, not by bytes: two records of one URL may carry identical bytes, and taking the other
+    job's entry would leave that job's navigation with nothing to serve (it was aborted)."""
+    if not queue or tab is None:
+        return None
+    for i, (owner, body) in enumerate(queue):
+        if owner is tab:
+            del queue[i]
+            return body
+    return None
+
+
 class Renderer:
     """A Chromium instance that turns HTML bytes, files or URLs into :class:`Page` objects.
 
@@ -256,8 +270,9 @@ class Renderer:
         # Chromium for pages that need frames when the browser is the shell (see _render_one)
         self._painter: Renderer | None = None
         self._painter_lock: asyncio.Lock | None = None
-        # document URL -> bodies to serve, each once (see _context)
-        self._documents: dict[str, deque[bytes]] = {}
+        #: URL -> (tab, document bytes) of the jobs in flight: each tab is served its own job's
+        #: document, also when two jobs of one URL (a WARC's re-crawl) render at once
+        self._documents: dict[str, deque[tuple[Any, bytes]]] = {}
         self._context_lock: asyncio.Lock | None = None
         # tabs whose current document is one we served (see _new_context)
         self._served: weakref.WeakSet[Any] = weakref.WeakSet()
@@ -461,14 +476,13 @@ class Renderer:
             req_url = req.url.split("#", 1)[0]
             try:
                 if req.resource_type == "document":
-                    queue = documents.get(req_url)
                     tab = main_frame_page(req)
-                    if queue:
-                        # Each job's document is served once: a reload or a second render of
-                        # the same file (render_many) gets its own copy from the queue.
-                        if tab is not None:
-                            served.add(tab)
-                        await r.fulfill(status=200, body=queue.popleft(),
+                    body = _take_document(documents.get(req_url), tab)
+                    if body is not None:
+                        # Each job's document is served once, to its own tab: a reload gets
+                        # none (below), a second job of the same URL its own bytes.
+                        served.add(tab)
+                        await r.fulfill(status=200, body=body,
                                         headers={"content-type": "text/html; charset=utf-8"})
                         return
                     if offline and tab is not None and tab in served:
@@ -522,7 +536,7 @@ class Renderer:
         page.on("crash", on_crash)
         self._served.discard(page)
         if job.body is not None:
-            self._documents.setdefault(job.url, deque()).append(job.body)
+            self._documents.setdefault(job.url, deque()).append((page, job.body))
         doc_route = None
         if job.body is not None and not ROUTED.search(job.url):  # e.g. drawing.svg
             doc_route = re.compile("^" + re.escape(job.url) + "(?:#.*)?$")
@@ -566,8 +580,7 @@ class Renderer:
         finally:
             queue = self._documents.get(job.url)
             if queue is not None and job.body is not None:
-                with contextlib.suppress(ValueError):  # not served (the job failed early)
-                    queue.remove(job.body)
+                _take_document(queue, page)  # not served: the job failed early
                 if not queue:
                     del self._documents[job.url]
             page.remove_listener("crash", on_crash)
