@@ -680,7 +680,7 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
                 counts["failed"] += 1
                 _note(f"{record_label(rec)}: {err}", error=True)
             if json_lines:
-                emit(json.dumps(_record_line(rec, err, skipped=rec.skipped),
+                emit(json.dumps(_record_line(rec, err),
                                 ensure_ascii=False))
             continue
         if res.status != "ok":
@@ -719,17 +719,12 @@ def _note(msg: str, error: bool = False) -> None:
         click.echo(f"webseg: {'error' if error else 'note'}: {msg}", err=True)
 
 
-def _record_line(rec: Any, err: str | None, skipped: bool) -> dict[str, Any]:
-    """The JSON line of a record without a result (an error, a skipped record): the
-    page-result schema with its fields empty (webseg.clean.json_out)."""
-    from webseg.clean.json_out import blank, source_of, warc_fields
-    from webseg.pipeline.run import split_error
+def _record_line(rec: Any, err: str | None) -> dict[str, Any]:
+    """The JSON line of a record without a result (an error, a skipped record): the same
+    line the pipeline writes for it (the page-result schema with its fields empty)."""
+    from webseg.pipeline.run import no_page_record
 
-    stage, msg = split_error(err or "read: no page")
-    return blank(rec.id, source=source_of(rec), url=rec.url,
-                 status="skipped" if skipped else "error", reason=f"{stage}: {msg}",
-                 error=None if skipped else {"stage": stage, "message": msg},
-                 warc=warc_fields(rec))
+    return no_page_record(rec, err or "read: no page")
 
 
 #: algorithm -> (trainer module, whether its main() takes the algorithm name first)
