@@ -120,10 +120,11 @@ def _loads(path: str, ln: int, line: str) -> Any:
         raise click.UsageError(f"{path}:{ln}: not a JSON record ({e})") from None
 
 
-def _jsonl_docs(path: str, an: Any, warn: Any = None) -> Any:
+def _jsonl_docs(path: str, an: Any, warn: Any = None, surface: bool = False) -> Any:
     """Documents of a text collection: ``docs.jsonl`` records (``id``, ``title``, ``text``) or
     Anserini ``JsonCollection`` records (``id``, ``contents``; pyserini's ``docid`` too).
-    A document with no text is indexed (its id stays known) and reported through ``warn``."""
+    A document with no text is indexed (its id stays known) and reported through ``warn``.
+    ``surface``: with their unstemmed terms (an index with a surface field)."""
     from ir.pipeline import doc_from_text
 
     for ln, r in _records(path):
@@ -136,7 +137,8 @@ def _jsonl_docs(path: str, an: Any, warn: Any = None) -> Any:
             text = r.get("contents")
         text = "" if text is None else str(text)
         doc = doc_from_text(did, text, an, title=str(r.get("title") or ""), url=r.get("url"),
-                             lang_hints=[r["lang"]] if isinstance(r.get("lang"), str) else ())
+                             lang_hints=[r["lang"]] if isinstance(r.get("lang"), str) else (),
+                             surface=surface)
         if doc.status != "ok" and warn is not None:
             warn(f"{path}:{ln}: document {did}: no text to index ({doc.reason}); "
                  "fields read: text or contents, and title")
@@ -185,6 +187,10 @@ def _note(message: str) -> None:
                    "kept; ir.repeats).")
 @click.option("--k1", default=None, type=float, help="BM25 k1 (default: the tuned value).")
 @click.option("--b", "b", default=None, type=float, help="BM25 b (default: the tuned value).")
+@click.option("--surface", default=None, type=float,
+              help="Weight of the surface field (unstemmed terms: an exact word form scores "
+                   "beside its stem) of a text collection indexed as whole documents "
+                   "(default 0.1 there; 0 turns it off; pages have none).")
 @click.option("-c", "--concurrency", default=3, show_default=True, help="Pages rendered at once.")
 @click.option("--no-render", "no_render", is_flag=True,
               help="Parse pages without a browser (no Chromium needed): blocks and passages "
@@ -195,7 +201,8 @@ def _note(message: str) -> None:
 def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str | None,
               fmt: str, append: bool, overwrite: bool, stemmer: str, stopwords: str,
               fields_opt: str, passages: bool, repeats: bool, k1: float | None,
-              b: float | None, concurrency: int, no_render: bool, timeout: float,
+              b: float | None, surface: float | None, concurrency: int, no_render: bool,
+              timeout: float,
               javascript: bool | None, max_nodes: int) -> None:
     """Index pages: render and segment each once, store its blocks beside the index.
 
@@ -210,7 +217,15 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str |
     """
     from ir import Analyzer, Index
     from ir.blocks import SOURCES
-    from ir.index import DEFAULT_B, DEFAULT_K1, DEFAULT_PASSAGES, DEFAULT_REPEATS
+    from ir.index import (
+        DEFAULT_B,
+        DEFAULT_K1,
+        DEFAULT_PASSAGES,
+        DEFAULT_REPEATS,
+        TEXT_B,
+        TEXT_K1,
+        TEXT_SURFACE,
+    )
     from ir.store import IndexCorruptError, IndexNotFoundError
     from webseg.pipeline.process import PARSED_SEGMENTER, needs_layout
     from webseg.segmenters import available
@@ -245,15 +260,23 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str |
                                  stopwords, k1, b)
             return
     try:
+        # text collections as whole documents: their own BM25 defaults and a surface field
+        whole_text = fmt == "jsonl" and fields_opt in ("default", "page")
+        if surface is not None and surface < 0:
+            raise click.UsageError("--surface must be >= 0")
+        if surface and not whole_text:
+            raise click.UsageError("--surface: only for text collections indexed as whole "
+                                   "documents (--input-format jsonl, --fields default or page)")
         if append:
             ix = Index.open(output)
         else:
             ix = Index.create(output, backend=backend, sources=srcs, overwrite=overwrite,
                               analyzer=Analyzer(stopwords=stopwords, stemmer=stemmer),
-                              k1=DEFAULT_K1 if k1 is None else k1,
-                              b=DEFAULT_B if b is None else b,
-                              fields=None if fmt == "jsonl" and fields_opt == "default"
-                              else _parse_fields(fields_opt),
+                              k1=(TEXT_K1 if whole_text else DEFAULT_K1) if k1 is None else k1,
+                              b=(TEXT_B if whole_text else DEFAULT_B) if b is None else b,
+                              surface=(TEXT_SURFACE if whole_text else 0.0) if surface is None
+                              else surface,
+                              fields=None if whole_text else _parse_fields(fields_opt),
                               passages=pas if passages and fmt == "html" else None,
                               repeats=DEFAULT_REPEATS if repeats and fmt == "html" else None)
     except (FileExistsError, NotADirectoryError, IndexNotFoundError) as e:
@@ -281,7 +304,7 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str |
         for p in [f for i in inputs for f in _collection_files(i)]:
             before = empty
             try:
-                n = ix.add(_jsonl_docs(p, ix.analyzer, warn))
+                n = ix.add(_jsonl_docs(p, ix.analyzer, warn, surface=ix.surface > 0))
             except OSError as e:
                 _err(f"{p}: read: {e}")
                 failed += 1

@@ -36,7 +36,8 @@ from ir.snippets import snippet as make_snippet
 from ir.store import Block, IndexStore, StoredDoc, main_text_hash, passage_record, source_blocks
 
 __all__ = ["BACKENDS", "DEFAULT_B", "DEFAULT_FIELDS", "DEFAULT_K1", "DEFAULT_PASSAGES",
-           "DEFAULT_REPEATS", "EmptyQueryError", "Hit", "Index", "SearchResult"]
+           "DEFAULT_REPEATS", "TEXT_B", "TEXT_K1", "TEXT_SURFACE", "EmptyQueryError", "Hit",
+           "Index", "SearchResult"]
 
 BACKENDS = ("bm25", "lucene")
 _T = TypeVar("_T")
@@ -78,6 +79,15 @@ DEFAULT_PASSAGES: dict[str, Any] = {"source": "vips", "weight": 2.0, "min_block_
 #: evidence re-ranks (at least k). Lucene cannot take a maximum over a page's blocks inside
 #: one query, so the passages re-rank its page ranking instead of scoring every page.
 LUCENE_PASSAGE_DEPTH = 1000
+
+#: BM25 parameters and surface weight of ``webseg index --input-format jsonl`` (text
+#: collections, whole documents). ``b`` 0.75 (Lucene's and bm25s's default) beat the pages'
+#: 0.4 on cacm, cranfield and med alike; the surface field (unstemmed terms; an exact word
+#: form scores beside its stem) at weight 0.1 was the best worst case over those three
+#: collections and raised known-item MRR on DAnIEL dev (en, ru): chosen by the smallest MAP
+#: gain over the three collections, with DAnIEL dev's known-item MRR per language, on 80% of
+#: its sites (docs/search.md, "Text collections").
+TEXT_K1, TEXT_B, TEXT_SURFACE = 1.5, 0.75, 0.1
 
 
 def _check_lucene_passages(p: Mapping[str, Any]) -> None:
@@ -211,10 +221,10 @@ class Index:
     """
 
     def __init__(self, store: IndexStore, **overrides: Any) -> None:
-        bad = set(overrides) - {"k1", "b", "fields", "passages", "repeats"}
+        bad = set(overrides) - {"k1", "b", "fields", "passages", "repeats", "surface"}
         if bad:
             raise ValueError(f"unknown index setting(s) {sorted(bad)}: use k1, b, fields, "
-                             "passages, repeats")
+                             "passages, repeats, surface")
         self.store = store
         s = {**store.settings, **{k: v for k, v in overrides.items() if v is not None}}
         self.backend_name: str = s["backend"]
@@ -235,6 +245,13 @@ class Index:
                              f"{self.passages['repeated']!r}")
         self.repeats: dict[str, Any] | None = (dict(s["repeats"]) if s.get("repeats")
                                                else None)
+        #: weight of the surface field (unstemmed terms of text documents; 0: none)
+        self.surface = float(s.get("surface") or 0.0)
+        if self.surface and (self.fields or self.passages):
+            raise ValueError("a surface field is for whole-document indexes (text "
+                             "collections): not with fields or passages")
+        self._surf = EmbeddedBM25(k1=self.k1, b=self.b) if self.surface else None
+        self._lucene_surf: Any = None
         self._tracker = (RepeatTracker(int(self.repeats["min_pages"]))
                          if self.repeats and self.fields else None)
         #: per row, the main-leaf keys its engine row counts as rest (rows with any)
@@ -285,7 +302,7 @@ class Index:
                k1: float = 1.5, b: float = 0.75, sources: Sequence[str] = ("vips",),
                overwrite: bool = False, fields: Mapping[str, float] | None = None,
                passages: Mapping[str, Any] | None = None,
-               repeats: Mapping[str, Any] | None = None) -> Index:
+               repeats: Mapping[str, Any] | None = None, surface: float = 0.0) -> Index:
         """A new, empty index at ``path``.
 
         ``sources``: block sources stored per page. ``fields``: per-field weights (e.g.
@@ -294,8 +311,15 @@ class Index:
         :data:`DEFAULT_PASSAGES`) adds the best content block's score (the Lucene backend
         re-ranks its top pages with it, :data:`LUCENE_PASSAGE_DEPTH`).
         ``repeats`` (e.g. :data:`DEFAULT_REPEATS`; with fields): main-text leaves repeated
-        across pages count as ``rest`` (:mod:`ir.repeats`).
+        across pages count as ``rest`` (:mod:`ir.repeats`). ``surface`` > 0 (whole-document
+        indexes; e.g. :data:`TEXT_SURFACE`): a surface field of the documents' unstemmed
+        terms (:attr:`ir.store.StoredDoc.surface`, :func:`ir.pipeline.doc_from_text` with
+        ``surface=True``) adds ``surface`` x its BM25 score, so the exact word forms of a
+        query count beside their stems (the stemmed terms are scored as without it).
         """
+        if surface and (fields or passages):
+            raise ValueError("a surface field is for whole-document indexes (text "
+                             "collections): not with fields or passages")
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}: use one of {BACKENDS}")
         if backend == "lucene":
@@ -309,7 +333,8 @@ class Index:
                                          "k1": k1, "b": b, "sources": list(sources),
                                          "fields": dict(fields) if fields else None,
                                          "passages": dict(passages) if passages else None,
-                                         "repeats": dict(repeats) if repeats else None},
+                                         "repeats": dict(repeats) if repeats else None,
+                                         "surface": float(surface)},
                                   overwrite=overwrite)
         return cls(store)
 
@@ -317,15 +342,17 @@ class Index:
     def open(cls, path: str | Path, k1: float | None = None, b: float | None = None,
              fields: Mapping[str, float] | None = None,
              passages: Mapping[str, Any] | None = None,
-             repeats: Mapping[str, Any] | None = None) -> Index:
+             repeats: Mapping[str, Any] | None = None,
+             surface: float | None = None) -> Index:
         """Open an existing index (raises IndexNotFoundError / IndexCorruptError).
 
-        ``k1``, ``b``, ``fields``, ``passages`` and ``repeats`` override the stored settings
-        for this session only (nothing is written; the embedded backend recomputes its
-        weights), e.g. to tune them; ``{}`` switches fields, passages or repeats off.
+        ``k1``, ``b``, ``fields``, ``passages``, ``repeats`` and ``surface`` override the
+        stored settings for this session only (nothing is written; the embedded backend
+        recomputes its weights), e.g. to tune them; ``{}`` switches fields, passages or
+        repeats off, ``surface=0`` the surface field.
         """
         return cls(IndexStore.open(path), k1=k1, b=b, fields=fields, passages=passages,
-                   repeats=repeats)
+                   repeats=repeats, surface=surface)
 
     def index_terms(self, d: StoredDoc, rep: frozenset[str] | None = None
                     ) -> Mapping[str, float]:
@@ -373,11 +400,15 @@ class Index:
         reps = [self._demoted(d, r) for r, d in enumerate(docs, start=self.engine.rows)]
         rows = self.engine.add(self.index_terms(d, rep) for d, rep in zip(docs, reps,
                                                                           strict=True))
+        if self._surf is not None:  # one surface row per engine row
+            self._surf.add(d.surface for d in docs)
         superseded: set[int] = set()
         for d, r in zip(docs, rows, strict=True):
             old = self.pos.get(d.id)
             if old is not None:  # a re-added id supersedes (and moves to the end)
                 self.engine.remove(old)
+                if self._surf is not None:
+                    self._surf.remove(old)
                 self._retire_passages(old)
                 if self._pas_data is not None:
                     self._pas_data.pop(old, None)
@@ -721,8 +752,22 @@ class Index:
                                   "(empty, or only stop words)")
         return terms
 
-    def retrieve(self, weights: Mapping[str, float], k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Top ``k`` rows and scores for a weighted query on this index's backend."""
+    def surface_weights(self, query: str) -> dict[str, float] | None:
+        """The query's unstemmed terms for the surface field (None without one)."""
+        if not self.surface:
+            return None
+        from ir.pipeline import surface_analyzer
+
+        t = surface_analyzer(self.analyzer).tokens(query)
+        return {x: float(t.count(x)) for x in dict.fromkeys(t)}
+
+    def retrieve(self, weights: Mapping[str, float], k: int,
+                 surface: Mapping[str, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Top ``k`` rows and scores for a weighted query on this index's backend;
+        ``surface``: the query's unstemmed terms (:meth:`surface_weights`), scored on the
+        surface field of an index that has one."""
+        if surface and self._surf is not None:
+            return self._retrieve_surface(weights, surface, k)
         if self.backend_name == "lucene":
             depth = max(k, LUCENE_PASSAGE_DEPTH) if self.passages else k
             pairs = [(self.pos[d], s) for d, s in self._lucene_backend().top(weights, depth)
@@ -748,6 +793,64 @@ class Index:
             np.maximum.at(best, owner[pcand], ps[pcand])
             s = self._combine(s, best, cand)
         return top_candidates(s, cand, k)
+
+    def _retrieve_surface(self, weights: Mapping[str, float], surface: Mapping[str, float],
+                          k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Stemmed score + :attr:`surface` x the surface field's score. The candidates are the
+        stemmed query's matches (an exact form matches its stem too). Lucene: its top pages
+        (:data:`LUCENE_PASSAGE_DEPTH` deep) re-ranked with the surface index's scores
+        (``lucene-surface/``; a page beyond its top that many counts 0 there)."""
+        assert self._surf is not None
+        if self.backend_name == "lucene":
+            depth = max(k, LUCENE_PASSAGE_DEPTH)
+            lu = self._lucene_backend()
+            pairs = [(self.pos[d], s) for d, s in lu.top(weights, depth) if d in self.pos]
+            rows = np.asarray([r for r, _ in pairs], dtype=np.int64)
+            s = np.asarray([x for _, x in pairs], dtype=np.float64)
+            if not len(rows):
+                return rows, s
+            self._sync_lucene_surface()
+            at = {r: i for i, r in enumerate(rows.tolist())}
+            extra = np.zeros(len(rows))
+            for d, x in self._lucene_surface().top(surface, depth):
+                i = at.get(self.pos.get(d, -1))
+                if i is not None:
+                    extra[i] = x
+            s = s + self.surface * extra
+            order = np.lexsort((rows, -s))[:k]
+            return rows[order], s[order]
+        s, cand = self.engine.match(weights)
+        s = s + self.surface * self._surf.scores(surface)
+        return top_candidates(s, cand, k)
+
+    def _lucene_surface(self) -> Any:
+        if self._lucene_surf is None:
+            from ir.lucene import LuceneBackend
+
+            self._lucene_surf = LuceneBackend(self.store.path / "lucene-surface", self.k1,
+                                              self.b)
+        return self._lucene_surf
+
+    def _sync_lucene_surface(self) -> None:
+        """Write the surface rows the Lucene surface index lacks (``lucene-surface.json``:
+        how many store rows are in; a re-added id's earlier document is replaced)."""
+        assert self._surf is not None
+        mark = self.store.path / "lucene-surface.json"
+        try:
+            covered = int(json.loads(mark.read_text(encoding="utf-8"))["rows"])
+        except (OSError, ValueError, KeyError, TypeError):
+            covered = 0
+        n = self.engine.rows
+        if covered >= n:
+            return
+        lu = self._lucene_surface()
+        if covered == 0 and lu.path.exists():
+            shutil.rmtree(lu.path)
+        items = [(self._ids[r], self._surf.doc_terms(r)) for r in range(covered, n)
+                 if self.pos.get(self._ids[r]) == r]
+        again = {i for i, _ in items} & set(self._ids[:covered])  # re-added: replace theirs
+        lu.write([(i, {t: int(c) for t, c in d.items()}) for i, d in items], delete=again)
+        mark.write_text(json.dumps({"rows": n}), encoding="utf-8")
 
     def _combine(self, s: np.ndarray, best: np.ndarray, cand: np.ndarray) -> np.ndarray:
         """Page scores ``s`` plus ``weight`` x best passage scores ``best`` (both over every
@@ -862,15 +965,16 @@ class Index:
         else:
             p = fb.params_for(prf, **params)
             q_weights = {t: float(terms.count(t)) for t in dict.fromkeys(terms)}
+            sw = self.surface_weights(query)
             if p is None:
-                rows, scores = self.retrieve(q_weights, k)
+                rows, scores = self.retrieve(q_weights, k, sw)
                 weights = q_weights
             else:
                 depth = max(k, getattr(p, "fb_docs", 0), getattr(p, "fb_pages", 0))
-                r0, s0 = self.retrieve(q_weights, depth)
+                r0, s0 = self.retrieve(q_weights, depth, sw)
                 first = list(zip(r0.tolist(), s0.tolist(), strict=True))
                 weights, units = self._feedback(terms, first, p)
-                rows, scores = self.retrieve(weights, k)
+                rows, scores = self.retrieve(weights, k, sw)
         folded: dict[int, list[tuple[int, float]]] = {}
         if collapse:
             rows, scores, folded = self.collapse(rows, scores, want)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ir.analysis import Analyzer
@@ -21,7 +21,8 @@ from ir.blocks import page_blocks, page_text, page_words, window_blocks
 from ir.content import DEFAULT_MODEL
 from ir.store import StoredDoc
 
-__all__ = ["IndexReport", "doc_from_page", "doc_from_text", "html_text", "index_paths"]
+__all__ = ["IndexReport", "doc_from_page", "doc_from_text", "html_text", "index_paths",
+           "surface_analyzer"]
 
 
 def _language(text: str, hints: Sequence[str] = ()) -> str | None:
@@ -60,21 +61,31 @@ def _page_hints(page: Any) -> list[str]:
     return [h for h in hints if isinstance(h, str)]
 
 
+def surface_analyzer(an: Any) -> Analyzer:
+    """``an`` without stemming (same tokens, case folding and stop words): the word forms of
+    an index's surface field, where an exact form scores beside its stem, as an engine's
+    unstemmed sub-field does."""
+    base = an.analyzer if isinstance(an, PageTokens) else an
+    return replace(base, stemmer="none")
+
+
 def doc_from_text(doc_id: str, text: str, an: Analyzer, title: str = "", url: str | None = None,
                   status: str = "ok", reason: str | None = None,
-                  lang_hints: Sequence[str] = ()) -> StoredDoc:
+                  lang_hints: Sequence[str] = (), surface: bool = False) -> StoredDoc:
     """A document from plain text; its blocks are 50-word windows, its fields the title and
     the text as main content (no layout to tell content from boilerplate). ``lang_hints``:
-    declared languages (a record's ``lang``), checked against the text."""
+    declared languages (a record's ``lang``), checked against the text. ``surface``: also
+    store the unstemmed terms (for an index with a surface field, :class:`ir.Index`)."""
     full = f"{title} {text}".strip()
     terms = dict(Counter(an.tokens(full)))
+    surf = dict(Counter(surface_analyzer(an).tokens(full))) if surface else {}
     if not terms and status == "ok":
         status, reason = "empty", "no index terms in the text"
     fields = {"title": {t: float(c) for t, c in Counter(an.tokens(title)).items()},
               "main": {t: float(c) for t, c in Counter(an.tokens(text)).items()}}
     return StoredDoc(id=doc_id, terms=terms, url=url, title=title, status=status, reason=reason,
                      blocks={"windows": window_blocks(full, an)}, fields=fields,
-                     lang=_language(text or title, lang_hints))
+                     lang=_language(text or title, lang_hints), surface=surf)
 
 
 def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],

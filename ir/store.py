@@ -101,7 +101,9 @@ class StoredDoc:
     repeated across pages to ``rest`` (:mod:`ir.repeats`).
     ``main_hash``: :func:`main_text_hash`, set when the document is stored (search results
     fold pages with equal main text); ``cluster``: the duplicate cluster the indexing pipeline
-    gave the page (None elsewhere).
+    gave the page (None elsewhere). ``surface`` (optional; text collections of an index with
+    a surface field): the counts of the unstemmed terms (:func:`ir.pipeline.surface_analyzer`),
+    which score exact word forms beside the stemmed terms.
     """
 
     id: str
@@ -118,6 +120,7 @@ class StoredDoc:
     lang: str | None = None
     main_hash: str | None = None
     cluster: str | None = None
+    surface: dict[str, int] = field(default_factory=dict)
 
     @property
     def length(self) -> int:
@@ -139,6 +142,8 @@ class StoredDoc:
             d["main_hash"] = h
         if self.cluster is not None:
             d["cluster"] = self.cluster
+        if self.surface:
+            d["surface"] = self.surface
         return d
 
     def to_dict(self) -> dict[str, Any]:
@@ -154,6 +159,7 @@ class StoredDoc:
                    main_leaves=d.get("main_leaves") or {},
                    main_leaf_n=d.get("main_leaf_n") or {}, lang=d.get("lang"),
                    main_hash=d.get("main_hash"), cluster=d.get("cluster"),
+                   surface=d.get("surface") or {},
                    blocks=_blocks_from_json(d.get("blocks") or {}))
 
 
@@ -337,7 +343,7 @@ class IndexStore:
                                     main_leaves=r.get("main_leaves") or {},
                                     main_leaf_n=r.get("main_leaf_n") or {},
                                     lang=r.get("lang"), main_hash=r.get("main_hash"),
-                                    cluster=r.get("cluster"))
+                                    cluster=r.get("cluster"), surface=r.get("surface") or {})
                 except (KeyError, TypeError) as e:
                     raise IndexCorruptError(f"shard {shard['name']}: bad record ({e})") from None
 

@@ -30,7 +30,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, required=True, help="results directory")
     ap.add_argument("--strategies", default=",".join(STRATEGIES),
                     help="comma-separated strip strategies (default: all)")
-    ap.add_argument("--segmenter", default="gcuts", help="segmenter of the 'largest' strategy")
+    ap.add_argument("--segmenter", default=None,
+                    help="segmenter of the 'largest' strategy (default: gcuts; blockfusion "
+                         "with --no-render, as webseg dedup)")
+    ap.add_argument("--no-render", action="store_true",
+                    help="parse the pages without a browser, as webseg dedup --no-render "
+                         "(strategies that need layout, pagelevel and sitelevel, are left out)")
     ap.add_argument("--window", type=int, default=6)
     ap.add_argument("--k", type=int, default=8)
     ap.add_argument("--threshold", type=int, default=4)
@@ -52,6 +57,18 @@ def main(argv: list[str] | None = None) -> int:
     bad = [s for s in strategies if s not in STRATEGIES]
     if bad:
         ap.error(f"unknown strategies {bad}; choose from {', '.join(STRATEGIES)}")
+    from webseg.pipeline.process import PARSED_SEGMENTER, needs_layout
+
+    if a.segmenter is None:
+        a.segmenter = PARSED_SEGMENTER if a.no_render else "gcuts"
+    if a.no_render:
+        if needs_layout(a.segmenter):
+            ap.error(f"--no-render: segmenter {a.segmenter} needs layout")
+        left = [s for s in strategies if s in ("pagelevel", "sitelevel")]
+        if left:
+            print(f"eval.dedup: --no-render leaves out {', '.join(left)} (they need layout)",
+                  file=sys.stderr)
+        strategies = [s for s in strategies if s not in left]
     from eval.dedup.build import build
     from eval.dedup.harness import evaluate
 
@@ -72,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"no such pairs file: {pairs}")
     try:
         run = evaluate(pairs, a.out, strategies, a.segmenter, params, a.cache, a.concurrency,
-                       text_cache=a.text_cache)
+                       text_cache=a.text_cache, render=not a.no_render)
     except ValueError as e:
         print(f"eval.dedup: error: {e}", file=sys.stderr)
         return 2

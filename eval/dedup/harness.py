@@ -190,15 +190,37 @@ def render_pages(paths: list[Path], cache: Path = DEFAULT_CACHE, concurrency: in
     return pages, raw, errors
 
 
+def parse_pages(paths: list[Path], log: Any = print
+                ) -> tuple[dict[Path, Page], dict[Path, bytes], dict[Path, str]]:
+    """Every path parsed without a browser (as ``webseg dedup --no-render``): page, bytes and
+    error of each. Parsed pages have no layout (``page.has_layout`` is False)."""
+    from webseg.parse import parse
+
+    pages: dict[Path, Page] = {}
+    raw: dict[Path, bytes] = {}
+    errors: dict[Path, str] = {}
+    for p in paths:
+        try:
+            raw[p] = _read_bytes(p)
+            pages[p] = parse(raw[p])
+        except (OSError, EOFError, gzip.BadGzipFile) as e:
+            errors[p] = f"read: {e}"
+        except ValueError as e:
+            errors[p] = f"parse: {e}"
+    log(f"parsed {len(pages)} pages ({len(errors)} failed)")
+    return pages, raw, errors
+
+
 def strategy_texts(strategy: str, specs: dict[Path, PageSpec], pages: dict[Path, Page],
                    raw: dict[Path, bytes], segmenter: str = "gcuts",
-                   text_cache: Path | None = None
+                   text_cache: Path | None = None, parsed: bool = False
                    ) -> tuple[dict[Path, str], dict[Path, str], float, dict[str, int]]:
     """Text of every rendered page under ``strategy``, errors per page, seconds, notes.
 
     With ``text_cache``, per-page texts (every strategy but ``sitelevel``, whose text depends
     on the other pages of the site) are kept under ``text_cache/<strategy>/<sha256>.txt`` and
-    reused; delete the folder when a model or the code changes.
+    reused; delete the folder when a model or the code changes. ``parsed``: the pages were
+    parsed without a browser (their texts are cached apart from the rendered pages').
     """
     st = Stripper(strategy, segmenter=segmenter)
     keys = [p for p in specs if p in pages]
@@ -206,6 +228,8 @@ def strategy_texts(strategy: str, specs: dict[Path, PageSpec], pages: dict[Path,
     folder = None
     if text_cache is not None and strategy != "sitelevel":
         folder = text_cache / (f"largest-{segmenter}" if strategy == "largest" else strategy)
+        if parsed:
+            folder = folder.with_name(folder.name + "-parsed")
         for p in keys:
             f = folder / f"{hashlib.sha256(raw[p]).hexdigest()}.txt"
             if f.is_file():
@@ -237,9 +261,10 @@ def strategy_texts(strategy: str, specs: dict[Path, PageSpec], pages: dict[Path,
 
 def evaluate(pairs_file: Path, out: Path, strategies: list[str], segmenter: str = "gcuts",
              params: ShingleParams = PAPER, cache: Path = DEFAULT_CACHE,
-             concurrency: int = 2, log: Any = print, text_cache: Path | None = None
-             ) -> dict[str, Any]:
-    """Run every strategy on every pair and write the outputs (module doc)."""
+             concurrency: int = 2, log: Any = print, text_cache: Path | None = None,
+             render: bool = True) -> dict[str, Any]:
+    """Run every strategy on every pair and write the outputs (module doc). ``render=False``:
+    pages parsed without a browser, as ``webseg dedup --no-render`` reads them."""
     for s in strategies:
         if s not in STRATEGIES:
             raise ValueError(f"unknown strategy {s!r}; choose from {', '.join(STRATEGIES)}")
@@ -248,7 +273,10 @@ def evaluate(pairs_file: Path, out: Path, strategies: list[str], segmenter: str 
     for pr in pairs:
         for ps in (pr.a, pr.b):
             specs.setdefault(ps.path, ps)
-    pages, raw, page_errors = render_pages(list(specs), cache, concurrency, log, specs)
+    if render:
+        pages, raw, page_errors = render_pages(list(specs), cache, concurrency, log, specs)
+    else:
+        pages, raw, page_errors = parse_pages(list(specs), log)
     for p, page in pages.items():
         if specs[p].url:
             page.url = specs[p].url
@@ -265,7 +293,8 @@ def evaluate(pairs_file: Path, out: Path, strategies: list[str], segmenter: str 
     sketches: dict[str, dict[Path, Any]] = {}
     for s in strategies:
         log(f"strategy {s} ...")
-        texts, errs, secs, nt = strategy_texts(s, specs, pages, raw, segmenter, text_cache)
+        texts, errs, secs, nt = strategy_texts(s, specs, pages, raw, segmenter, text_cache,
+                                               parsed=not render)
         timing[s] = secs
         notes[s] = nt
         errors.extend({"strategy": s, "page": str(p), "error": e} for p, e in errs.items())
@@ -301,6 +330,7 @@ def evaluate(pairs_file: Path, out: Path, strategies: list[str], segmenter: str 
     (out / "table.md").write_text(_markdown(table, counts, params) + _collection_md(coll),
                                   encoding="utf-8")
     run = {"pairs_file": str(pairs_file), "strategies": strategies, "segmenter": segmenter,
+           "render": render,
            "params": {"window": params.window, "k": params.k, "threshold": params.threshold},
            "counts": counts, "strategy_seconds": {k: round(v, 1) for k, v in timing.items()},
            "notes": notes, "unscored_pairs": [p.pair_id for p in unscored]}
