@@ -145,3 +145,28 @@ def test_natural_pairs_labelled_by_gold_text(tmp_path):
         assert p.extra["semi_synthetic"] is False
         if p.label == "not-duplicate":
             assert p.a.site == p.b.site and p.extra["gold_jaccard"] < 0.05
+
+
+def test_harness_without_a_browser(tmp_path, monkeypatch):
+    """``--no-render``: pages parsed, not rendered (no browser is started); strategies that
+    need layout are left out, ``largest`` uses blockfusion."""
+    import webseg.render
+
+    def no_browser(*a, **k):
+        raise AssertionError("a browser was started")
+
+    monkeypatch.setattr(webseg.render, "Renderer", no_browser)
+    d = _dataset(tmp_path)
+    out = tmp_path / "res"
+    rc = eval_main(["--build-from", str(d), "--bench", str(tmp_path / "bench"), "--out",
+                    str(out), "--strategies", "none,largest,sitelevel", "--n-dup", "3",
+                    "--n-nondup", "3", "--no-render", "--text-cache", str(tmp_path / "tc")])
+    assert rc == 0
+    rows = {r["strategy"]: r for r in csv.DictReader((out / "table.csv").open())}
+    assert set(rows) == {"none", "largest"}
+    run = json.loads((out / "run.json").read_text())
+    assert run["render"] is False and run["segmenter"] == "blockfusion"
+    assert run["counts"]["pages_render_failed"] == 0
+    # parsed texts are cached apart from rendered ones
+    assert (tmp_path / "tc" / "none-parsed").is_dir()
+    assert not (tmp_path / "tc" / "none").exists()

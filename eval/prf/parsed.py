@@ -10,8 +10,8 @@ without a browser, the block model's main text (PageLevel needs layout) as the `
 field, ``blockfusion`` blocks (layout-free) as the passage source. Both are opened with the
 chosen default settings (``eval/results/prf/content/chosen.json``: fields, repeats, passage
 evidence), the parsed one with its passages taken from ``blockfusion`` as ``webseg index
---no-render`` does. Rows: MAP of each with no feedback and with block feedback, and the ratio
-parsed / rendered.
+--no-render`` does. Rows: MAP of each with no feedback, with block feedback and with the
+fields alone (no passage evidence), and the ratios parsed / rendered.
 """
 
 from __future__ import annotations
@@ -75,8 +75,13 @@ def rows_for(web: Path, chosen: dict[str, Any]) -> dict[str, Any]:
                         repeats=rep)
         row[label] = round(_map(ix, coll), 4)
         row[f"{label} blocks"] = round(_map(ix, coll, "blocks", **BEST_BLOCKS), 4)
+        # the fields alone (no passage evidence): what the main-content model gives
+        ix = Index.open(path, k1=chosen["k1"], b=chosen["b"], fields=f, passages={},
+                        repeats=rep)
+        row[f"{label} fields"] = round(_map(ix, coll), 4)
     row["parsed / rendered"] = round(row["parsed"] / row["rendered"], 3)
     row["blocks parsed / rendered"] = round(row["parsed blocks"] / row["rendered blocks"], 3)
+    row["fields parsed / rendered"] = round(row["parsed fields"] / row["rendered fields"], 3)
     return row
 
 
