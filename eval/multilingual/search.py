@@ -8,7 +8,8 @@ the most letters; for Chinese, whose words are not separated by spaces, the 6 co
 letters (Han characters) nearest the middle. A query succeeds when its page is in the top 10;
 MRR is the mean reciprocal rank within the top 100 (0 beyond). Systems, in one run:
 
-* ``webseg``: ``webseg index --format jsonl`` with its defaults, queried through
+* ``webseg``: ``webseg index --input-format jsonl`` with its defaults (whole documents, BM25
+  b 0.75, surface field 0.1: :data:`ir.index.TEXT_SURFACE`), queried through
   :meth:`ir.Index.search` (every-script analysis, :mod:`ir.analysis`);
 * ``webseg-ascii``: the same index settings with the older analysis (``scheme="ascii"``),
   the analysis indexes had before every script was supported;
@@ -107,7 +108,7 @@ def run_webseg(pages: list[dict[str, Any]], work: Path, queries: dict[str, str],
     idx = work / "idx-webseg"
     shutil.rmtree(idx, ignore_errors=True)
     try:
-        webseg_main(["index", str(docs), "--format", "jsonl", "-o", str(idx), "--backend",
+        webseg_main(["index", str(docs), "--input-format", "jsonl", "-o", str(idx), "--backend",
                      backend], standalone_mode=False)
     except SystemExit as e:
         if e.code:
