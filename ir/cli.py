@@ -190,7 +190,7 @@ def _note(message: str) -> None:
 @click.option("--surface", default=None, type=float,
               help="Weight of the surface field (unstemmed terms: an exact word form scores "
                    "beside its stem) of a text collection indexed as whole documents "
-                   "(default 0.1 there; 0 turns it off; pages have none).")
+                   "(default 0.5 there; 0 turns it off; pages have none).")
 @click.option("-c", "--concurrency", default=3, show_default=True, help="Pages rendered at once.")
 @click.option("--no-render", "no_render", is_flag=True,
               help="Parse pages without a browser (no Chromium needed): blocks and passages "

@@ -9,7 +9,7 @@ letters (Han characters) nearest the middle. A query succeeds when its page is i
 MRR is the mean reciprocal rank within the top 100 (0 beyond). Systems, in one run:
 
 * ``webseg``: ``webseg index --input-format jsonl`` with its defaults (whole documents, BM25
-  b 0.75, surface field 0.1: :data:`ir.index.TEXT_SURFACE`), queried through
+  b 0.75, surface field 0.5: :data:`ir.index.TEXT_SURFACE`), queried through
   :meth:`ir.Index.search` (every-script analysis, :mod:`ir.analysis`);
 * ``webseg-ascii``: the same index settings with the older analysis (``scheme="ascii"``),
   the analysis indexes had before every script was supported;
