@@ -95,7 +95,7 @@ def params_for(view: str, tok: str) -> dict[str, Any] | None:
 def load(log: Any = print) -> dict[str, Any]:
     """Records, views, labels, sites, languages of both collections."""
     recs = [r for r in load_records(WCXB) if r.label] + list(load_records(DANIEL))
-    vs = compute_page_views(recs, log=log)
+    vs = compute_page_views(recs, log=log, rendered=False)
     have = [r for r in recs if r.id in vs.texts["pageviews"]]
     man = {}
     with open(Path(DANIEL) / "manifest.jsonl", encoding="utf-8") as f:
@@ -119,17 +119,22 @@ def load(log: Any = print) -> dict[str, Any]:
 
 
 def fit_config(D: dict[str, Any], counts: dict[tuple[str, str], ViewCounts], tr: np.ndarray,
-               te: np.ndarray, cfgs: list[str], log: Any = print) -> dict[str, np.ndarray]:
-    """Test predictions of every configuration in ``cfgs`` trained on pages ``tr``."""
-    cache: dict[tuple[str, str, bool], tuple[np.ndarray, np.ndarray]] = {}
-    out = {}
+               te: np.ndarray, cfgs: list[str], log: Any = print
+               ) -> tuple[dict[str, np.ndarray], dict[str, dict[str, np.ndarray]]]:
+    """Test predictions of every configuration in ``cfgs`` trained on pages ``tr``, and the
+    language-swap predictions (:func:`swap_donors`): ``({config: pred}, {config: {lang:
+    pred of the WCXB non-article test pages with that language's text and title}})``."""
+    cache: dict[tuple[str, str, bool], tuple[np.ndarray, Any]] = {}
+    donors = swap_donors(D, te)
+    target = te[(D["ds"][te] == "wcxb") & (D["y"][te] != "article")]
+    out, swapped = {}, {}
     for name in cfgs:
         tok, with_daniel, views = CONFIGS[name]
         rows = tr if with_daniel else tr[D["ds"][tr] == "wcxb"]
         y = D["y"][rows]
         classes = np.unique(y)
         inner = _folds(y, D["site"][rows], 5, 0)
-        oofs, tests = [], []
+        oofs = []
         for v in views:
             t = tok if v in TEXT_VIEWS else "-"
             key = (v, t, with_daniel)
@@ -139,21 +144,44 @@ def fit_config(D: dict[str, Any], counts: dict[tuple[str, str], ViewCounts], tr:
                 vm, oof = fit_view(v, [_field(D["docs"][i], v) for i in rows], y, classes,
                                    inner, ViewCounts(c.vocab, c.X[rows]) if c else None,
                                    params_for(v, tok))
-                Xte = vm.rep.transform_counts(c.X[te]) if c else \
-                    vm.rep.transform([_field(D["docs"][i], v) for i in te])
-                cache[key] = (oof, vm.decision_X(Xte))
+                cache[key] = (oof, vm, c)
                 log(f"    {name:9s} {v:7s} C={vm.C:<4g} inner acc "
                     f"{np.mean(classes[oof.argmax(1)] == y):.3f} "
                     f"({time.perf_counter() - t0:.0f} s)")
             oofs.append(cache[key][0])
-            tests.append(cache[key][1])
+
+        def decision(v: str, idx: np.ndarray, tok: str = tok, wd: bool = with_daniel
+                     ) -> np.ndarray:
+            _, vm, c = cache[(v, tok if v in TEXT_VIEWS else "-", wd)]
+            X = vm.rep.transform_counts(c.X[idx]) if c else \
+                vm.rep.transform([_field(D["docs"][i], v) for i in idx])
+            return vm.decision_X(X)
+
         m = StackedModel(views=views, stacker="auto")
         m.fit_stacker(np.hstack(oofs), [D["docs"][i].get("struct", {}) for i in rows], y,
                       inner, True)
-        p = m.proba_from_base(np.hstack(tests), [D["docs"][i].get("struct", {}) for i in te])
+        structs = [D["docs"][i].get("struct", {}) for i in te]
+        p = m.proba_from_base(np.hstack([decision(v, te) for v in views]), structs)
         out[name] = classes[p.argmax(1)]
+        swapped[name] = {}
+        t_structs = [D["docs"][i].get("struct", {}) for i in target]
+        for lg, don in donors.items():
+            if not len(target) or not len(don):
+                continue
+            src = don[np.arange(len(target)) % len(don)]
+            base = np.hstack([decision(v, src if v in TEXT_VIEWS else target) for v in views])
+            swapped[name][lg] = classes[m.proba_from_base(base, t_structs).argmax(1)]
         log(f"    {name:9s} stacker {m.info.get('stacker')}")
-    return out
+    return out, swapped
+
+
+def swap_donors(D: dict[str, Any], te: np.ndarray) -> dict[str, np.ndarray]:
+    """Per language, the daniel-dev test pages whose text and title are put into the WCXB
+    non-article test pages (markup, URL, metadata and structure kept): a translate-free check
+    of whether a page's language alone makes it an ``article``. Only test pages give text, so
+    no configuration has trained on a donor."""
+    d = te[D["ds"][te] == "daniel"]
+    return {lg: d[D["lang"][d] == lg] for lg in LANGS}
 
 
 def report(D: dict[str, Any], idx: np.ndarray, pred: np.ndarray, fold: np.ndarray | None
@@ -186,6 +214,8 @@ def report(D: dict[str, Any], idx: np.ndarray, pred: np.ndarray, fold: np.ndarra
     r["wcxb_nonen_acc"] = round(float(np.mean(pred[ne] == y[ne])), 4) if ne.any() else None
     r["wcxb_nonen_nonarticle"] = int(nea.sum())
     r["wcxb_nonen_nonarticle_called_article"] = int(np.sum(pred[nea] == "article"))
+    na = w & (y != "article")
+    r["wcxb_nonarticle_called_article"] = round(float(np.mean(pred[na] == "article")), 4)
     return r
 
 
@@ -221,9 +251,17 @@ def main(argv: list[str] | None = None) -> None:
                 counts[(v, t)] = ViewCounts(vocab, X)
     log(f"counts done ({len(counts)} views)")
     preds = {c: np.full(n, "", dtype=object) for c in cfgs}
+    swaps: dict[str, dict[str, list[np.ndarray]]] = {c: {} for c in cfgs}
+
+    def add_swaps(sw: dict[str, dict[str, np.ndarray]]) -> None:
+        for c, by in sw.items():
+            for lg, p in by.items():
+                swaps[c].setdefault(lg, []).append(p)
+
     dev = np.flatnonzero(~hold)
     if a.holdout:
-        res = fit_config(D, counts, dev, np.flatnonzero(hold), cfgs, log)
+        res, sw = fit_config(D, counts, dev, np.flatnonzero(hold), cfgs, log)
+        add_swaps(sw)
         for c in cfgs:
             preds[c][hold] = res[c]
         idx, fold, what = np.flatnonzero(hold), None, "holdout"
@@ -234,7 +272,8 @@ def main(argv: list[str] | None = None) -> None:
         for k, (tr, te) in enumerate(cv.split(np.zeros(len(dev)), strat[dev],
                                               D["site"][dev])):
             log(f"fold {k}: {len(tr)} train, {len(te)} test")
-            res = fit_config(D, counts, dev[tr], dev[te], cfgs, log)
+            res, sw = fit_config(D, counts, dev[tr], dev[te], cfgs, log)
+            add_swaps(sw)
             fold[dev[te]] = k
             for c in cfgs:
                 preds[c][dev[te]] = res[c]
@@ -243,6 +282,10 @@ def main(argv: list[str] | None = None) -> None:
                     f" daniel article {np.mean(res[c][~w] == 'article'):.3f}")
         idx, fold, what = dev, fold[dev], "cv"
     rows = {c: report(D, idx, preds[c][idx], fold) for c in cfgs}
+    for c in cfgs:  # language swap: WCXB non-articles with another language's text
+        for lg, ps in swaps[c].items():
+            p = np.concatenate(ps)
+            rows[c][f"swap_{lg}"] = (round(float(np.mean(p == "article")), 4), len(p))
     a.out.mkdir(parents=True, exist_ok=True)
     cmd = "python -m eval.classify.multilingual " + " ".join(sys.argv[1:] if argv is None
                                                               else argv)
@@ -268,6 +311,14 @@ def main(argv: list[str] | None = None) -> None:
                      + f" | {r['wcxb_nonen_acc']} ({r['wcxb_nonen_pages']}) | "
                      f"{r['wcxb_nonen_nonarticle_called_article']}/"
                      f"{r['wcxb_nonen_nonarticle']} |")
+    lines += ["", "Language swap (WCXB non-article test pages given the text and title of a "
+              "daniel-dev test page of each language; share then called article; "
+              "unswapped share in the first column):", "",
+              "| config | unswapped | " + " | ".join(LANGS) + " |",
+              "|---|" + "---:|" * (1 + len(LANGS))]
+    for c, r in rows.items():
+        lines.append(f"| {c} | {r['wcxb_nonarticle_called_article']:.3f} | " + " | ".join(
+            f"{r[f'swap_{lg}'][0]:.3f}" if f"swap_{lg}" in r else "-" for lg in LANGS) + " |")
     (a.out / f"{what}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
 
