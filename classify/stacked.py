@@ -90,15 +90,16 @@ C_GRID = (0.1, 0.5, 2.0)
 #: stacker kinds ``"auto"`` chooses among: logistic regression / boosted trees, each with or
 #: without balanced class weights (rare types count as much as ``article`` in the loss)
 STACKERS = ("lr", "gbdt", "lr-bal", "gbdt-bal")
-_POS_WORD = re.compile(r"(?u)\b\w\w+\b")
 
 
 def wps_doc(texts: Sequence[str]) -> str:
     """The ``wps`` view of a page: its WPS position texts (:func:`classify.views.position_texts`,
     10 positions) as words tagged with their position index (``3:price``), so one linear model
-    learns a weight per (position, word), as the paper's TF-ISF does."""
-    return " ".join(f"{k}:{w}" for k, t in enumerate(texts or ())
-                    for w in _POS_WORD.findall((t or "").lower()))
+    learns a weight per (position, word), as the paper's TF-ISF does; words of every script
+    (:func:`classify.text.words`)."""
+    from classify.text import words
+
+    return " ".join(f"{k}:{w}" for k, t in enumerate(texts or ()) for w in words(t or ""))
 
 
 def inner_score(y: np.ndarray, pred: np.ndarray) -> float:

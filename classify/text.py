@@ -61,7 +61,29 @@ def words(text: str) -> list[str]:
     """
     if not text:
         return []
-    return [t for t in _analyzer().tokens(text) if len(t) > 1 or _unspaced(t)]
+    return [t for t in _analyzer().tokens(_spaced_out(text)) if len(t) > 1 or _unspaced(t)]
+
+
+@lru_cache(maxsize=4096)
+def _inert(ch: str) -> bool:
+    """Whether a non-ASCII character can never be part of a word: punctuation, a separator or
+    a symbol whose NFKC form has no letter or digit (``—``, ``’``, ``©``, no-break space; not
+    ``™``, which NFKC makes ``TM``)."""
+    return unicodedata.category(ch)[0] in "PZS" and \
+        not any(c.isalnum() for c in unicodedata.normalize("NFKC", ch))
+
+
+def _spaced_out(text: str) -> str:
+    """``text`` with its non-ASCII characters replaced by spaces when every one of them is
+    :func:`_inert`: the analysis then takes its ASCII path (one regular expression) instead of
+    its per-word one, with the same tokens (an English page's curly quotes and dashes would
+    otherwise make its text ~8x slower to tokenise); other texts unchanged."""
+    if text.isascii():
+        return text
+    odd = [c for c in set(text) if c > "\x7f"]
+    if not all(map(_inert, odd)):
+        return text
+    return text.translate(dict.fromkeys(map(ord, odd), " "))
 
 
 def tokenize(text: str) -> list[str]:

@@ -250,3 +250,12 @@ def test_selected_terms_are_ranked_by_information_gain():
     assert set(tf.vocabulary_) <= {"reply", "post", "thread", "member", "cart", "price", "buy",
                                    "shipping"}
     assert len(set(itertools.chain(tf.vocabulary_))) == len(tf.vocabulary_)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab Cé e\u0301 12_-—’©™…\u00a0\u3000北京Мо", max_size=60))
+def test_words_fast_path_gives_the_analysis_tokens(text):
+    from classify.text import _analyzer, _unspaced
+
+    ref = [t for t in _analyzer().tokens(text) if len(t) > 1 or _unspaced(t)] if text else []
+    assert words(text) == ref
