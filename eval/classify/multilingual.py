@@ -30,7 +30,10 @@ Reported: WCXB accuracy and macro-F1 over its 7 types (pooled over the folds, an
 of per-fold accuracy: the CV noise), the share of daniel-dev pages called ``article`` per
 language, and the proxy check: the WCXB pages whose text is confidently not English
 (:func:`webseg.lang.identify`), their accuracy and how many of the non-articles among them
-are called ``article``.
+are called ``article``; and the language swap (:func:`swap_donors`): the WCXB non-article
+test pages given the text and title of daniel-dev test pages of each language, the rest of
+the page kept, and the share of them then called ``article`` (how much a language alone
+pulls a page towards the only type it was seen with).
 """
 
 from __future__ import annotations
