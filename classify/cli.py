@@ -37,7 +37,8 @@ def classify() -> None:
     models over text, title, URL, DOM vocabulary, structured metadata and structure counts,
     stacked under gradient-boosted trees; ``paper``: the WPS in-segment-position TF-ISF SVM
     (webseg/models/pagetype-paper.json.gz). Both were trained on the WCXB dev pages' 7 page
-    types; see eval/results/classify/ for their cross-validated accuracy.
+    types, the stacked model also on news articles in Chinese, Russian, Polish, Greek and
+    English (DAnIEL); see eval/results/classify/ for their cross-validated accuracy.
     """
 
 
@@ -58,18 +59,23 @@ def classify() -> None:
 @click.option("--render-missing/--no-render-missing", "render", default=True,
               show_default=True,
               help="Render pages missing from the render cache (else they count as failed).")
-@click.option("--render/--no-render", "legacy_render", default=None, hidden=True,
-              help="Old name of --render-missing/--no-render-missing.")
+@click.option("--render", "legacy_render", is_flag=True, default=None, hidden=True,
+              help="Old name of --render-missing.")
+@click.option("--no-render", "no_render", is_flag=True,
+              help="stacked: parse every page without a browser (render cache ignored, no "
+              "Chromium): the features classify predict --no-render sees.")
 @quiet_option
 def train(data: tuple[str, ...], output: str, method: str, c: float, select: float,
-          views: str | None, render: bool, legacy_render: bool | None) -> None:
+          views: str | None, render: bool, legacy_render: bool | None, no_render: bool
+          ) -> None:
     """Train the classifier on labelled dataset folders and write the model."""
-    if legacy_render is not None:
-        new = "--render-missing" if legacy_render else "--no-render-missing"
-        click.echo(f"webseg: warning: classify train --render/--no-render is now {new} "
-                   "(--no-render means 'parse pages without a browser' everywhere else)",
+    if legacy_render:
+        click.echo("webseg: warning: classify train --render is now --render-missing",
                    err=True)
-        render = legacy_render
+        render = True
+    if no_render and method != "stacked":
+        raise click.UsageError("--no-render: only the stacked method (the paper's method "
+                               "reads WPS positions, which need the rendered layout)")
     from classify.corpus import compute_views
     from classify.model import PageTypeModel, file_sha256
     from webseg.datasets import load_records
@@ -95,7 +101,8 @@ def train(data: tuple[str, ...], output: str, method: str, c: float, select: flo
     if not records:
         raise click.UsageError("no labelled pages in --data")
     if method == "stacked":
-        _train_stacked(records, data, output, views, render)
+        _train_stacked(records, data, output, views, render and not no_render,
+                       parsed=no_render)
         return
     t0 = time.perf_counter()
     vs = compute_views(records, ["positions"], render=render, log=_log)
@@ -142,7 +149,7 @@ def _stacked_views(views: str | None) -> tuple[str, ...]:
 
 
 def _train_stacked(records: list[Any], data: tuple[str, ...], output: str,
-                   views: str | None, render: bool) -> None:
+                   views: str | None, render: bool, parsed: bool = False) -> None:
     from classify.corpus import compute_page_views
     from classify.model import StackedPageTypeModel
     from classify.stacked import StackedModel
@@ -155,8 +162,7 @@ def _train_stacked(records: list[Any], data: tuple[str, ...], output: str,
         for k in range(0, len(missing), 200):
             render_cached(missing[k:k + 200], DEFAULT_CACHE,
                           log=_log)
-    vs = compute_page_views(records, parse_fallback=False,
-                            log=_log)
+    vs = compute_page_views(records, parse_fallback=False, rendered=not parsed, log=_log)
     docs = vs.texts["pageviews"]
     if "blocks" in vlist:
         from classify.blockview import add_block_view
@@ -180,7 +186,8 @@ def _train_stacked(records: list[Any], data: tuple[str, ...], output: str,
     model = StackedPageTypeModel(sm, {
         "data": [Path(d).name for d in data], "pages": len(have),
         "pages_failed": len(records) - len(have), "class_counts": counts,
-        "views": list(vlist), "features_seconds": round(t1 - t0, 1),
+        "views": list(vlist), "pages_from": "parsed" if parsed else "rendered",
+        "features_seconds": round(t1 - t0, 1),
         "fit_seconds": round(t2 - t1, 1),
         "trained": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
     model.save(output)

@@ -280,13 +280,14 @@ def pageviews_key() -> str:
     return h.hexdigest()[:12]
 
 
-def record_views(rec: PageRecord, render_cache: str | Path = DEFAULT_CACHE,
+def record_views(rec: PageRecord, render_cache: str | Path | None = DEFAULT_CACHE,
                  parse_fallback: bool = True) -> tuple[dict[str, Any] | None, str | None]:
     """:func:`~classify.pagefeatures.page_views` of one dataset page, with its HTML source.
 
     The rendered page from the render cache when present; otherwise (``parse_fallback``) the
     page parsed without a browser (:func:`webseg.parse.parse`), recorded as ``"source":
     "parse"`` so an evaluation can say how many pages it concerns.
+    ``render_cache=None``: always parse (the features ``classify predict --no-render`` sees).
     """
     from classify.pagefeatures import page_views
     from webseg.decode import decode_html
@@ -299,7 +300,8 @@ def record_views(rec: PageRecord, render_cache: str | Path = DEFAULT_CACHE,
         html = decode_html(raw).text  # strips WebKB's HTTP header block itself
     except Exception as e:  # noqa: BLE001 - undecodable page: report it
         return None, f"decode: {type(e).__name__}: {e}"
-    page, err = _load_page(Path(render_cache), rec)
+    page, err = (_load_page(Path(render_cache), rec) if render_cache is not None
+                 else (None, "parsed without a browser"))
     source = "render"
     if page is None:
         if not parse_fallback:
@@ -323,12 +325,14 @@ def compute_page_views(records: Sequence[PageRecord], *,
                        render_cache: str | Path = DEFAULT_CACHE,
                        cache: str | Path = VIEW_CACHE, parse_fallback: bool = True,
                        log: Callable[[str], None] = print, save_every: int = 500,
-                       refresh_parsed: bool = True) -> ViewSet:
+                       refresh_parsed: bool = True, rendered: bool = True) -> ViewSet:
     """:func:`record_views` of every record, cached per dataset under
     ``<cache>/<dataset>/pageviews-<key>.json.gz`` (key: :func:`pageviews_key`).
 
     ``refresh_parsed``: recompute pages whose cached views came from the parse fallback once
-    their rendering is in the render cache.
+    their rendering is in the render cache. ``rendered=False``: every page parsed without
+    a browser, the render cache ignored (cached in ``pageviews-<key>-parsed.json.gz``, so a
+    render cache filled later cannot change what a parsed-page experiment measures).
     """
     cache = Path(cache)
     key = pageviews_key()
@@ -338,16 +342,17 @@ def compute_page_views(records: Sequence[PageRecord], *,
         by_ds.setdefault(r.dataset, []).append(r)
     t0 = time.perf_counter()
     for ds, recs in by_ds.items():
-        f = cache / ds / f"pageviews-{key}.json.gz"
+        f = cache / ds / f"pageviews-{key}{'' if rendered else '-parsed'}.json.gz"
         stored = _read(f)
         dirty = 0
         for k, r in enumerate(recs):
             v = stored.get(r.id)
-            if v is not None and refresh_parsed and v.get("source") == "parse" and \
+            if v is not None and rendered and refresh_parsed and v.get("source") == "parse" and \
                     cache_path(Path(render_cache), r).is_file():
                 v = None
             if v is None:
-                v, err = record_views(r, render_cache, parse_fallback)
+                v, err = record_views(r, render_cache if rendered else None,
+                                      parse_fallback or not rendered)
                 if v is None:
                     out.missing[r.id] = err or "unknown"
                     continue

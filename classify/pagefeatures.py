@@ -35,13 +35,14 @@ from bisect import bisect_right
 from collections import Counter
 from itertools import repeat
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 import numpy as np
 
+from webseg.lang import has_unspaced_letter
 from webseg.page import Page, normalize_text
 
-__all__ = ["MAX_TEXT", "STRUCT_NAMES", "head_tokens", "page_views", "split_words"]
+__all__ = ["MAX_TEXT", "STRUCT_NAMES", "count_words", "head_tokens", "page_views", "split_words"]
 
 MAX_TEXT = 20_000
 _MAX_HEAD = 400_000  # characters of the HTML source searched for metadata (all <head>s fit)
@@ -53,8 +54,11 @@ _PRICE = re.compile(
     r"(?:[$€£¥₹₽₩₺₴]|\b(?:USD|EUR|GBP|CHF|JPY|CAD|AUD|PLN|SEK|NOK|DKK|CZK|INR|BRL|RUB|zł|kr|Kč|"
     r"Ft|lei|руб)\b)\s?\d[\d.,\s]{0,12}\d?|\d[\d.,]{0,12}\s?(?:[$€£¥₹₽₩₺₴]|\b(?:USD|EUR|GBP|"
     r"CHF|PLN|SEK|NOK|DKK|CZK|zł|kr|Kč|Ft|lei|руб|грн)\b)")
-_DATE = re.compile(r"\b(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})\b")
-_CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
+#: numeric dates; digit boundaries, not word boundaries (``\b`` finds none between a Chinese
+#: character and a digit: ``日期2012-01-04``), and the CJK form ``2012年1月4日``
+_DATE = re.compile(r"(?<![\d.])(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}"
+                   r"|\d{4}\s?年\s?\d{1,2}\s?月(?:\s?\d{1,2}\s?日)?)(?![\d.])")
+_CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?![\d:])")
 #: class/id stems counted as structure (markup vocabulary, not natural language)
 _STEMS = {
     "comment": ("comment", "reply", "replies", "respond"),
@@ -128,6 +132,22 @@ STRUCT_NAMES: tuple[str, ...] = (
 )
 
 
+def count_words(text: str) -> int:
+    """Number of words of ``text`` in any script: white-space separated words, where each
+    character of an unspaced script (Chinese, Japanese kana, Thai ...) counts as one word, as
+    the multilingual content evaluation counts them. ``len(text.split())`` would make a Chinese
+    page a few dozen "words" long and every per-word ratio meaningless."""
+    if not has_unspaced_letter(text):
+        return len(text.split())
+    import regex
+
+    n = len(regex.findall(_UNSPACED_LETTER, text))
+    return n + len(regex.sub(_UNSPACED_LETTER, " ", text).split())
+
+
+_UNSPACED_LETTER = r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}]"
+
+
 def split_words(value: str) -> list[str]:
     """Words of an attribute value: ``"productCard main-nav__item"`` -> product, card, main,
     nav, item (lower-cased, 2-25 letters; digits dropped)."""
@@ -143,7 +163,9 @@ def _url_tokens(url: str | None) -> tuple[list[str], dict[str, float]]:
         u = urlsplit(url)
     except ValueError:
         return ["badurl"], s
-    path = u.path or "/"
+    # percent-encoded non-ASCII paths (``/%E6%96%B0%E9%97%BB/``) as the words they spell,
+    # not as hex shapes that only say "this path is not ASCII"
+    path = unquote(u.path or "/", errors="replace")
     segs = [p for p in path.split("/") if p]
     toks = [f"d={min(len(segs), 8)}"]
     for k, seg in enumerate(segs):
@@ -393,7 +415,7 @@ def _text_stats(page: Page) -> tuple[str, str, dict[str, float]]:
     n_chars = int(lens.sum())
     link_chars = chars(1)
     text = " ".join(parts)[:MAX_TEXT]
-    words = max(1, len(text.split()))
+    words = max(1, count_words(text))
     prices = _price_count(text)
     c = max(1, n_chars)
     st = {"text_leaves": float(len(leaves)), "chars": float(n_chars), "words": float(words),
@@ -406,7 +428,7 @@ def _text_stats(page: Page) -> tuple[str, str, dict[str, float]]:
           "price_count": float(prices), "price_per_kword": 1000.0 * prices / words,
           "date_count": float(len(_DATE.findall(text))),
           "clock_count": float(len(_CLOCK.findall(text))) if ":" in text else 0.0,
-          "title_words": float(len((page.title or "").split()))}
+          "title_words": float(count_words(page.title or ""))}
     return text, " ".join(heads), st
 
 

@@ -52,16 +52,21 @@ from sklearn.model_selection import GroupKFold, StratifiedGroupKFold
 
 from classify.pagefeatures import STRUCT_NAMES
 
-__all__ = ["ALL_VIEWS", "DEFAULT_VIEWS", "STACKERS", "StackedModel", "VIEW_SPECS", "wps_doc"]
+__all__ = ["ALL_VIEWS", "DEFAULT_VIEWS", "STACKERS", "StackedModel", "VIEW_SPECS", "sklearn_params",
+           "wps_doc"]
 
 _WORDS = r"(?u)\b\w\w+\b"
-#: view -> (field of page_views, TfidfVectorizer parameters); ``None`` = dense view
+#: view -> (field of page_views, TfidfVectorizer parameters); ``None`` = dense view.
+#: ``"tokens": "words"`` (our key, not scikit-learn's): words of every script from
+#: :func:`classify.text.words` (unspaced scripts as character bigrams), where the earlier
+#: ``token_pattern`` ``\w\w+`` made a whole Chinese clause one token; models saved with a
+#: ``token_pattern`` keep it, so they predict exactly as they were trained
 VIEW_SPECS: dict[str, tuple[str, dict[str, Any] | None]] = {
-    "text": ("text", {"token_pattern": _WORDS, "ngram_range": (1, 2), "min_df": 2,
+    "text": ("text", {"tokens": "words", "ngram_range": (1, 2), "min_df": 2,
                       "max_features": 60_000, "sublinear_tf": True, "dtype": np.float32}),
     "chars": ("text", {"analyzer": "char_wb", "ngram_range": (3, 5), "min_df": 3,
                        "max_features": 60_000, "sublinear_tf": True, "dtype": np.float32}),
-    "title": ("title", {"token_pattern": _WORDS, "ngram_range": (1, 2), "min_df": 2,
+    "title": ("title", {"tokens": "words", "ngram_range": (1, 2), "min_df": 2,
                         "max_features": 20_000, "sublinear_tf": True, "dtype": np.float32}),
     "url": ("url", {"token_pattern": r"\S+", "ngram_range": (1, 2), "min_df": 2,
                     "max_features": 20_000, "sublinear_tf": True, "dtype": np.float32}),
@@ -85,15 +90,16 @@ C_GRID = (0.1, 0.5, 2.0)
 #: stacker kinds ``"auto"`` chooses among: logistic regression / boosted trees, each with or
 #: without balanced class weights (rare types count as much as ``article`` in the loss)
 STACKERS = ("lr", "gbdt", "lr-bal", "gbdt-bal")
-_POS_WORD = re.compile(r"(?u)\b\w\w+\b")
 
 
 def wps_doc(texts: Sequence[str]) -> str:
     """The ``wps`` view of a page: its WPS position texts (:func:`classify.views.position_texts`,
     10 positions) as words tagged with their position index (``3:price``), so one linear model
-    learns a weight per (position, word), as the paper's TF-ISF does."""
-    return " ".join(f"{k}:{w}" for k, t in enumerate(texts or ())
-                    for w in _POS_WORD.findall((t or "").lower()))
+    learns a weight per (position, word), as the paper's TF-ISF does; words of every script
+    (:func:`classify.text.words`)."""
+    from classify.text import words
+
+    return " ".join(f"{k}:{w}" for k, t in enumerate(texts or ()) for w in words(t or ""))
 
 
 def inner_score(y: np.ndarray, pred: np.ndarray) -> float:
@@ -171,7 +177,7 @@ class _Vec:
             self._build()
 
     def _build(self) -> None:
-        p = {k: v for k, v in self.params.items() if k not in ("min_df", "max_features")}
+        p = sklearn_params(self.params, ("min_df", "max_features"))
         self._v = TfidfVectorizer(**p, vocabulary={t: i for i, t in enumerate(self.vocab)})
         self._v.idf_ = np.asarray(self.idf, dtype=np.float64)
 
@@ -253,10 +259,38 @@ class _Vec:
         return cls(params, list(d["vocab"]), np.asarray(d["idf"]))
 
 
+def sklearn_params(params: dict[str, Any], drop: Sequence[str] = ()) -> dict[str, Any]:
+    """A view's vectoriser parameters as scikit-learn takes them: ``tokens`` resolved to a
+    tokenizer, the keys in ``drop`` left out."""
+    p = {k: v for k, v in params.items() if k not in drop and k != "tokens"}
+    tokens = params.get("tokens")
+    if tokens is not None:
+        if tokens != "words":
+            raise ValueError(f"unknown tokens {tokens!r} (known: words)")
+        from classify.text import words
+
+        p.update(tokenizer=words, token_pattern=None, lowercase=False)
+    return p
+
+
 def _fast_analyzer(params: dict[str, Any]) -> Callable[[str], list[str]] | None:
     """The word analyzer ``TfidfVectorizer`` builds for ``params`` (lower-case, token
-    pattern, word n-grams), without its per-token Python loop for n-grams (``map`` over
-    ``zip``): the same tokens, for prediction's speed. None for other analyzers."""
+    pattern or :func:`classify.text.words`, word n-grams), without its per-token Python loop
+    for n-grams (``map`` over ``zip``): the same tokens, for prediction's speed. None for
+    other analyzers."""
+    lo, hi = params.get("ngram_range", (1, 1))
+    if params.get("tokens") == "words" and params.get("analyzer", "word") == "word":
+        from classify.text import words
+
+        def analyze_words(doc: str) -> list[str]:
+            toks = words(doc)
+            out = toks if lo == 1 else []
+            for n in range(max(2, lo), hi + 1):
+                out = out + list(map(" ".join, zip(*(toks[k:] for k in range(n)),
+                                                   strict=False)))
+            return out
+
+        return analyze_words
     if params.get("analyzer", "word") != "word" or not params.get("lowercase", True) or \
             params.get("strip_accents") or params.get("stop_words") or \
             params.get("preprocessor") or params.get("tokenizer"):
@@ -267,7 +301,6 @@ def _fast_analyzer(params: dict[str, Any]) -> Callable[[str], list[str]] | None:
         return None
     # ``\S+`` runs are what str.split gives (both use Unicode whitespace), without a regex
     split = str.split if pattern == r"\S+" else rx.findall
-    lo, hi = params.get("ngram_range", (1, 1))
 
     def analyze(doc: str) -> list[str]:
         toks = split(doc.lower())
@@ -284,9 +317,7 @@ def count_matrix(params: dict[str, Any], docs: Sequence[str]) -> tuple[list[str]
     """(vocabulary, term counts) of ``docs`` under a view's analyzer, no pruning."""
     from sklearn.feature_extraction.text import CountVectorizer
 
-    p = {k: v for k, v in params.items() if k not in ("min_df", "max_features",
-                                                      "sublinear_tf")}
-    cv = CountVectorizer(**p)
+    cv = CountVectorizer(**sklearn_params(params, ("min_df", "max_features", "sublinear_tf")))
     try:
         X = cv.fit_transform(docs)
     except ValueError:  # no token at all
@@ -386,15 +417,17 @@ class ViewCounts:
 
 def fit_view(view: str, docs: Sequence[Any], y: np.ndarray, classes: np.ndarray,
              folds: Sequence[tuple[np.ndarray, np.ndarray]],
-             counts: ViewCounts | None = None) -> tuple[_ViewModel, np.ndarray]:
+             counts: ViewCounts | None = None, params: dict[str, Any] | None = None
+             ) -> tuple[_ViewModel, np.ndarray]:
     """Fit one view's model on all of ``docs``; also return its out-of-fold decision values
     (inner ``folds``), with ``C`` chosen among :data:`C_GRID` by out-of-fold accuracy.
 
     The representation (vocabulary, IDF, standardisation) is fitted once on all of ``docs``:
     it is unsupervised, so the inner held-out pages leak no labels through it.
-    ``counts``: the count rows of ``docs`` (same order), to skip tokenising.
+    ``counts``: the count rows of ``docs`` (same order), to skip tokenising; ``params``: the
+    vectoriser parameters instead of :data:`VIEW_SPECS`' (evaluations of other tokenisers).
     """
-    params = VIEW_SPECS[view][1]
+    params = params if params is not None else VIEW_SPECS[view][1]
     if params is None:
         rep: Any = _Dense(_dense_names(view, docs)).fit(docs)
         X = rep.transform(docs)

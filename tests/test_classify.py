@@ -15,7 +15,7 @@ from sklearn.base import clone
 from classify.features import PositionTfIsf, information_gain
 from classify.model import PageTypeModel, make_pipeline
 from classify.svm import OvRLinearSVM
-from classify.text import tokenize
+from classify.text import tokenize, words
 
 
 # --------------------------------------------------------------------------- text
@@ -23,6 +23,25 @@ def test_tokenize_drops_stop_words_digits_and_long_runs():
     assert tokenize("The Reply to this POST, 2 days ago!") == ["reply", "post", "days", "ago"]
     assert tokenize("2020abc " + "x" * 31 + " naïve café") == ["naïve", "café"]
     assert tokenize("") == [] and tokenize("   \n") == []
+
+
+def test_tokenize_every_script():
+    # a Chinese clause longer than 30 characters was one dropped "word": now bigrams
+    zh = "北京是中国的首都" * 5
+    toks = tokenize(zh)
+    assert len(toks) == len(zh) - 1 and toks[0] == "北京"
+    # stop words of the text's language and of Cyrillic / Greek, not English only
+    assert tokenize("Москва — столица России и это всё.") == ["москва", "столица", "россии"]
+    assert "της" not in tokenize("Η Αθήνα είναι η πρωτεύουσα της Ελλάδας και το κέντρο.")
+    pl = tokenize("Nie wiem, czy się uda, ale w Polsce dzisiaj jest bardzo zimno i pada śnieg.")
+    assert "polsce" in pl and "śnieg" in pl and "się" not in pl and "jest" not in pl
+
+
+def test_words_are_unicode_words_and_cjk_bigrams():
+    assert words("Москва — столица России. 北京是首都 Hello a I 2025") == [
+        "москва", "столица", "россии", "北京", "京是", "是首", "首都", "hello", "2025"]
+    assert words("中") == ["中"] and words("") == [] and words(" \n") == []
+    assert words("한국어 텍스트") == ["한국", "국어", "텍스", "스트"]
 
 
 # --------------------------------------------------------------------------- information gain
@@ -231,3 +250,12 @@ def test_selected_terms_are_ranked_by_information_gain():
     assert set(tf.vocabulary_) <= {"reply", "post", "thread", "member", "cart", "price", "buy",
                                    "shipping"}
     assert len(set(itertools.chain(tf.vocabulary_))) == len(tf.vocabulary_)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab Cé e\u0301 12_-—’©™…\u00a0\u3000北京Мо", max_size=60))
+def test_words_fast_path_gives_the_analysis_tokens(text):
+    from classify.text import _analyzer, _unspaced
+
+    ref = [t for t in _analyzer().tokens(text) if len(t) > 1 or _unspaced(t)] if text else []
+    assert words(text) == ref

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from classify.model import PageTypeModel
+from classify.model import PageTypeModel, load_model
 from webseg.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -109,6 +109,37 @@ def test_train_on_a_dataset_folder_then_predict(tmp_path, monkeypatch, renderer)
     r = CliRunner().invoke(main, ["classify", "predict", str(html), "--model", str(out)])
     assert r.exit_code == 0, r.output
     assert r.stdout.split("\t")[1] == "product"
+
+
+def test_train_stacked_on_parsed_pages_without_a_browser(tmp_path, monkeypatch):
+    data = tmp_path / "toyset"
+    (data / "html").mkdir(parents=True)
+    rows = []
+    for k in range(12):
+        kind, tpl = (("forum", FORUM) if k % 2 == 0 else ("product", SHOP))
+        name = f"html/{k}.html.gz"
+        (data / name).write_bytes(gzip.compress(tpl.format(k=k).encode()))
+        rows.append({"id": str(k), "html": name, "page_type": kind, "source": "toyset",
+                     "site": f"s{k}.example", "url": f"http://s{k}.example/p/{k}"})
+    (data / "manifest.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    monkeypatch.chdir(tmp_path)  # view caches go under tmp_path/.cache
+    out = tmp_path / "toy.json.gz"
+    r = CliRunner().invoke(main, ["classify", "train", "--data", str(data), "-o", str(out),
+                                  "--no-render"])
+    assert r.exit_code == 0, r.output
+    assert not (tmp_path / ".cache/webseg/boilerplate").exists()  # no browser, no renders
+    assert list((tmp_path / ".cache/webseg/classify/toyset").glob("pageviews-*-parsed.json.gz"))
+    m = load_model(out)
+    assert m.info["pages"] == 12 and m.info["pages_from"] == "parsed"
+    html = tmp_path / "shop.html"
+    html.write_text(SHOP.format(k=99))
+    r = CliRunner().invoke(main, ["classify", "predict", "--no-render", str(html),
+                                  "--model", str(out)])
+    assert r.exit_code == 0, r.output
+    assert r.stdout.split("\t")[1] == "product"
+    r = CliRunner().invoke(main, ["classify", "train", "--data", str(data), "-o", str(out),
+                                  "--no-render", "--method", "paper"])
+    assert r.exit_code != 0 and "only the stacked method" in r.output
 
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -88,3 +88,25 @@ def test_macro_metrics():
     m = macro(y, np.array(["a", "b", "b", "b"]), ["a", "b"])
     assert m["accuracy"] == 0.75
     assert m["recall"] == pytest.approx((0.5 + 1.0) / 2)
+
+
+def test_multilingual_holdout_tokens_and_report():
+    from eval.classify.multilingual import holdout_site, params_for, report
+
+    sites = [f"site{k}.example" for k in range(2000)]
+    share = np.mean([holdout_site(s) for s in sites])
+    assert 0.17 < share < 0.24 and holdout_site("a.org") == holdout_site("a.org")
+    assert params_for("text", "new")["tokens"] == "words"
+    old = params_for("title", "old")
+    assert "tokens" not in old and old["token_pattern"] == r"(?u)\b\w\w+\b"
+    assert params_for("url", "old") == params_for("url", "new")
+    assert params_for("struct", "old") is None
+    D = {"y": np.array(["article", "forum", "article", "article", "forum"], dtype=object),
+         "ds": np.array(["wcxb", "wcxb", "daniel", "daniel", "wcxb"]),
+         "lang": np.array(["en", "fr", "zh", "pl", "en"])}
+    pred = np.array(["article", "article", "article", "listing", "forum"], dtype=object)
+    r = report(D, np.arange(5), pred, np.array([0, 0, 1, 1, 1]))
+    assert r["wcxb_accuracy"] == pytest.approx(2 / 3, abs=1e-4) and r["daniel_article"] == 0.5
+    assert r["daniel_zh"] == (1.0, 1) and r["daniel_pl"] == (0.0, 1) and r["daniel_worst"] == 0.0
+    assert r["wcxb_nonen_nonarticle"] == 1 and r["wcxb_nonen_nonarticle_called_article"] == 1
+    assert r["wcxb_nonarticle_called_article"] == 0.5

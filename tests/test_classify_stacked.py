@@ -303,6 +303,35 @@ def test_fast_analyzer_gives_sklearns_tokens(doc, ngrams, pattern):
     assert _fast_analyzer({"analyzer": "char_wb"}) is None
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.text(alphabet="ab cD Éé 12_-\n\u00a0\u2003\x1c\t北京是首都Москва", max_size=80),
+       st.sampled_from([(1, 1), (1, 2), (2, 3)]))
+def test_fast_analyzer_gives_sklearns_tokens_for_every_script(doc, ngrams):
+    from collections import Counter
+
+    from classify.stacked import sklearn_params
+
+    params = {"tokens": "words", "ngram_range": ngrams}
+    ref = TfidfVectorizer(**sklearn_params(params)).build_analyzer()
+    assert Counter(_fast_analyzer(params)(doc)) == Counter(ref(doc))
+
+
+def test_text_views_tokenise_unspaced_scripts_and_old_models_keep_their_tokens():
+    from classify.stacked import VIEW_SPECS
+
+    docs = ["北京是中国的首都，新闻报道说", "北京新闻 今天报道", "Москва новости", "Москва сегодня"]
+    vocab, _ = count_matrix(VIEW_SPECS["text"][1], docs)
+    assert "北京" in vocab and "新闻" in vocab and "москва" in vocab
+    old = {"token_pattern": r"(?u)\b\w\w+\b", "ngram_range": (1, 1)}
+    vocab_old, _ = count_matrix(old, docs)
+    assert "北京是中国的首都" in vocab_old and "北京" not in vocab_old
+    # a saved vectoriser keeps its tokenisation through JSON
+    v = _Vec(dict(VIEW_SPECS["text"][1], min_df=1)).fit(docs)
+    w = _Vec.from_dict(json.loads(json.dumps(v.to_dict())))
+    assert w.params["tokens"] == "words"
+    assert np.allclose(w.transform(docs).toarray(), v.transform(docs).toarray())
+
+
 def test_wps_doc_tags_words_with_their_position():
     assert wps_doc(["Top News", "", "", "", "", "", "", "", "", "x Буква"]) == \
         "0:top 0:news 9:буква"
@@ -339,3 +368,13 @@ def test_cli_train_refuses_the_evaluation_only_wps_view(tmp_path):
     r = CliRunner().invoke(main, ["classify", "train", "--data", str(tmp_path), "-o",
                                   str(tmp_path / "m.json"), "--views", "text,wps"])
     assert r.exit_code != 0 and "evaluation-only" in r.output
+
+
+def test_structure_counts_do_not_assume_spaces_or_word_boundaries():
+    assert pf.count_words("北京是中国的首都 hello world") == 10
+    assert pf.count_words("one two  three\n") == 3 and pf.count_words("") == 0
+    assert pf._DATE.findall("日期2012-01-04 发布 2012年1月4日 v1.2.2012.5") == [
+        "2012-01-04", "2012年1月4日"]
+    assert pf._CLOCK.findall("发布09:15 at 12:30, not 1:2:3") == ["09:15", "12:30"]
+    toks, st_ = pf._url_tokens("http://news.example.cn/%E6%96%B0%E9%97%BB/2012/01/04/a.html")
+    assert "新闻" in toks and "first:新闻" in toks and st_["url_date"] == 1.0

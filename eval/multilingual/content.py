@@ -138,19 +138,30 @@ def main(argv: list[str] | None = None) -> int:
             and float(r.extra.get("gold_bigram_recall_in_html") or 1.0) >= 0.8]
     if args.limit:
         recs = recs[:args.limit]
-    model = None
+    model, model_id = None, None
     if not args.no_classify:
-        from classify.model import load_model
+        from classify.model import file_sha256, load_model, stacked_model_path
 
         model = load_model()
+        # cached rows hold the page type of the model they were made with: a retrained
+        # model must not be reported with its predecessor's types
+        model_id = file_sha256(stacked_model_path())[:12]
+        if any("daniel" in str(d) for d in (getattr(model, "info", None) or {}).get("data", [])):
+            print("note: the page-type model was trained on daniel-dev pages: its article "
+                  "share here is in-sample (see eval.classify.multilingual for CV numbers)",
+                  file=sys.stderr)
     args.cache.mkdir(parents=True, exist_ok=True)
     rows = []
     for i, rec in enumerate(recs):
         cf = args.cache / f"{rec.id}.json"
         if cf.is_file():
-            rows.append(json.loads(cf.read_text(encoding="utf-8")))
-            continue
+            row = json.loads(cf.read_text(encoding="utf-8"))
+            if model is None or row.get("page_type_model") == model_id:
+                rows.append(row)
+                continue
         row = run_page(rec, model)
+        if model is not None:
+            row["page_type_model"] = model_id
         cf.write_text(json.dumps(row), encoding="utf-8")
         rows.append(row)
         if (i + 1) % 50 == 0:
