@@ -318,6 +318,10 @@ CASES: tuple[Case, ...] = (
          "08:00       09:30\n  (weekdays only)</div>",
          txt=("Departures  Arrivals\n08:00       09:30\n  (weekdays only)",),
          md=("Departures  Arrivals\n08:00       09:30\n  (weekdays only)",)),
+    Case("el-pre-line-poem", "<p style=\"white-space: pre-line\">Στο λιμάνι   φυσάει,\n"
+         "        τα πλοία περιμένουν,\n        η πόλη ξυπνά.</p>", lang="el",
+         txt=("Στο λιμάνι φυσάει,\nτα πλοία περιμένουν,\nη πόλη ξυπνά.",),
+         md=("Στο λιμάνι φυσάει,\nτα πλοία περιμένουν,\nη πόλη ξυπνά.",)),
     # ------------------------------------------------------------------ line breaks
     Case("double-br-paragraphs", "<div class=\"text\">The ferry returned to its usual timetable "
          "on Monday morning after three days of storms.<br/>\n<br/>\nPassengers with tickets "

@@ -127,3 +127,12 @@ def test_a_rendered_block_with_computed_white_space_pre_keeps_it(renderer) -> No
     assert "A   B\n C" in res.text  # the class's style, computed
     marked = [t for t, a in zip(page.tag, page.attrs, strict=True) if a and "white-space" in a]
     assert marked == ["div", "div"]  # not the select (a user-agent white-space: pre)
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+def test_a_pre_line_block_keeps_its_line_breaks_and_collapses_its_spaces(parser: str) -> None:
+    res = kept_all("<p>Intro.</p><p style=\"white-space: pre-line\">  Jane   Doe\n"
+                   "   12 Harbour Road\n  Oslo  </p>", parser)
+    assert "Jane Doe\n12 Harbour Road\nOslo" in res.text
+    md = res.to_markdown()
+    assert "Jane Doe\n12 Harbour Road\nOslo" in md and "```" not in md  # prose, not code

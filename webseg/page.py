@@ -44,9 +44,10 @@ KEPT_ATTRIBUTES = ("id", "class", "role", "href", "src", "alt", "title", "name",
                    "rel")
 
 #: The attribute a walk adds to an element (other than :data:`PRESERVE_TAGS`) whose style keeps
-#: its whitespace as written (computed ``white-space: pre``/``pre-wrap``/``break-spaces`` when
-#: rendered, the inline style when parsed), valued with that ``white-space``; only on the
-#: outermost such element. The writers keep such a block verbatim like a ``pre``.
+#: its whitespace as written (computed ``white-space: pre``/``pre-wrap``/``break-spaces``/
+#: ``pre-line`` when rendered, the inline style when parsed), valued with that
+#: ``white-space``; only on the outermost such element. The writers keep such a block verbatim
+#: like a ``pre`` (``pre-line``: its line breaks, spaces collapsed within each line).
 PRE_STYLE_ATTR = "white-space"
 
 #: Elements whose text is never shown, even when the walk records them. ``noscript`` is not

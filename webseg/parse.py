@@ -51,8 +51,10 @@ MAX_DEPTH = 512
 
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 #: An inline style that keeps the element's whitespace as written (``white-space: pre``,
-#: ``pre-wrap``, ``break-spaces``): without a browser, the only way CSS is seen to do it.
-_PRE_STYLE = re.compile(r"white-space\s*:\s*(pre(?:-wrap)?|break-spaces)\s*(?:;|!|$)", re.I)
+#: ``pre-wrap``, ``break-spaces``) or its line breaks (``pre-line``): without a browser, the
+#: only way CSS is seen to do it.
+_PRE_STYLE = re.compile(r"white-space\s*:\s*(pre(?:-wrap|-line)?|break-spaces)\s*(?:;|!|$)",
+                        re.I)
 _SKIP_TEXT = frozenset({"script", "style", "template"})
 #: Elements that can host a shadow root (DOM standard "attach a shadow root"); custom elements
 #: (names with a hyphen) can too.

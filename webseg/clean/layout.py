@@ -131,6 +131,19 @@ def pre_roots(page: Page) -> np.ndarray:
     return root
 
 
+def pre_line(page: Page, root: int) -> bool:
+    """Whether the code block ``root`` (of :func:`pre_roots`) keeps only its line breaks
+    (``white-space: pre-line``: a poem, an address), not its spaces."""
+    a = page.attrs[root] if root >= 0 else None
+    return bool(a) and a.get(PRE_STYLE_ATTR) == "pre-line"
+
+
+def collapse_lines(text: str) -> str:
+    """``pre-line`` text as shown: spaces collapsed and trimmed within each line, blank lines
+    at the ends dropped."""
+    return "\n".join(" ".join(line.split()) for line in text.split("\n")).strip("\n")
+
+
 def joints(page: Page, kept: np.ndarray) -> tuple[np.ndarray, list[str], np.ndarray]:
     """What separates each kept leaf from the previous one (``kept``: sorted node ids of the
     kept text leaves). Returns ``(sep, ws, cells)``: ``sep[k]`` the strength of the joint before

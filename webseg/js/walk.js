@@ -116,9 +116,9 @@ async (opts) => {
       shown = rendered && cs.visibility === "visible";
       const wsp = cs.whiteSpace || "";
       if (wsp.startsWith("pre") || wsp === "break-spaces") {
-        // the outermost block whose style keeps whitespace verbatim is marked for the writers
-        // (webseg.page.PRE_STYLE_ATTR); pre-line collapses spaces, so it is no such block
-        if (!pre && wsp !== "pre-line" && !CONTROLS.has(name)) {
+        // the outermost block whose style keeps whitespace (pre-line: its line breaks) is
+        // marked for the writers (webseg.page.PRE_STYLE_ATTR)
+        if (!pre && !CONTROLS.has(name)) {
           if (a === null) a = {};
           a["white-space"] = wsp;
           attrs[attrs.length - 1] = a;
