@@ -10,8 +10,8 @@ Sources, in the order a field is taken from (the first that has it wins):
    ``twitter:*``);
 3. **microdata** (``itemprop="author|datePublished|dateModified|headline|keywords"``);
 4. **the page itself**: ``<title>``, ``<time datetime>``, ``<link rel=canonical>``, a date in
-   the URL path (``/2025/09/04/``), and an element marked as the byline (``rel=author``,
-   ``class="author|byline"``).
+   the URL path (``/2025/09/04/``), a date written out next to the ``<h1>``, and an element
+   marked as the byline (``rel=author``, ``class="author|byline"``).
 
 Why a tag scanner and not a full parser or ``extruct``: the fields live in a handful of tags
 (``meta``, ``link``, ``base``, ``html``, ``time``, ``title``, JSON-LD scripts, elements with
@@ -818,8 +818,9 @@ def extract_metadata(html: str | None = None, page: Any = None, url: str | None 
     ``url`` (the page's address) resolves relative canonical and image URLs and is searched
     for a date (``/2025/09/04/``) when the page states none. When no tag, structured data or
     the URL gives a publication date, ``htmldate`` looks for one in the text (its quick mode:
-    a few milliseconds, on the pages without structured dates only); ``dates=False`` skips
-    that step."""
+    a few milliseconds, on the pages without structured dates only), and after it the date
+    shown by the headline (:func:`_headline_date`); ``dates=False`` skips both. A structured
+    date one day off the URL's date gives way to it (the same moment in another time zone)."""
     md = Metadata()
     title_tag: str | None = None
     if html:
