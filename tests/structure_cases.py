@@ -303,6 +303,25 @@ CASES: tuple[Case, ...] = (
     Case("el-subscript", "<p>Οι εκπομπές CO<sub>2</sub> του λιμανιού θα μειωθούν κατά το "
          "ήμισυ μέχρι το τέλος της δεκαετίας, σύμφωνα με τη μελέτη.</p>", lang="el",
          txt=("Οι εκπομπές CO2 του λιμανιού",), md=("Οι εκπομπές CO\u2082 του λιμανιού",)),
+    # ------------------------------------------------------------------ news details
+    Case("image-caption-div", "<div class=\"wp-caption\"><img src=\"/img/pier.jpg\" "
+         "alt=\"Pier\"><p class=\"wp-caption-text\">The old pier at low tide (photo: Harbour "
+         "Times)</p></div>",
+         txt=("The old pier at low tide (photo: Harbour Times)",),
+         md=("The old pier at low tide (photo: Harbour Times)",)),
+    Case("related-list-in-article", "<div class=\"related-articles\"><h3>Read also</h3><ul>"
+         "<li><a href=\"/n/1\">Storm surge floods the old town</a></li>"
+         "<li><a href=\"/n/2\">Ferry fares to rise in January</a></li>"
+         "<li><a href=\"/n/3\">New mayor sworn in at the town hall</a></li></ul></div>",
+         txt=(), md=(), absent=("Storm surge floods", "Ferry fares to rise", "Read also")),
+    Case("white-space-pre-div", "<div style=\"white-space: pre\">Departures  Arrivals\n"
+         "08:00       09:30\n  (weekdays only)</div>",
+         txt=("Departures  Arrivals\n08:00       09:30\n  (weekdays only)",),
+         md=("Departures  Arrivals\n08:00       09:30\n  (weekdays only)",)),
+    Case("el-pre-line-poem", "<p style=\"white-space: pre-line\">Στο λιμάνι   φυσάει,\n"
+         "        τα πλοία περιμένουν,\n        η πόλη ξυπνά.</p>", lang="el",
+         txt=("Στο λιμάνι φυσάει,\nτα πλοία περιμένουν,\nη πόλη ξυπνά.",),
+         md=("Στο λιμάνι φυσάει,\nτα πλοία περιμένουν,\nη πόλη ξυπνά.",)),
     # ------------------------------------------------------------------ line breaks
     Case("double-br-paragraphs", "<div class=\"text\">The ferry returned to its usual timetable "
          "on Monday morning after three days of storms.<br/>\n<br/>\nPassengers with tickets "

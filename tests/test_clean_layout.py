@@ -102,3 +102,37 @@ def test_html_keeps_source_whitespace_and_spans() -> None:
 
 def test_clean_chars_removes_only_invisible_separators() -> None:
     assert clean_chars("a\u00adb\u200bc\ufeffd\u200ce\u200df") == "abcd\u200ce\u200df"
+
+
+TIMETABLE = ("<html><head><style>.tt{white-space:pre}</style></head><body>"
+             "<p>The   timetable:</p><div style=\"white-space: pre-wrap\">Mon  08:00\n"
+             "  Tue  <b>09:30</b></div><div class=\"tt\">A   B\n C</div>"
+             "<select><option>one  two</option></select></body></html>")
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+def test_a_block_styled_white_space_pre_keeps_its_whitespace(parser: str) -> None:
+    res = kept_all(TIMETABLE, parser)
+    assert "Mon  08:00\n  Tue  09:30" in res.text
+    assert "The timetable:" in res.text  # the others collapse as before
+    assert "A B C" in res.text  # without a browser only the inline style is seen
+    assert "```\nMon  08:00\n  Tue  09:30\n```" in res.to_markdown()
+
+
+@pytest.mark.browser
+def test_a_rendered_block_with_computed_white_space_pre_keeps_it(renderer) -> None:  # noqa: ANN001
+    page = renderer.render(TIMETABLE.encode())
+    res = CleanResult(page=page, leaf_keep=np.ones(len(page.text_leaves), bool), method="all")
+    assert "Mon  08:00\n  Tue  09:30" in res.text
+    assert "A   B\n C" in res.text  # the class's style, computed
+    marked = [t for t, a in zip(page.tag, page.attrs, strict=True) if a and "white-space" in a]
+    assert marked == ["div", "div"]  # not the select (a user-agent white-space: pre)
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+def test_a_pre_line_block_keeps_its_line_breaks_and_collapses_its_spaces(parser: str) -> None:
+    res = kept_all("<p>Intro.</p><p style=\"white-space: pre-line\">  Jane   Doe\n"
+                   "   12 Harbour Road\n  Oslo  </p>", parser)
+    assert "Jane Doe\n12 Harbour Road\nOslo" in res.text
+    md = res.to_markdown()
+    assert "Jane Doe\n12 Harbour Road\nOslo" in md and "```" not in md  # prose, not code

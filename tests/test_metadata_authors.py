@@ -82,3 +82,17 @@ def test_posted_by_is_not_part_of_the_name() -> None:
         html = f'<body><span class="byline">{text}</span><p>Story.</p></body>'
         assert extract_metadata(html, dates=False).authors == [text.split(" by ")[-1]
                                                                .removeprefix("by ")], text
+
+
+def test_lead_ins_and_labels_of_a_byline_are_skipped_for_the_name() -> None:
+    for box in ('<div class="author">Insights from <a href="/p/lb">Liza Burke</a></div>',
+                '<dl class="topic-author"><dt>Topic Author</dt><dd>changingtimes</dd></dl>',
+                '<div class="byline">via <a href="/u/s">scvalex</a></div>',
+                '<div class="post-author"><h3>About the Authors</h3><p>Jo Lee</p></div>'):
+        html = f'<html><body><h1>T</h1>{box}<p>Text of the article.</p></body></html>'
+        got = extract_metadata(html, dates=False).authors
+        assert got and got[0] in ("Liza Burke", "changingtimes", "scvalex", "Jo Lee"), box
+    # a date's label is no name, and the date after it is none either
+    html = ('<html><body><div class="author-date">Updated <span>Jan 8, 2026</span></div>'
+            '</body></html>')
+    assert extract_metadata(html, dates=False).authors == []

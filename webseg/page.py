@@ -43,6 +43,13 @@ KEPT_ATTRIBUTES = ("id", "class", "role", "href", "src", "alt", "title", "name",
                    "colspan", "rowspan", "lang", "datetime", "content", "property", "itemprop",
                    "rel")
 
+#: The attribute a walk adds to an element (other than :data:`PRESERVE_TAGS`) whose style keeps
+#: its whitespace as written (computed ``white-space: pre``/``pre-wrap``/``break-spaces``/
+#: ``pre-line`` when rendered, the inline style when parsed), valued with that
+#: ``white-space``; only on the outermost such element. The writers keep such a block verbatim
+#: like a ``pre`` (``pre-line``: its line breaks, spaces collapsed within each line).
+PRE_STYLE_ATTR = "white-space"
+
 #: Elements whose text is never shown, even when the walk records them. ``noscript`` is not
 #: here: with JavaScript off (webseg's default for local pages, and what ``webseg.parse``
 #: emulates) browsers show its content.
@@ -98,6 +105,7 @@ class Page:
     ``tag``         list of lower-case tag names; ``"#text"`` for text nodes
     ``text``        list of str: raw character data of text nodes, ``""`` for elements
     ``attrs``       list of dicts with the :data:`KEPT_ATTRIBUTES` present on the element
+                    (and :data:`PRE_STYLE_ATTR` on a block whose style keeps whitespace)
     ``box``         float32 (n, 4): x, y, width, height in document CSS px; for a text node the
                     union of its line boxes
     ``bg``          uint8 (n, 3): *effective* background colour, i.e. the node's own background

@@ -33,7 +33,15 @@ import re
 from typing import Any
 
 from webseg.decode import decode_html
-from webseg.page import ELEMENT, KEPT_ATTRIBUTES, NON_RENDERED_TAGS, PRESERVE_TAGS, TEXT, Page
+from webseg.page import (
+    ELEMENT,
+    KEPT_ATTRIBUTES,
+    NON_RENDERED_TAGS,
+    PRE_STYLE_ATTR,
+    PRESERVE_TAGS,
+    TEXT,
+    Page,
+)
 
 __all__ = ["PARSERS", "count_nodes", "may_exceed", "parse"]
 
@@ -42,6 +50,11 @@ PARSERS = ("lexbor", "html5lib")
 MAX_DEPTH = 512
 
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+#: An inline style that keeps the element's whitespace as written (``white-space: pre``,
+#: ``pre-wrap``, ``break-spaces``) or its line breaks (``pre-line``): without a browser, the
+#: only way CSS is seen to do it.
+_PRE_STYLE = re.compile(r"white-space\s*:\s*(pre(?:-wrap|-line)?|break-spaces)\s*(?:;|!|$)",
+                        re.I)
 _SKIP_TEXT = frozenset({"script", "style", "template"})
 #: Elements that can host a shadow root (DOM standard "attach a shadow root"); custom elements
 #: (names with a hyphen) can too.
@@ -168,10 +181,17 @@ class _Builder:
     def element(self, parent: int, tag: str, attrib: dict[str, Any], pvis: bool
                 ) -> tuple[int, bool]:
         attrs = {k: v for k, v in attrib.items() if k in KEPT_ATTRIBUTES and v is not None}
+        style = attrib.get("style") or ""
         vis = pvis and tag not in NON_RENDERED_TAGS and "hidden" not in attrib \
-            and not _HIDDEN_STYLE.search(attrib.get("style") or "") \
+            and not _HIDDEN_STYLE.search(style) \
             and not (tag == "input" and (attrib.get("type") or "").lower() == "hidden")
-        return self._add(parent, ELEMENT, tag, "", attrs or None, vis), vis
+        pre = _PRE_STYLE.search(style) if "white-space" in style.lower() else None
+        if pre and not (parent >= 0 and self.preserve[parent]) and tag not in PRESERVE_TAGS:
+            attrs[PRE_STYLE_ATTR] = pre.group(1).lower()  # a block that keeps its whitespace
+        idx = self._add(parent, ELEMENT, tag, "", attrs or None, vis)
+        if pre:
+            self.preserve[idx] = True
+        return idx, vis
 
 
 def _walk_lexbor(text: str, b: _Builder) -> None:

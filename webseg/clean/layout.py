@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from webseg.page import Page
+from webseg.page import PRE_STYLE_ATTR, Page
 
 __all__ = ["BLOCK", "CELL", "INLINE", "NONE", "ROW", "SPACE", "cell_columns", "clean_chars",
            "joints", "pre_roots", "strength"]
@@ -107,13 +107,17 @@ def strength(page: Page) -> np.ndarray:
 
 def pre_roots(page: Page) -> np.ndarray:
     """Per node, the id of the code block it lies in (-1: none): the outermost ``pre``-like
-    element (:data:`PRE_TAGS`), or a ``code`` element outside them whose text spans several
-    lines (highlighted code without ``pre``)."""
+    element (:data:`PRE_TAGS`, or an element whose style keeps whitespace, marked with
+    :data:`~webseg.page.PRE_STYLE_ATTR`: a timetable or a poem laid out with spaces), or a
+    ``code`` element outside them whose text spans several lines (highlighted code without
+    ``pre``)."""
     root = np.full(page.n, -1, dtype=np.int64)
     tags = page.tag
     end = page.subtree_end
     ws = page.ws_before or {}
-    cands = [i for i, t in enumerate(tags) if t in PRE_TAGS or t == "code"]
+    attrs = page.attrs
+    cands = [i for i, t in enumerate(tags) if t in PRE_TAGS or t == "code"
+             or (attrs[i] and PRE_STYLE_ATTR in attrs[i])]
     text = page.text
     for i in cands:
         if root[i] >= 0:
@@ -125,6 +129,19 @@ def pre_roots(page: Page) -> np.ndarray:
                 continue
         root[i:int(end[i])] = i
     return root
+
+
+def pre_line(page: Page, root: int) -> bool:
+    """Whether the code block ``root`` (of :func:`pre_roots`) keeps only its line breaks
+    (``white-space: pre-line``: a poem, an address), not its spaces."""
+    a = page.attrs[root] if root >= 0 else None
+    return bool(a) and a.get(PRE_STYLE_ATTR) == "pre-line"
+
+
+def collapse_lines(text: str) -> str:
+    """``pre-line`` text as shown: spaces collapsed and trimmed within each line, blank lines
+    at the ends dropped."""
+    return "\n".join(" ".join(line.split()) for line in text.split("\n")).strip("\n")
 
 
 def joints(page: Page, kept: np.ndarray) -> tuple[np.ndarray, list[str], np.ndarray]:

@@ -40,7 +40,15 @@ from urllib.parse import urljoin
 
 import numpy as np
 
-from webseg.clean.layout import NONE, ROW, clean_chars, joints, pre_roots
+from webseg.clean.layout import (
+    NONE,
+    ROW,
+    clean_chars,
+    collapse_lines,
+    joints,
+    pre_line,
+    pre_roots,
+)
 from webseg.clean.mask import kept_counts
 from webseg.clean.txt import BLOCK_TAGS
 from webseg.page import TEXT, Page, normalize_text
@@ -95,6 +103,8 @@ class _Block:
     prefix: str = ""
     parts: list[tuple[str, str, str]] = field(default_factory=list)
     lang: str = ""
+    #: A ``pre`` block that keeps only its line breaks (``white-space: pre-line``).
+    lines: bool = False
 
 
 def _join(parts: list[tuple[str, str, str]]) -> str:
@@ -154,6 +164,8 @@ class _Writer:
             return
         if b.kind == "pre":
             text = "".join(t for _, t, _ in b.parts).strip("\n").rstrip()
+            if b.lines:  # white-space: pre-line: a paragraph of lines, not code
+                b.kind, text = "p", _escape(collapse_lines(text))
         else:
             text = _join(b.parts).strip()
         if not text.strip():
@@ -234,6 +246,7 @@ class _Writer:
                 if self.pre_root[i] == i:
                     self.open("pre")
                     self.cur.lang = self._language(i)  # type: ignore[union-attr]
+                    self.cur.lines = pre_line(page, i)  # type: ignore[union-attr]
                     pre_root = i
                 else:
                     self.enter(i, tags[i])

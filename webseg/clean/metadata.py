@@ -10,8 +10,8 @@ Sources, in the order a field is taken from (the first that has it wins):
    ``twitter:*``);
 3. **microdata** (``itemprop="author|datePublished|dateModified|headline|keywords"``);
 4. **the page itself**: ``<title>``, ``<time datetime>``, ``<link rel=canonical>``, a date in
-   the URL path (``/2025/09/04/``), and an element marked as the byline (``rel=author``,
-   ``class="author|byline"``).
+   the URL path (``/2025/09/04/``), a date written out next to the ``<h1>``, and an element
+   marked as the byline (``rel=author``, ``class="author|byline"``).
 
 Why a tag scanner and not a full parser or ``extruct``: the fields live in a handful of tags
 (``meta``, ``link``, ``base``, ``html``, ``time``, ``title``, JSON-LD scripts, elements with
@@ -61,6 +61,14 @@ _BYLINE_WORDS = re.compile(
     r"^(?:(?:written|posted|published|reviewed|edited|updated)?\s*by|author(?:s|ed by)?|"
     r"writer|posted|published|von|par|por|di|door|автор|作者|-|–|—|\||·|•)[\s:]*$", re.IGNORECASE)
 _FRAGMENT = re.compile(r">([^<]+)<")
+#: A fragment that leads into the name rather than being one: it ends on a preposition
+#: ("Insights from", "Posted at", "via"), or is a date's label ("Updated", "Last updated").
+_LEAD_IN = re.compile(r"(?:^|\s)(?:from|by|at|via|on|in|with|of)[\s:]*$|"
+                      r"^(?:last\s+)?(?:updated|modified|reviewed|published|posted)\b[\s:]*$",
+                      re.IGNORECASE)
+#: A heading or label of the byline's box ("About the Authors", "Topic Author"): the name, if
+#: any, comes after it.
+_LABEL = re.compile(r"\b(?:authors?|writers?|byline|contributors?)\b", re.IGNORECASE)
 #: Degrees and titles that follow a name after a comma ("Jane Doe, Ph.D.", "MD", "Sr.").
 _CREDENTIAL = re.compile(r"^(?:[A-Z][a-zA-Z]{0,3}\.){1,3}$|^[A-Z]{2,5}$|^(?i:jr|sr|phd|md|"
                          r"rn|mba|esq)\.?$")
@@ -652,7 +660,7 @@ def _byline(html: str) -> list[str]:
             break
         for f in _FRAGMENT.finditer(html, end - 1, end + 600):
             t = _clean(f.group(1), 200)
-            if not t or _BYLINE_WORDS.match(t):
+            if not t or _BYLINE_WORDS.match(t) or _LEAD_IN.search(t) or _LABEL.search(t):
                 continue
             t = _BY_PREFIX.sub("", t)
             if 2 <= len(t) <= 60 and len(t.split()) <= 6 and not _NOT_NAME.search(t) \
@@ -695,6 +703,56 @@ def _htmldate(html: str, url: str | None) -> str | None:
     except Exception:  # noqa: BLE001 - htmldate fails on odd markup: no date, not an error
         return None
     return normalize_date(found) if found else None
+
+
+def _url_date(url: str | None) -> str | None:
+    """A full date in the URL's path (``/2025/09/04/``), None without one."""
+    m = _URL_DATE.search(urlsplit(url).path) if url else None
+    return normalize_date(f"{m[1]}-{int(m[2]):02d}-{int(m[3]):02d}") if m else None
+
+
+def _days_apart(a: str, b: str) -> int | None:
+    """Days between two ISO dates' calendar days (their first 10 characters)."""
+    try:
+        return abs((date.fromisoformat(a[:10]) - date.fromisoformat(b[:10])).days)
+    except ValueError:
+        return None
+
+
+_MONTHS = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+           r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+#: A date written out for readers: "Nov 21, 2018", "21 November 2018", "2018-11-21".
+_SHOWN_DATE = re.compile(
+    rf"(?<![\w/.-])(?:{_MONTHS}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:19|20)\d\d"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?\.?\s+{_MONTHS}\.?,?\s+(?:19|20)\d\d"
+    r"|(?:19|20)\d\d-\d\d-\d\d)(?![\w/.-])", re.IGNORECASE)
+#: How much source around the first ``<h1>`` is searched for a shown date.
+_HEADLINE_BEFORE, _HEADLINE_AFTER = 1500, 4000
+
+
+def _headline_date(html: str) -> str | None:
+    """The date shown next to the page's headline: the first date written out for readers in
+    a short text fragment (at most 80 characters: "Last updated: November 13, 2025", not a
+    sentence that mentions a date) of the source from shortly before the first ``<h1>`` to
+    a few thousand characters after it. A page without structured dates that shows one under
+    its title shows its publication (or update) date there; dates further down are in the
+    text, comments and related links. None without an ``<h1>`` or a shown date."""
+    h1 = html.find("<h1")
+    h1 = html.find("<H1") if h1 < 0 else h1
+    if h1 < 0:
+        return None
+    chunk = html[max(0, h1 - _HEADLINE_BEFORE):h1 + _HEADLINE_AFTER]
+    chunk = re.sub(r"<(script|style)\b.*?</\1\s*>", " ", chunk, flags=re.IGNORECASE | re.DOTALL)
+    for frag in _FRAGMENT.finditer(chunk):
+        t = _clean(frag.group(1), 200)
+        if not t or len(t) > 80:
+            continue
+        m = _SHOWN_DATE.search(t)
+        if m:
+            d = normalize_date(m.group(0))
+            if d:
+                return d
+    return None
 
 
 def _body_start(html: str) -> int:
@@ -760,8 +818,9 @@ def extract_metadata(html: str | None = None, page: Any = None, url: str | None 
     ``url`` (the page's address) resolves relative canonical and image URLs and is searched
     for a date (``/2025/09/04/``) when the page states none. When no tag, structured data or
     the URL gives a publication date, ``htmldate`` looks for one in the text (its quick mode:
-    a few milliseconds, on the pages without structured dates only); ``dates=False`` skips
-    that step."""
+    a few milliseconds, on the pages without structured dates only), and after it the date
+    shown by the headline (:func:`_headline_date`); ``dates=False`` skips both. A structured
+    date one day off the URL's date gives way to it (the same moment in another time zone)."""
     md = Metadata()
     title_tag: str | None = None
     if html:
@@ -782,15 +841,21 @@ def extract_metadata(html: str | None = None, page: Any = None, url: str | None 
         md.title = None
         md.sources.pop("title", None)
     md._set("title", tag_title, "page")
-    if md.date_published is None and url:
-        m = _URL_DATE.search(urlsplit(url).path)
-        if m:
-            md._set("date_published", normalize_date(f"{m[1]}-{int(m[2]):02d}-{int(m[3]):02d}"),
-                    "url")
+    url_date = _url_date(url)
+    if url_date and md.date_published and md.date_published[:10] != url_date \
+            and _days_apart(md.date_published, url_date) == 1:
+        # the same publication seen in two time zones: a time stamp in UTC (or the server's)
+        # crosses midnight where the date the publisher put in the path is the local day the
+        # readers were shown
+        md.date_published = url_date
+        md.sources["date_published"] = "url"
+    md._set("date_published", url_date, "url")
     if md.date_published is None and time_dt:
         md._set("date_published", normalize_date(time_dt), "page")
     if md.date_published is None and html and dates and len(html) <= HTMLDATE_MAX_CHARS:
         md._set("date_published", _htmldate(html, url), "htmldate")
+    if md.date_published is None and html and dates:
+        md._set("date_published", _headline_date(html), "page")
     org_source = "json-ld" if md._orgs else md.sources.get("authors", "meta")
     if md.authors and md.sources.get("authors") in ("meta", "opengraph"):
         # the site or its publisher as the meta author: a person in a byline comes first and

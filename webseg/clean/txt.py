@@ -22,7 +22,9 @@ from webseg.clean.layout import (
     ROW,
     cell_columns,
     clean_chars,
+    collapse_lines,
     joints,
+    pre_line,
     pre_roots,
 )
 from webseg.page import Page, normalize_text
@@ -131,6 +133,8 @@ def to_text(page: Page, leaf_keep: np.ndarray, groups: np.ndarray | None = None)
 
     def end_block() -> None:
         body = "".join(block).strip("\n").rstrip()
+        if pre_line(page, cur_pre):
+            body = collapse_lines(body)
         if body.strip():
             lines.append(body)
         block.clear()

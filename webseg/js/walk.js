@@ -11,6 +11,9 @@ async (opts) => {
   // elsewhere a whitespace-only text node is recorded as one space (webseg.page.PRESERVE_TAGS).
   const PRESERVE = new Set(["pre", "textarea", "listing", "xmp", "plaintext", "code"]);
   const SKIP_TEXT = new Set(["script", "style", "template"]);
+  // Form controls whose user-agent style is white-space: pre (a select's options are a menu,
+  // not a block of text laid out with spaces)
+  const CONTROLS = new Set(["select", "option", "optgroup", "input", "button", "datalist"]);
   const maxNodes = opts.maxNodes;
   // Count what the walk will record (elements + non-blank text outside script/style/template)
   // before any style or layout work: counting elements alone let a page of 150k paragraphs
@@ -112,7 +115,16 @@ async (opts) => {
       rendered = d !== "none";
       shown = rendered && cs.visibility === "visible";
       const wsp = cs.whiteSpace || "";
-      if (wsp.startsWith("pre") || wsp === "break-spaces") pre = true;
+      if (wsp.startsWith("pre") || wsp === "break-spaces") {
+        // the outermost block whose style keeps whitespace (pre-line: its line breaks) is
+        // marked for the writers (webseg.page.PRE_STYLE_ATTR)
+        if (!pre && !CONTROLS.has(name)) {
+          if (a === null) a = {};
+          a["white-space"] = wsp;
+          attrs[attrs.length - 1] = a;
+        }
+        pre = true;
+      }
       const c = parseColor(cs.color);
       color.push(c[0], c[1], c[2], Math.round(c[3] * 255));
       const bgc = parseColor(cs.backgroundColor);
