@@ -5,6 +5,12 @@ scored per language with the multilingual harness's tokens, beside trafilatura a
         --leaves daniel-multilingual-v2.1 --out RUN        # writes RUN/leaves.npz
     python -m eval.multilingual.content --no-classify   # peers, cached per page
     python -m eval.blocks.multilingual --run RUN [--run RUN2 ...] --out FILE.md
+    python -m eval.blocks.multilingual --write-shipped DIR [--model M]  # a model's own leaves
+
+``--write-shipped`` writes ``DIR/leaves.npz`` in the same form from a trained model applied to
+every page (rendered and parsed) with the features code it is run with: the baseline of a
+model that never saw the set (the shipped one before the set was added), run from a checkout
+of that code.
 
 Why a separate scorer: the CV's own F1 counts the table's tokens, which depend on the features
 code that built the table (a baseline table built before unspaced scripts were split into
@@ -89,6 +95,40 @@ def score_run(run: Path, data: Path, render_cache: Path, log=print) -> list[dict
     return rows
 
 
+def write_shipped(out: Path, data: Path, render_cache: Path, model: Path | None,
+                  log=print) -> None:
+    """``out/leaves.npz`` (the form of :func:`eval.blocks.cv.write_leaves`) of ``model`` (the
+    shipped one for ``None``) on every labelled page of ``data``, rendered and parsed, with
+    its default decoder (``blocks-stack-page``), ``stack`` (``blocks-stack-nested``: the
+    global decision) and stage 1 at 0.5 (``blocks-threshold``)."""
+    from webseg.blocks.features import leaf_features
+    from webseg.blocks.model import load_model
+    from webseg.datasets import cache_path, load_records
+
+    m = load_model(model)
+    recs = [r for r in load_records(data) if r.gold is not None and not r.exclude_text_metrics]
+    meta: list[dict[str, Any]] = []
+    dec: dict[str, list[np.ndarray]] = defaultdict(list)
+    sizes = []
+    for k, rec in enumerate(recs, 1):
+        for variant in ("rendered", "parsed"):
+            if variant == "rendered" and not cache_path(render_cache, rec).is_file():
+                continue
+            lf = leaf_features(_page(rec, variant, render_cache))
+            dec["blocks-stack-page"].append(m.decode(lf)[1])
+            dec["blocks-stack-nested"].append(m.decode(lf, "stack")[1])
+            dec["blocks-threshold"].append(m.decode(lf, "threshold")[1])
+            sizes.append(len(lf.leaves))
+            meta.append({"dataset": rec.dataset, "id": rec.id, "variant": variant,
+                         "site": rec.site})
+        if k % 200 == 0:
+            log(f"  {k}/{len(recs)} pages")
+    out.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out / "leaves.npz", meta=np.array(json.dumps(meta)),
+                        off=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+                        **{d: np.concatenate(v).astype(bool) for d, v in dec.items()})
+
+
 def peer_scores(cache: Path) -> dict[str, dict[str, Any]]:
     """The harness's per-page rows (id -> row with ``lang``, ``site`` and each system's F1)."""
     out = {}
@@ -140,8 +180,12 @@ def table(runs: dict[str, list[dict[str, Any]]], peers: dict[str, dict[str, Any]
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.blocks.multilingual", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--run", action="append", type=Path, required=True,
+    ap.add_argument("--run", action="append", type=Path, default=[],
                     help="an eval.blocks output folder with leaves.npz (repeatable)")
+    ap.add_argument("--write-shipped", type=Path, default=None, metavar="DIR",
+                    help="write DIR/leaves.npz from --model (default: the shipped model) "
+                    "and stop")
+    ap.add_argument("--model", type=Path, default=None)
     ap.add_argument("--data", type=Path, default=Path("../shared/data/boilerplate/daniel-dev"))
     ap.add_argument("--render-cache", type=Path, default=Path(".cache/webseg/boilerplate"))
     ap.add_argument("--peers", type=Path, default=Path(".cache/webseg/multilingual-content"),
@@ -154,6 +198,11 @@ def main(argv: list[str] | None = None) -> int:
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
+    if a.write_shipped is not None:
+        write_shipped(a.write_shipped, a.data, a.render_cache, a.model, log)
+        return 0
+    if not a.run:
+        ap.error("give --run (or --write-shipped)")
     runs = {r.name: score_run(r, a.data, a.render_cache, log) for r in a.run}
     peers = peer_scores(a.peers)
     if not peers:
