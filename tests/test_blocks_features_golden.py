@@ -40,3 +40,20 @@ def test_features_and_scores_unchanged(name: str) -> None:
     assert np.array_equal(lf.ranges, GOLDEN[f"{name}_ranges"])
     np.testing.assert_allclose(load_model().scores(lf), GOLDEN[f"{name}_scores"], rtol=0,
                                atol=1e-9)
+
+
+def write_golden() -> None:
+    """Rewrite the fixture from the current features and shipped model (only together with a
+    retrained model: ``PYTHONPATH=. python tests/test_blocks_features_golden.py``)."""
+    out: dict[str, np.ndarray] = {"names": np.array(FEATURE_NAMES)}
+    model = load_model()
+    for name, page in _pages().items():
+        lf = leaf_features(page)
+        out[f"{name}_X"] = lf.X
+        out[f"{name}_ranges"] = lf.ranges
+        out[f"{name}_scores"] = model.scores(lf)
+    np.savez_compressed(ROOT / "tests/fixtures/blocks_features.npz", **out)
+
+
+if __name__ == "__main__":
+    write_golden()

@@ -101,23 +101,46 @@ def decodings(s1: np.ndarray, s2: np.ndarray, threshold: float, st: Stages,
     return out
 
 
+#: decoders whose per-leaf decisions :func:`write_leaves` keeps
+LEAF_DECODERS = ("blocks-stack-page", "blocks-stack-nested", "blocks-threshold")
+
+
+def write_leaves(path: Path, t: PageTable, leaf_out: dict[str, np.ndarray],
+                 datasets: set[str]) -> None:
+    """The out-of-fold per-leaf decisions of the pages of ``datasets``: for page ``k``,
+    ``meta[k]`` (dataset, id, variant) and, per decoder of :data:`LEAF_DECODERS`, its leaves'
+    decisions ``dec[off[k]:off[k + 1]]`` (in the page's text-leaf order, as in the table)."""
+    import json
+
+    pages = [p for p in range(t.n_pages) if t.meta[p]["dataset"] in datasets]
+    rows = t.rows(pages)
+    sizes = [int(t.off[p + 1] - t.off[p]) for p in pages]
+    meta = [{k: t.meta[p][k] for k in ("dataset", "id", "variant", "site")} for p in pages]
+    np.savez_compressed(path, meta=np.array(json.dumps(meta)),
+                        off=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+                        **{d: leaf_out[d][rows] for d in LEAF_DECODERS if d in leaf_out})
+
+
 def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5, max_rows: int = 30,
                out_csv: Path | None = None, tree_decoders: tuple[str, ...] = TREE_DECODERS,
                leaf_out: dict[str, np.ndarray] | None = None,
                page_gate_parts: int = PAGE_GATE_PARTS, stage2_share: float = STAGE2_SHARE,
-               **hgb: Any) -> list[dict[str, Any]]:
+               score_only: frozenset[str] = frozenset(), **hgb: Any) -> list[dict[str, Any]]:
     """Per-page out-of-fold scores for every decoder (written to ``out_csv`` after each fold,
     so an interrupted run keeps its finished folds). ``leaf_out``: a dict filled with the
     out-of-fold per-leaf decisions, ``"blocks-<decoder>"`` -> bool array over the table's
     rows (``t.off``), for later post-processing (:mod:`eval.blocks.siterepeat`).
     ``page_gate_parts``: the parts of each training fold's per-page decision gate
     (:func:`webseg.blocks.train.gate_parts`; 0: the sixth run's two stage-2 halves).
-    ``stage2_share``: share of each training fold's pages stage 2 learns from."""
+    ``stage2_share``: share of each training fold's pages stage 2 learns from.
+    ``score_only``: datasets whose pages are scored in their fold but never trained on (the
+    model as it would be without them, e.g. a new set before it is added to training)."""
     fold = np.array([fold_of(m["site"], folds) for m in t.meta])
+    trainable = np.array([m["dataset"] not in score_only for m in t.meta], dtype=bool)
     rows: list[dict[str, Any]] = []
     for k in range(folds):
         t0 = time.perf_counter()
-        tr = np.flatnonzero(fold != k)
+        tr = np.flatnonzero((fold != k) & trainable)
         te = np.flatnonzero(fold == k)
         st = fit_stages(t, tr, log=log, max_rows=max_rows, tree_decoders=tree_decoders,
                         page_gate_parts=page_gate_parts, stage2_share=stage2_share, **hgb)
@@ -272,6 +295,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stage2-share", type=float, default=STAGE2_SHARE,
                     help="share of each training fold's pages stage 2 and the decisions "
                     "learn from")
+    ap.add_argument("--table-dir", type=Path, default=None,
+                    help="a table directory (<table-root>/<hash>) instead of the current "
+                    "features' one, e.g. one built by older features code for a baseline")
+    ap.add_argument("--score-only", default="",
+                    help="datasets scored in their folds but never trained on "
+                    "(comma-separated)")
+    ap.add_argument("--leaves", default="",
+                    help="datasets whose out-of-fold per-leaf decisions are written to "
+                    "<out>/leaves.npz (for eval.blocks.multilingual)")
     ap.add_argument("--report-only", action="store_true",
                     help="tables from the per-page CSV already in --out")
     a = ap.parse_args(argv)
@@ -289,13 +321,18 @@ def main(argv: list[str] | None = None) -> int:
             rows = [{**r, "f1": float(r["f1"]), "p": float(r["p"]), "r": float(r["r"])}
                     for r in csv.DictReader(f)]
     else:
-        t = load_tables(datasets, a.table_root)
+        t = load_tables(datasets, a.table_root, directory=a.table_dir)
         log(f"table: {t.n_pages} pages ({sum(m['variant'] == 'parsed' for m in t.meta)} "
             f"parsed), {len(t.y)} leaves")
+        leaf_out: dict[str, np.ndarray] | None = {} if a.leaves else None
         rows = cv_predict(t, a.folds, log, max_rows=a.max_rows, out_csv=per_page,
                           tree_decoders=tuple(d for d in a.tree_decoders.split(",") if d),
                           page_gate_parts=a.page_gate_parts, stage2_share=a.stage2_share,
-                          max_iter=a.max_iter)
+                          score_only=frozenset(d for d in a.score_only.split(",") if d),
+                          leaf_out=leaf_out, max_iter=a.max_iter)
+        if leaf_out is not None:
+            write_leaves(a.out / "leaves.npz", t, leaf_out,
+                         {d for d in a.leaves.split(",") if d})
     peers = [r for r in peer_rows(a.peers_csv) if r["dataset"] in datasets]
     md = summarise(rows, peers)
     cmd = "python -m eval.blocks " + " ".join(sys.argv[1:] if argv is None else argv)

@@ -9,8 +9,16 @@ The gold text has no positions, so it is aligned to the page's word sequence wit
 ``min_block`` words are dropped (an isolated "the" or "news" in a menu must not count as
 article text), and a leaf is content when more than half of its words are aligned. The share
 of gold words that found a place on the page (``coverage``) is returned, so that pages whose
-gold does not match the rendering can be seen. Words are lower-cased ``\\w+`` tokens
-(Unicode aware: one tokeniser for every language).
+gold does not match the rendering can be seen.
+
+Words (:func:`words`) are lower-cased ``\\w+`` tokens, except that every letter of a script
+written without spaces between words (Chinese, Japanese kana, Thai, ...;
+:func:`webseg.lang.has_unspaced_letter`) is a word of its own: otherwise a Chinese paragraph
+is one "word", aligns only when the page has the identical run, and weighs as much as one
+English word in training and scoring. A matching run made only of such single letters needs
+twice ``min_block`` letters (two letters are about one Chinese word, so a run of two
+characters is as weak evidence as one English word). Text without such letters gets exactly
+the plain ``\\w+`` tokens.
 """
 
 from __future__ import annotations
@@ -24,14 +32,42 @@ import numpy as np
 
 from webseg.page import Page
 
-__all__ = ["Alignment", "align_gold", "page_words", "words"]
+__all__ = ["Alignment", "align_gold", "is_unspaced_token", "page_words", "words"]
 
 _WORD = re.compile(r"\w+")
+#: The characters :func:`webseg.lang.has_unspaced_letter` matches (its ``regex`` script
+#: classes, as code-point ranges for the standard ``re`` module, whose C matcher runs the
+#: tokeniser below at the speed of plain ``\\w+``). ``tests/test_blocks_words.py`` checks every
+#: code point against ``has_unspaced_letter``, so a Unicode update of ``regex`` is noticed.
+_UNSPACED_RANGES = (
+    "\u0e01-\u0e3a\u0e40-\u0e5b\u0e81-\u0e82\u0e84\u0e86-\u0e8a\u0e8c-\u0ea3\u0ea5"
+    "\u0ea7-\u0ebd\u0ec0-\u0ec4\u0ec6\u0ec8-\u0ece\u0ed0-\u0ed9\u0edc-\u0edf\u1000-\u109f"
+    "\u1780-\u17dd\u17e0-\u17e9\u17f0-\u17f9\u19e0-\u19ff\u2e80-\u2e99\u2e9b-\u2ef3"
+    "\u2f00-\u2fd5\u3005\u3007\u3021-\u3029\u3038-\u303b\u3041-\u3096\u309d-\u309f"
+    "\u30a1-\u30fa\u30fd-\u30ff\u31f0-\u31ff\u32d0-\u32fe\u3300-\u3357\u3400-\u4dbf"
+    "\u4e00-\u9fff\ua9e0-\ua9fe\uaa60-\uaa7f\uf900-\ufa6d\ufa70-\ufad9\uff66-\uff6f"
+    "\uff71-\uff9d\U000116d0-\U000116e3\U00016fe2-\U00016fe3\U00016ff0-\U00016ff6"
+    "\U0001aff0-\U0001aff3\U0001aff5-\U0001affb\U0001affd-\U0001affe\U0001b000-\U0001b128"
+    "\U0001b132\U0001b150-\U0001b152\U0001b155\U0001b164-\U0001b168\U0001f200"
+    "\U00020000-\U0002a6df\U0002a700-\U0002b81e\U0002b820-\U0002cead\U0002ceb0-\U0002ebe0"
+    "\U0002ebf0-\U0002ee5d\U0002f800-\U0002fa1d\U00030000-\U0003134a\U00031350-\U00033479")
+_UNSPACED_CHAR = re.compile(f"[{_UNSPACED_RANGES}]")
+#: a word character of an unspaced script alone, or a run of the other word characters
+_WORD_UNSPACED = re.compile(f"(?=\\w)[{_UNSPACED_RANGES}]|[^\\W{_UNSPACED_RANGES}]+")
 
 
 def words(text: str) -> list[str]:
-    """Lower-cased ``\\w+`` tokens of ``text``."""
-    return _WORD.findall(text.lower())
+    """Lower-cased ``\\w+`` tokens of ``text``, every unspaced-script letter its own token
+    (module docstring): ``"北京 is big"`` -> ``["北", "京", "is", "big"]``."""
+    low = text.lower()
+    if low.isascii():
+        return _WORD.findall(low)
+    return _WORD_UNSPACED.findall(low)
+
+
+def is_unspaced_token(tok: str) -> bool:
+    """Whether a token of :func:`words` is a single unspaced-script letter."""
+    return len(tok) == 1 and _UNSPACED_CHAR.match(tok) is not None
 
 
 def page_words(page: Page) -> tuple[list[str], np.ndarray]:
@@ -74,7 +110,11 @@ def align_gold(page: Page, gold: str, min_block: int = 2) -> Alignment:
         b = [vocab.setdefault(t, len(vocab)) for t in g]
         sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
         for blk in sm.get_matching_blocks():
-            if blk.size >= min_block or blk.size == len(g):
+            if blk.size == 0:
+                continue
+            if blk.size >= 2 * min_block or blk.size == len(g) or (
+                    blk.size >= min_block
+                    and not all(is_unspaced_token(t) for t in toks[blk.a:blk.a + blk.size])):
                 aligned[blk.a:blk.a + blk.size] = True
     per_leaf = np.bincount(owner, minlength=n_leaves) if len(owner) else np.zeros(n_leaves)
     hit = (np.bincount(owner, weights=aligned.astype(float), minlength=n_leaves)

@@ -15,11 +15,16 @@ article (:mod:`webseg.blocks.vocab`); repeated sibling structures mark menus and
 the closeness to the title and to headings marks the article; geometry (position, width share,
 font size relative to the page's body text) marks the main column on rendered pages.
 
-Language independence: no stop-word lists. The "stop word" ratio uses the page's own most
-frequent short words (``\\w+`` tokens of at most 4 characters, the 30 commonest on the page):
-in running text of any language those dominate, in menus they are rare. Punctuation counts all
-Unicode non-word, non-space characters; sentence ends count ``. ! ? 。 ！ ？ ؟ ।`` followed by a
-space or the end.
+Language independence: no stop-word lists, no spaces assumed. Words are the tokens of
+:func:`webseg.blocks.align.words` (the gold alignment's): ``\\w+`` words, and every letter of a
+script written without spaces (Chinese, Japanese kana, Thai, ...) a word of its own, so a
+Chinese sentence is as many words as it has characters, not one (word counts, mean word length,
+the short-word ratio). The "stop word" ratio uses the page's own most frequent short words
+(tokens of at most 4 characters, the 30 commonest on the page): in running text of any language
+those dominate (in Chinese, single characters such as 的 是 在), in menus they are rare.
+Punctuation counts all Unicode non-word, non-space characters; sentence ends count ``. ! ? ؟ ।``
+followed by a space or the end, and the full-width ``。 ！ ？`` (and the half-width ``｡``)
+anywhere: Chinese and Japanese put no space after a sentence.
 
 On a page without layout (:func:`webseg.parse.parse`) every geometric and style feature is NaN
 (the trained trees send NaN down a learned branch); :data:`GEOMETRY` lists those columns.
@@ -34,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from webseg.blocks.align import words as _words
 from webseg.blocks.vocab import BLOCK_TAGS, CATEGORY_NAMES, SEMANTIC_TAGS, attr_mask
 from webseg.page import Page, normalize_text
 from webseg.templates.features import FEATURE_NAMES as PL_NAMES
@@ -44,7 +50,7 @@ __all__ = ["FEATURE_NAMES", "GEOMETRY", "LEVELS", "CONTEXT_LEVELS", "LeafFeature
 
 _WORD = re.compile(r"\w+")
 _PUNCT = re.compile(r"[^\w\s]")
-_SENT = re.compile(r"[.!?。！？؟।](?:\s|$)")
+_SENT = re.compile(r"[.!?؟।](?:\s|$)|[。！？｡]")
 _DIGIT = re.compile(r"\d")
 
 #: context levels of a leaf (node ids), in the order of the level features
@@ -90,7 +96,8 @@ class LeafFeatures:
 
     ``chars``/``words``: per leaf; ``ranges``: ``(n_leaves, len(CONTEXT_LEVELS), 2)`` half-open
     intervals of leaf indices covered by each context level's subtree (what stage 2 averages
-    over); ``tokens``: the leaf's ``\\w+`` tokens (lower case), for scoring and training.
+    over); ``tokens``: the leaf's words (:func:`webseg.blocks.align.words`, lower case), for
+    scoring and training.
     """
 
     leaves: np.ndarray
@@ -144,7 +151,7 @@ def _leaf_text(page: Page, leaves: np.ndarray) -> _LeafText:
     tokens (any language, see the module docstring)."""
     m = len(leaves)
     texts = [normalize_text(page.text[j]) for j in leaves.tolist()]
-    tokens = [_WORD.findall(t.lower()) for t in texts]
+    tokens = [_words(t) for t in texts]
     punct_n, sent_n, digit_n = _PUNCT.findall, _SENT.findall, _DIGIT.findall
     counts = np.array([(len(t), len(toks), len(punct_n(t)), len(sent_n(t)), len(digit_n(t)),
                         t[:1].isupper()) for t, toks in zip(texts, tokens, strict=True)],
@@ -154,7 +161,7 @@ def _leaf_text(page: Page, leaves: np.ndarray) -> _LeafText:
     stopset = {w for w, _ in short.most_common(30)}
     stops = np.fromiter((sum(w in stopset for w in toks) for toks in tokens),
                         dtype=np.float64, count=m)
-    title_words = set(_WORD.findall((page.title or "").lower()))
+    title_words = set(_words(page.title or ""))
     if title_words:
         tshare = np.fromiter((sum(w in title_words for w in toks) / len(toks) if toks else 0.0
                               for toks in tokens), dtype=np.float64, count=m)

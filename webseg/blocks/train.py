@@ -72,7 +72,9 @@ HGB_PARAMS: dict[str, Any] = {"max_iter": 100, "learning_rate": 0.12, "max_leaf_
 
 
 #: what else than the feature names decides a table file's content (bump on changes)
-TABLE_VERSION = "reveal-1"  # pages are revealed (webseg.blocks.reveal) before features
+#: "unspaced-words": words of unspaced scripts are letters (webseg.blocks.align.words), CJK
+#: full stops end sentences
+TABLE_VERSION = "reveal-1;unspaced-words-1"  # pages are revealed (webseg.blocks.reveal) first
 
 
 def table_dir(root: Path = TABLE_ROOT) -> Path:
