@@ -116,9 +116,12 @@ def _node_features(page: Page, leaf_text: list[str] | None = None,
     """:func:`node_features`, reusing what a caller already computed over the same page.
 
     ``leaf_text``: ``normalize_text`` of every :attr:`Page.text_leaves` entry; ``tokens``: their
-    lower-case ``\\w+`` tokens; ``is_link``: ``a`` elements with ``href``. The block model
+    lower-case words; ``is_link``: ``a`` elements with ``href``. The block model
     (:func:`webseg.blocks.features.leaf_features`) has all three, and the passes over the
-    page's text are most of this function's cost. The result is the same either way.
+    page's text are most of this function's cost. Its words
+    (:func:`webseg.blocks.align.words`) make every unspaced-script letter a word, where this
+    function alone counts ``\\w+`` runs (the PageLevel models were trained so); the result is
+    the same on text without such letters. Title words are ``\\w+`` runs either way.
     """
     n = page.n
     feats = np.zeros((n, len(FEATURE_NAMES)))
