@@ -413,6 +413,15 @@ def test_cli_rendered_and_no_render_agree(tmp_path: Path, fake_blocks: list[Page
     assert a["xpaths"] == b["xpaths"] and a["text"] == b["text"]
 
 
+def test_cli_md_is_markdown(tmp_path: Path, fake_blocks: list[Page]) -> None:
+    page = tmp_path / "x.html"
+    page.write_text(ARTICLE.format(i=1))
+    short = run(str(page), "--no-render", "-m", "blocks", "-f", "md")
+    long = run(str(page), "--no-render", "-m", "blocks", "-f", "markdown")
+    assert short.exit_code == 0, short.output
+    assert short.stdout == long.stdout and short.stdout.startswith("# Story 1")
+
+
 @pytest.mark.browser
 def test_cli_pagelevel_formats_on_the_fixture() -> None:
     fixture = Path(__file__).parent / "fixtures" / "news.html"

@@ -525,8 +525,9 @@ def show(input: str, algo: str, param: tuple[str, ...], output: str, max_height:
 @click.option("-o", "--output", help="Output file (one input) or directory (several inputs); "
               "FILE.jsonl: JSON lines in that file. Default: stdout for one input, and JSON "
               "lines on stdout for several with --format json.")
-@click.option("--format", "-f", "fmt", type=click.Choice(["txt", "markdown", "json", "html"]),
-              default=None, help="Output format [default: txt; json for -o FILE.jsonl].")
+@click.option("--format", "-f", "fmt",
+              type=click.Choice(["txt", "markdown", "md", "json", "html"]), default=None,
+              help="Output format (md: markdown) [default: txt; json for -o FILE.jsonl].")
 @click.option("--links", is_flag=True, help="Markdown: keep links as [text](url).")
 @click.option("--method", "-m", default=None,
               help="blocks (the learned block model), pagelevel, pagelevel-basic or "
@@ -600,6 +601,8 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
         raise click.UsageError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
     if as_html:
         fmt = "html"
+    if fmt == "md":
+        fmt = "markdown"
     to_jsonl = bool(output and output.endswith(".jsonl"))  # a file of JSON lines, not a dir
     if to_jsonl and fmt not in (None, "json"):
         raise click.UsageError(f"-o {output} writes JSON lines; --format {fmt} does not fit")
