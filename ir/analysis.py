@@ -192,6 +192,30 @@ def _language_stemmer(lang: str | None) -> Callable[[str], str] | None:
     return _stemmer(name)
 
 
+#: Latin runs whose terms are remembered per analyzer (a page repeats its words; the memo is
+#: emptied when full, so memory stays bounded on any collection).
+_LATIN_MEMO_SIZE = 200_000
+_LATIN_MEMOS: dict[Analyzer, dict[str, list[str]]] = {}
+
+
+def _latin_memo(an: Analyzer) -> dict[str, list[str]]:
+    """The memo of Latin runs -> terms of one analyzer configuration (the lists it holds
+    are never handed out: callers extend their own lists from them)."""
+    memo = _LATIN_MEMOS.get(an)
+    if memo is None:
+        memo = _LATIN_MEMOS[an] = {}
+    return memo
+
+
+@lru_cache(maxsize=1)
+def _wordy_non_ascii() -> Any:
+    """A non-ASCII letter, digit or mark: a character that can be (part of) a word other
+    than an ASCII one, so the text needs the script-run analysis."""
+    import regex
+
+    return regex.compile(r"[[\p{L}\p{N}\p{M}]--[\x00-\x7f]]", regex.V1)
+
+
 @lru_cache(maxsize=1)
 def _runs() -> Any:
     import regex
@@ -291,6 +315,11 @@ class Analyzer:
         low = text.lower()
         if not low.isascii():  # fold accents: café -> cafe, as Lucene's ASCIIFolding would
             low = unicodedata.normalize("NFKD", low).encode("ascii", "ignore").decode("ascii")
+        return self._english_words(low)
+
+    def _english_words(self, low: str) -> list[str]:
+        """``[a-z0-9]+`` tokens of lower-cased ``low``, stop words and long tokens dropped,
+        stemmed."""
         stop = _STOPSETS[self.stopwords]
         stem = _stemmer(self.stemmer)
         out = []
@@ -303,13 +332,26 @@ class Analyzer:
     def _unicode_tokens(self, text: str) -> list[str]:
         """Every script: NFKC, script runs, then each run analysed by its script."""
         text = unicodedata.normalize("NFKC", text)
+        if self.latin == "en" and _wordy_non_ascii().search(text) is None:
+            # Only ASCII letters and digits make words here (the other characters are
+            # punctuation, spaces, symbols: curly quotes, dashes, no-break spaces): every run
+            # is an ASCII ``latin`` run, one ``[a-z0-9]+`` token each, so the English path over
+            # the whole text gives the same terms in the same order, five times faster.
+            return self._english_words(text.lower())
         out: list[str] = []
         limit = self.max_token_len
+        latin = _latin_memo(self)
         for m in _runs().finditer(text):
             kind = m.lastgroup
             run = m.group()
             if kind == "latin":
-                out.extend(self._latin(run))
+                got = latin.get(run)
+                if got is None:
+                    got = self._latin(run)
+                    if len(latin) >= _LATIN_MEMO_SIZE:
+                        latin.clear()
+                    latin[run] = got
+                out.extend(got)
             elif kind == "cjk":
                 out.extend(_bigrams(_to_simplified(run.casefold())))
             elif kind == "sea":
