@@ -198,6 +198,20 @@ _LATIN_MEMO_SIZE = 200_000
 _LATIN_MEMOS: dict[Analyzer, dict[str, list[str]]] = {}
 
 
+_WORD_MEMOS: dict[Analyzer, dict[str, str | None]] = {}
+_UNSEEN = object()
+
+
+def _word_memo(an: Analyzer) -> dict[str, str | None]:
+    """The memo of English tokens -> terms (None: dropped) of one analyzer configuration:
+    one dictionary look-up per token instead of the stop list, the length test and the
+    stemmer's own cache."""
+    memo = _WORD_MEMOS.get(an)
+    if memo is None:
+        memo = _WORD_MEMOS[an] = {}
+    return memo
+
+
 def _latin_memo(an: Analyzer) -> dict[str, list[str]]:
     """The memo of Latin runs -> terms of one analyzer configuration (the lists it holds
     are never handed out: callers extend their own lists from them)."""
@@ -320,14 +334,26 @@ class Analyzer:
     def _english_words(self, low: str) -> list[str]:
         """``[a-z0-9]+`` tokens of lower-cased ``low``, stop words and long tokens dropped,
         stemmed."""
-        stop = _STOPSETS[self.stopwords]
-        stem = _stemmer(self.stemmer)
+        memo = _word_memo(self)
         out = []
         for t in _TOKEN.findall(low):
-            if t in stop or len(t) > self.max_token_len:
-                continue
-            out.append(stem(t) if stem else t)
+            w = memo.get(t, _UNSEEN)
+            if w is _UNSEEN:
+                w = self._english_word(t)
+                if len(memo) >= _LATIN_MEMO_SIZE:
+                    memo.clear()
+                memo[t] = w
+            if w is not None:
+                out.append(w)
         return out
+
+    def _english_word(self, t: str) -> str | None:
+        """The term of one ``[a-z0-9]+`` token: None for a stop word or a too long token,
+        else its stem."""
+        if t in _STOPSETS[self.stopwords] or len(t) > self.max_token_len:
+            return None
+        stem = _stemmer(self.stemmer)
+        return stem(t) if stem else t
 
     def _unicode_tokens(self, text: str) -> list[str]:
         """Every script: NFKC, script runs, then each run analysed by its script."""
