@@ -192,32 +192,30 @@ def _language_stemmer(lang: str | None) -> Callable[[str], str] | None:
     return _stemmer(name)
 
 
-#: Latin runs whose terms are remembered per analyzer (a page repeats its words; the memo is
-#: emptied when full, so memory stays bounded on any collection).
+#: Latin runs (and English tokens) whose terms are remembered per analyzer: a page repeats
+#: its words; a memo is emptied when full, so memory stays bounded on any collection.
 _LATIN_MEMO_SIZE = 200_000
-_LATIN_MEMOS: dict[Analyzer, dict[str, list[str]]] = {}
-
-
-_WORD_MEMOS: dict[Analyzer, dict[str, str | None]] = {}
 _UNSEEN = object()
 
 
 def _word_memo(an: Analyzer) -> dict[str, str | None]:
-    """The memo of English tokens -> terms (None: dropped) of one analyzer configuration:
-    one dictionary look-up per token instead of the stop list, the length test and the
-    stemmer's own cache."""
-    memo = _WORD_MEMOS.get(an)
+    """The memo of English tokens -> terms (None: dropped) of one analyzer: one dictionary
+    look-up per token instead of the stop list, the length test and the stemmer's own cache.
+    Kept on the instance (hashing the dataclass for a global table cost more than it saved)."""
+    memo = an.__dict__.get("_word_memo")
     if memo is None:
-        memo = _WORD_MEMOS[an] = {}
+        memo = {}
+        object.__setattr__(an, "_word_memo", memo)
     return memo
 
 
 def _latin_memo(an: Analyzer) -> dict[str, list[str]]:
-    """The memo of Latin runs -> terms of one analyzer configuration (the lists it holds
-    are never handed out: callers extend their own lists from them)."""
-    memo = _LATIN_MEMOS.get(an)
+    """The memo of Latin runs -> terms of one analyzer (the lists it holds are never handed
+    out: callers extend their own lists from them)."""
+    memo = an.__dict__.get("_latin_memo")
     if memo is None:
-        memo = _LATIN_MEMOS[an] = {}
+        memo = {}
+        object.__setattr__(an, "_latin_memo", memo)
     return memo
 
 
@@ -410,6 +408,10 @@ class Analyzer:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (Spark ships analyzers to executors) without the memos."""
+        return {k: v for k, v in self.__dict__.items() if not k.endswith("_memo")}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Analyzer:

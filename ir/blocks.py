@@ -18,8 +18,8 @@ from ir.analysis import Analyzer
 from ir.store import Block
 from webseg.lang import has_unspaced_letter
 
-__all__ = ["SOURCES", "page_blocks", "page_text", "page_words", "segmentation_blocks", "spaced",
-           "window_blocks"]
+__all__ = ["SOURCES", "page_blocks", "page_parts", "page_text", "page_words",
+           "segmentation_blocks", "spaced", "window_blocks"]
 
 #: source name -> (registered segmenter, its parameters); ``windows`` needs no segmenter.
 SOURCES: dict[str, tuple[str, dict[str, Any]] | None] = {
@@ -64,7 +64,8 @@ def spaced(text: str) -> bool:
 
 def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
                   word_weights: list[float] | None = None,
-                  text_tokens: list[str] | None = None) -> list[Block]:
+                  text_tokens: list[str] | None = None,
+                  pieces: list[str] | None = None) -> list[Block]:
     """Consecutive, non-overlapping ``size``-word windows of ``text`` (the last may be shorter).
 
     A word is a whitespace word, except in unspaced scripts, where every
@@ -76,6 +77,11 @@ def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
     text), it receives ``an.tokens(text)``, the windows' tokens in order: no token crosses a
     space, so the caller need not analyse the whole text a second time. It stays empty for
     unspaced text (a word cut between two windows loses a bigram there).
+
+    ``pieces``: the texts ``text`` was made of (``text == " ".join(pieces)``, each piece
+    whitespace-normalised: a page's leaf texts), when at hand: a window's tokens are then
+    its pieces' tokens (which a page's :class:`~ir.pipeline.PageTokens` has seen already),
+    the same terms because no token crosses a space.
     """
     words = text.split()
     if word_weights is not None and len(word_weights) != len(words):
@@ -83,6 +89,8 @@ def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
     # spaced text (nearly all): whitespace words, as always; unspaced scripts: pieces
     whole_words = spaced(text)
     units = [(w, i) for i, w in enumerate(words)] if whole_words else _units(words)
+    spans = _spans(pieces, len(words)) if whole_words and pieces is not None else None
+    at = 0  # the first span not wholly in earlier windows
     out = []
     for k, i in enumerate(range(0, len(units), size)):
         chunk = units[i: i + size]
@@ -92,7 +100,10 @@ def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
                 parts.append(" ")
             parts.append(piece)
         t = "".join(parts)
-        toks = an.tokens(t)
+        if spans is None:
+            toks = an.tokens(t)
+        else:
+            toks, at = _span_tokens(an, spans, at, i, i + len(chunk), words)
         if text_tokens is not None and whole_words:
             text_tokens.extend(toks)
         blk = Block(text=t, terms=dict(Counter(toks)), seg=k, rank=k)
@@ -104,8 +115,48 @@ def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
     return out
 
 
+def _spans(pieces: list[str], n_words: int) -> list[tuple[int, int, str]] | None:
+    """(first word, end word, piece) of each non-empty piece; None when they do not make up
+    the ``n_words`` words (then the windows are analysed as they are)."""
+    out = []
+    pos = 0
+    for p in pieces:
+        if not p:
+            continue
+        n = p.count(" ") + 1
+        out.append((pos, pos + n, p))
+        pos += n
+    return out if pos == n_words else None
+
+
+def _span_tokens(an: Analyzer, spans: list[tuple[int, int, str]], at: int, a: int, b: int,
+                 words: list[str]) -> tuple[list[str], int]:
+    """Tokens of words ``a:b`` from the pieces covering them (a piece cut by the window edge:
+    its words in the window), and the first span the next window needs."""
+    toks: list[str] = []
+    while at < len(spans):
+        s, e, p = spans[at]
+        if s >= b:
+            break
+        if s >= a and e <= b:
+            toks.extend(an.tokens(p))
+        else:
+            toks.extend(an.tokens(" ".join(words[max(s, a):min(e, b)])))
+        if e > b:
+            break
+        at += 1
+    return toks, at
+
+
 def page_words(page: Any, p_main: Any = None) -> tuple[str, list[float] | None]:
     """:func:`page_text` and, with ``p_main`` (per text leaf), each word's P(main)."""
+    parts, weights = page_parts(page, p_main)
+    return " ".join(parts), weights
+
+
+def page_parts(page: Any, p_main: Any = None) -> tuple[list[str], list[float] | None]:
+    """The visible leaves' normalised texts (:func:`page_words` joins them) and, with
+    ``p_main``, each word's P(main)."""
     from webseg.page import normalize_text
 
     vis = page.visible
@@ -119,8 +170,8 @@ def page_words(page: Any, p_main: Any = None) -> tuple[str, list[float] | None]:
             continue
         parts.append(t)
         if weights is not None:
-            weights.extend([float(p_main[j])] * len(t.split()))
-    return " ".join(parts), weights
+            weights.extend([float(p_main[j])] * (t.count(" ") + 1))
+    return parts, weights
 
 
 def page_text(page: Any) -> str:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ir.analysis import Analyzer
-from ir.blocks import page_blocks, page_text, page_words, spaced, window_blocks
+from ir.blocks import page_blocks, page_parts, page_text, spaced, window_blocks
 from ir.content import DEFAULT_MODEL
 from ir.store import StoredDoc
 
@@ -115,11 +115,13 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
                 segs.setdefault("pagelevel", pl_seg)
         except Exception as e:  # noqa: BLE001 - the model failing must not drop the page
             errors.append(f"content: {type(e).__name__}: {e}")
-    text, word_w = page_words(page, p_main)
+    parts, word_w = page_parts(page, p_main)
+    text = " ".join(parts)
     full = f"{title} {text}".strip()
     windowed = full if p_main is None else text
     text_tokens: list[str] = []  # the windows' tokens: the text's, when the windows are words
-    windows = window_blocks(windowed, an, word_weights=word_w, text_tokens=text_tokens)
+    windows = window_blocks(windowed, an, word_weights=word_w, text_tokens=text_tokens,
+                            pieces=None if p_main is None else parts)
     if not spaced(windowed):
         full_tokens = an.tokens(full)
     elif p_main is None:

@@ -78,3 +78,34 @@ def test_memo_results_are_not_shared():
     first = an.tokens("caf\u00e9 runners")
     first.append("junk")
     assert an.tokens("caf\u00e9 runners") == ["cafe", "runner"]
+
+
+WORDS = st.lists(ALPHABET.filter(lambda c: not c.isspace()), min_size=1, max_size=8).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(WORDS, max_size=12), st.lists(WORDS, max_size=12))
+def test_no_token_crosses_a_space(a, b):
+    """What the index stage relies on to analyse a page's text once: the terms of two texts
+    joined by a space are the terms of one, then of the other."""
+    an = Analyzer()
+    left, right = " ".join(a), " ".join(b)
+    assert an.tokens(f"{left} {right}") == an.tokens(left) + an.tokens(right)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(WORDS, min_size=1, max_size=30).map(" ".join), max_size=12),
+       st.integers(min_value=1, max_value=20))
+def test_windows_from_pieces_are_the_same(pieces, size):
+    from ir.blocks import window_blocks
+    from ir.pipeline import PageTokens
+
+    text = " ".join(pieces)
+    an = Analyzer()
+    want = window_blocks(text, an, size=size)
+    toks: list[str] = []
+    got = window_blocks(text, PageTokens(an), size=size, pieces=pieces, text_tokens=toks)
+    assert [(b.text, b.terms) for b in got] == [(b.text, b.terms) for b in want]
+    if text.isascii() or not any("\u4e00" <= c <= "\u9fff" or "\u0e00" <= c <= "\u0e7f"
+                                 for c in text):
+        assert toks == an.tokens(text)
