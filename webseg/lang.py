@@ -161,15 +161,18 @@ def _identifier() -> Any:
     cannot be written (read-only home, full disk) the wheel's file is read as before."""
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
+    cls = LanguageIdentifier
     arrays = _cached_arrays()
     if arrays is None:
-        return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+        return cls.from_model_file(MODEL_FILE, norm_probs=True)
     import numpy as np
     from py3langid.modelio import _to_array
 
-    return LanguageIdentifier(arrays["ptc"], np.array(arrays["pc"]), arrays["classes"].tolist(),
-                              _to_array(arrays["nextmove"]), arrays["out_feat"].tolist(),
-                              norm_probs=True, tk_row=_to_array(arrays["nextmove_row"]))
+    # a plain array over the mapped file (a memmap's own indexing costs more per page)
+    return cls(arrays["ptc"].view(np.ndarray), np.array(arrays["pc"]),
+               arrays["classes"].tolist(), _to_array(arrays["nextmove"]),
+               arrays["out_feat"].tolist(), norm_probs=True,
+               tk_row=_to_array(arrays["nextmove_row"]))
 
 
 #: The arrays of a py3langid model file (``py3langid.modelio.save_model``'s names).
