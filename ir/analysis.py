@@ -192,6 +192,42 @@ def _language_stemmer(lang: str | None) -> Callable[[str], str] | None:
     return _stemmer(name)
 
 
+#: Latin runs (and English tokens) whose terms are remembered per analyzer: a page repeats
+#: its words; a memo is emptied when full, so memory stays bounded on any collection.
+_LATIN_MEMO_SIZE = 200_000
+_UNSEEN = object()
+
+
+def _word_memo(an: Analyzer) -> dict[str, str | None]:
+    """The memo of English tokens -> terms (None: dropped) of one analyzer: one dictionary
+    look-up per token instead of the stop list, the length test and the stemmer's own cache.
+    Kept on the instance (hashing the dataclass for a global table cost more than it saved)."""
+    memo = an.__dict__.get("_word_memo")
+    if memo is None:
+        memo = {}
+        object.__setattr__(an, "_word_memo", memo)
+    return memo
+
+
+def _latin_memo(an: Analyzer) -> dict[str, list[str]]:
+    """The memo of Latin runs -> terms of one analyzer (the lists it holds are never handed
+    out: callers extend their own lists from them)."""
+    memo = an.__dict__.get("_latin_memo")
+    if memo is None:
+        memo = {}
+        object.__setattr__(an, "_latin_memo", memo)
+    return memo
+
+
+@lru_cache(maxsize=1)
+def _wordy_non_ascii() -> Any:
+    """A non-ASCII letter, digit or mark: a character that can be (part of) a word other
+    than an ASCII one, so the text needs the script-run analysis."""
+    import regex
+
+    return regex.compile(r"[[\p{L}\p{N}\p{M}]--[\x00-\x7f]]", regex.V1)
+
+
 @lru_cache(maxsize=1)
 def _runs() -> Any:
     import regex
@@ -291,25 +327,55 @@ class Analyzer:
         low = text.lower()
         if not low.isascii():  # fold accents: café -> cafe, as Lucene's ASCIIFolding would
             low = unicodedata.normalize("NFKD", low).encode("ascii", "ignore").decode("ascii")
-        stop = _STOPSETS[self.stopwords]
-        stem = _stemmer(self.stemmer)
+        return self._english_words(low)
+
+    def _english_words(self, low: str) -> list[str]:
+        """``[a-z0-9]+`` tokens of lower-cased ``low``, stop words and long tokens dropped,
+        stemmed."""
+        memo = _word_memo(self)
         out = []
         for t in _TOKEN.findall(low):
-            if t in stop or len(t) > self.max_token_len:
-                continue
-            out.append(stem(t) if stem else t)
+            w = memo.get(t, _UNSEEN)
+            if w is _UNSEEN:
+                w = self._english_word(t)
+                if len(memo) >= _LATIN_MEMO_SIZE:
+                    memo.clear()
+                memo[t] = w
+            if w is not None:
+                out.append(w)
         return out
+
+    def _english_word(self, t: str) -> str | None:
+        """The term of one ``[a-z0-9]+`` token: None for a stop word or a too long token,
+        else its stem."""
+        if t in _STOPSETS[self.stopwords] or len(t) > self.max_token_len:
+            return None
+        stem = _stemmer(self.stemmer)
+        return stem(t) if stem else t
 
     def _unicode_tokens(self, text: str) -> list[str]:
         """Every script: NFKC, script runs, then each run analysed by its script."""
         text = unicodedata.normalize("NFKC", text)
+        if self.latin == "en" and _wordy_non_ascii().search(text) is None:
+            # Only ASCII letters and digits make words here (the other characters are
+            # punctuation, spaces, symbols: curly quotes, dashes, no-break spaces): every run
+            # is an ASCII ``latin`` run, one ``[a-z0-9]+`` token each, so the English path over
+            # the whole text gives the same terms in the same order, five times faster.
+            return self._english_words(text.lower())
         out: list[str] = []
         limit = self.max_token_len
+        latin = _latin_memo(self)
         for m in _runs().finditer(text):
             kind = m.lastgroup
             run = m.group()
             if kind == "latin":
-                out.extend(self._latin(run))
+                got = latin.get(run)
+                if got is None:
+                    got = self._latin(run)
+                    if len(latin) >= _LATIN_MEMO_SIZE:
+                        latin.clear()
+                    latin[run] = got
+                out.extend(got)
             elif kind == "cjk":
                 out.extend(_bigrams(_to_simplified(run.casefold())))
             elif kind == "sea":
@@ -342,6 +408,10 @@ class Analyzer:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (Spark ships analyzers to executors) without the memos."""
+        return {k: v for k, v in self.__dict__.items() if not k.endswith("_memo")}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Analyzer:

@@ -18,8 +18,8 @@ from ir.analysis import Analyzer
 from ir.store import Block
 from webseg.lang import has_unspaced_letter
 
-__all__ = ["SOURCES", "page_blocks", "page_text", "page_words", "segmentation_blocks",
-           "window_blocks"]
+__all__ = ["SOURCES", "page_blocks", "page_parts", "page_text", "page_words",
+           "segmentation_blocks", "spaced", "window_blocks"]
 
 #: source name -> (registered segmenter, its parameters); ``windows`` needs no segmenter.
 SOURCES: dict[str, tuple[str, dict[str, Any]] | None] = {
@@ -56,21 +56,41 @@ def _units(words: list[str]) -> list[tuple[str, int]]:
     return out
 
 
+def spaced(text: str) -> bool:
+    """Whether ``text``'s windows are made of whole whitespace words (no letter of an
+    unspaced script in it)."""
+    return text.isascii() or not has_unspaced_letter(text)
+
+
 def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
-                  word_weights: list[float] | None = None) -> list[Block]:
+                  word_weights: list[float] | None = None,
+                  text_tokens: list[str] | None = None,
+                  pieces: list[str] | None = None) -> list[Block]:
     """Consecutive, non-overlapping ``size``-word windows of ``text`` (the last may be shorter).
 
     A word is a whitespace word, except in unspaced scripts, where every
     :data:`UNSPACED_CHARS_PER_WORD` characters count as one (else a Chinese page would be one
     window). ``word_weights`` (one per whitespace word: P(main) of the word's text leaf) sets
     each window's ``weight`` to their mean and its ``role`` (main when >= 0.5).
+
+    ``text_tokens``: when given (an empty list) and the windows are whole words (spaced
+    text), it receives ``an.tokens(text)``, the windows' tokens in order: no token crosses a
+    space, so the caller need not analyse the whole text a second time. It stays empty for
+    unspaced text (a word cut between two windows loses a bigram there).
+
+    ``pieces``: the texts ``text`` was made of (``text == " ".join(pieces)``, each piece
+    whitespace-normalised: a page's leaf texts), when at hand: a window's tokens are then
+    its pieces' tokens (which a page's :class:`~ir.pipeline.PageTokens` has seen already),
+    the same terms because no token crosses a space.
     """
     words = text.split()
     if word_weights is not None and len(word_weights) != len(words):
         raise ValueError("word_weights must have one weight per word")
     # spaced text (nearly all): whitespace words, as always; unspaced scripts: pieces
-    spaced = text.isascii() or not has_unspaced_letter(text)
-    units = [(w, i) for i, w in enumerate(words)] if spaced else _units(words)
+    whole_words = spaced(text)
+    units = [(w, i) for i, w in enumerate(words)] if whole_words else _units(words)
+    spans = _spans(pieces, len(words)) if whole_words and pieces is not None else None
+    at = 0  # the first span not wholly in earlier windows
     out = []
     for k, i in enumerate(range(0, len(units), size)):
         chunk = units[i: i + size]
@@ -80,7 +100,13 @@ def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
                 parts.append(" ")
             parts.append(piece)
         t = "".join(parts)
-        blk = Block(text=t, terms=_terms(an, t), seg=k, rank=k)
+        if spans is None:
+            toks = an.tokens(t)
+        else:
+            toks, at = _span_tokens(an, spans, at, i, i + len(chunk), words)
+        if text_tokens is not None and whole_words:
+            text_tokens.extend(toks)
+        blk = Block(text=t, terms=dict(Counter(toks)), seg=k, rank=k)
         if word_weights is not None:
             ws = [word_weights[w] for _, w in chunk]
             blk.weight = round(sum(ws) / len(ws), 4)
@@ -89,8 +115,48 @@ def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
     return out
 
 
+def _spans(pieces: list[str], n_words: int) -> list[tuple[int, int, str]] | None:
+    """(first word, end word, piece) of each non-empty piece; None when they do not make up
+    the ``n_words`` words (then the windows are analysed as they are)."""
+    out = []
+    pos = 0
+    for p in pieces:
+        if not p:
+            continue
+        n = p.count(" ") + 1
+        out.append((pos, pos + n, p))
+        pos += n
+    return out if pos == n_words else None
+
+
+def _span_tokens(an: Analyzer, spans: list[tuple[int, int, str]], at: int, a: int, b: int,
+                 words: list[str]) -> tuple[list[str], int]:
+    """Tokens of words ``a:b`` from the pieces covering them (a piece cut by the window edge:
+    its words in the window), and the first span the next window needs."""
+    toks: list[str] = []
+    while at < len(spans):
+        s, e, p = spans[at]
+        if s >= b:
+            break
+        if s >= a and e <= b:
+            toks.extend(an.tokens(p))
+        else:
+            toks.extend(an.tokens(" ".join(words[max(s, a):min(e, b)])))
+        if e > b:
+            break
+        at += 1
+    return toks, at
+
+
 def page_words(page: Any, p_main: Any = None) -> tuple[str, list[float] | None]:
     """:func:`page_text` and, with ``p_main`` (per text leaf), each word's P(main)."""
+    parts, weights = page_parts(page, p_main)
+    return " ".join(parts), weights
+
+
+def page_parts(page: Any, p_main: Any = None) -> tuple[list[str], list[float] | None]:
+    """The visible leaves' normalised texts (:func:`page_words` joins them) and, with
+    ``p_main``, each word's P(main)."""
     from webseg.page import normalize_text
 
     vis = page.visible
@@ -104,8 +170,8 @@ def page_words(page: Any, p_main: Any = None) -> tuple[str, list[float] | None]:
             continue
         parts.append(t)
         if weights is not None:
-            weights.extend([float(p_main[j])] * len(t.split()))
-    return " ".join(parts), weights
+            weights.extend([float(p_main[j])] * (t.count(" ") + 1))
+    return parts, weights
 
 
 def page_text(page: Any) -> str:
@@ -157,10 +223,17 @@ def segmentation_blocks(seg: Any, an: Analyzer, non_template_only: bool = False,
         segs = [s for s in segs if float(s.attrs.get("templateness", 0.0)) < 0.5]
     segs = [s for s in segs if s.text and s.text.strip()]
     segs.sort(key=lambda s: (float(s.box[1]), float(s.box[0]), s.id))
-    texts = _joined_texts(seg.page, segs)
-    out = [Block(text=t, terms=_terms(an, t), seg=int(s.id), rank=r,
-                 box=tuple(float(v) for v in s.box))
-           for r, (s, t) in enumerate(zip(segs, texts, strict=True))]
+    pieces: list[list[str] | None] = []
+    texts = _joined_texts(seg.page, segs, pieces)
+    out = []
+    for r, (s, t, parts) in enumerate(zip(segs, texts, pieces, strict=True)):
+        if parts is None:
+            terms = _terms(an, t)
+        else:  # t is its leaves' texts joined by spaces: no token crosses one, and the page's
+            # analyzer has seen each leaf's text already (the fields)
+            terms = dict(Counter(tok for part in parts for tok in an.tokens(part)))
+        out.append(Block(text=t, terms=terms, seg=int(s.id), rank=r,
+                         box=tuple(float(v) for v in s.box)))
     if p_main is not None:
         from ir.content import weigh_blocks
 
@@ -168,21 +241,29 @@ def segmentation_blocks(seg: Any, an: Analyzer, non_template_only: bool = False,
     return out
 
 
-def _joined_texts(page: Any, segs: list[Any]) -> list[str]:
+def _joined_texts(page: Any, segs: list[Any],
+                  pieces: list[list[str] | None] | None = None) -> list[str]:
     """Each segment's text with its leaves joined as the browser shows them (as ``webseg
     clean`` joins them): no space where the source has none between two leaves, so
     ``小型微利<a>企业</a>`` stays one run of Chinese (its bigram ``利企`` indexed, its snippet
     unbroken) and ``W<b>orld</b>`` one word. Segmenters join leaves with spaces; a segment
-    whose leaves do not give back its own text (other than in spacing) keeps that text."""
+    whose leaves do not give back its own text (other than in spacing) keeps that text.
+
+    ``pieces`` (an empty list) receives, per segment, its leaves' texts when its text is
+    exactly them joined by single spaces, else None."""
+    if pieces is None:
+        pieces = []
     import numpy as np
 
     from webseg.clean.layout import NONE, joints
     from webseg.page import normalize_text
 
     if page is None or getattr(page, "ws_before", None) is None and not page.has_layout:
+        pieces.extend(None for _ in segs)
         return [s.text for s in segs]  # no whitespace record and no layout: nothing to go by
     leaves = page.text_leaves[np.asarray(page.visible, dtype=bool)[page.text_leaves]]
     if len(leaves) < 2:
+        pieces.extend(None for _ in segs)
         return [s.text for s in segs]
     glued = joints(page, leaves)[0] == NONE
     ends = page.subtree_end
@@ -191,16 +272,23 @@ def _joined_texts(page: Any, segs: list[Any]) -> list[str]:
         idx = sorted({i for r in s.nodes for i in range(
             int(np.searchsorted(leaves, r)), int(np.searchsorted(leaves, ends[r])))})
         parts: list[str] = []
+        texts: list[str] | None = []  # the leaves' texts, while every joint is a space
         prev = -2
         for i in idx:
             t = normalize_text(page.text[leaves[i]])
             if not t:
                 continue
-            if parts and not (i == prev + 1 and glued[i]):
-                parts.append(" ")
+            if parts:
+                if not (i == prev + 1 and glued[i]):
+                    parts.append(" ")
+                else:
+                    texts = None
             parts.append(t)
+            if texts is not None:
+                texts.append(t)
             prev = i
         text = "".join(parts)
         same = "".join(text.split()) == "".join(s.text.split())
         out.append(text if same else s.text)
+        pieces.append(texts if same and texts else None)
     return out

@@ -24,6 +24,7 @@ Everything else here only consumes those probabilities:
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -102,10 +103,10 @@ def page_fields(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float | 
     for leaf, p in zip(page.text_leaves.tolist(), p_main.tolist(), strict=True):
         if not vis[leaf]:
             continue
-        toks = an.tokens(normalize_text(page.text[leaf]))
-        if not toks:
+        counts = _counts(an, normalize_text(page.text[leaf]))
+        if not counts:
             continue
-        for t, c in Counter(toks).items():
+        for t, c in counts.items():
             if p > 0:
                 main[t] += c * p
             if p < 1:
@@ -114,6 +115,14 @@ def page_fields(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float | 
     return {"title": {t: float(c) for t, c in title.items()},
             "main": {t: round(c, digits) for t, c in main.items() if round(c, digits) > 0},
             "rest": {t: round(c, digits) for t, c in rest.items() if round(c, digits) > 0}}
+
+
+def _counts(an: Any, text: str) -> Mapping[str, int]:
+    """Term counts of ``text``: the analyzer's own memo when it keeps one (a page's
+    :class:`ir.pipeline.PageTokens`: the fields and the main leaves count the same leaves),
+    else counted here. The result is read, never changed."""
+    counts = getattr(an, "counts", None)
+    return counts(text) if counts is not None else Counter(an.tokens(text))
 
 
 def main_leaves(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float = 0.5
@@ -134,13 +143,13 @@ def main_leaves(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float = 
         if not vis[leaf] or p < threshold:
             continue
         text = normalize_text(page.text[leaf])
-        toks = an.tokens(text)
-        if not toks:
+        counts = _counts(an, text)
+        if not counts:
             continue
         k = leaf_key(text)
         n[k] += 1
         if k not in out:
-            out[k] = {t: float(c) for t, c in Counter(toks).items()}
+            out[k] = {t: float(c) for t, c in counts.items()}
     return out, {k: c for k, c in n.items() if c > 1}
 
 

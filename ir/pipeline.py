@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ir.analysis import Analyzer
-from ir.blocks import page_blocks, page_text, page_words, window_blocks
+from ir.blocks import page_blocks, page_parts, page_text, spaced, window_blocks
 from ir.content import DEFAULT_MODEL
 from ir.store import StoredDoc
 
@@ -126,10 +126,20 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
                 segs.setdefault("pagelevel", pl_seg)
         except Exception as e:  # noqa: BLE001 - the model failing must not drop the page
             errors.append(f"content: {type(e).__name__}: {e}")
-    text, word_w = page_words(page, p_main)
+    parts, word_w = page_parts(page, p_main)
+    text = " ".join(parts)
     full = f"{title} {text}".strip()
-    windows = window_blocks(full if p_main is None else text, an, word_weights=word_w)
-    doc = StoredDoc(id=doc_id, terms=dict(Counter(an.tokens(full))), url=url or page.url,
+    windowed = full if p_main is None else text
+    text_tokens: list[str] = []  # the windows' tokens: the text's, when the windows are words
+    windows = window_blocks(windowed, an, word_weights=word_w, text_tokens=text_tokens,
+                            pieces=None if p_main is None else parts)
+    if not spaced(windowed):
+        full_tokens = an.tokens(full)
+    elif p_main is None:
+        full_tokens = text_tokens
+    else:  # no token crosses a space: tokens(title + " " + text) = title's + text's
+        full_tokens = an.tokens(title) + text_tokens
+    doc = StoredDoc(id=doc_id, terms=dict(Counter(full_tokens)), url=url or page.url,
                     title=title, lang=_language(_main_text(text, word_w) or title,
                                                 [*lang_hints, *_page_hints(page)]),
                     blocks={"windows": windows})
@@ -161,6 +171,7 @@ class PageTokens:
     def __init__(self, an: Analyzer) -> None:
         self._an = an.analyzer if isinstance(an, PageTokens) else an
         self._memo: dict[str, list[str]] = {}
+        self._counts: dict[str, Counter[str]] = {}
 
     def tokens(self, text: str) -> list[str]:
         if len(text) > self.MAX_KEY:
@@ -169,6 +180,15 @@ class PageTokens:
         if got is None:
             got = self._memo[text] = self._an.tokens(text)
         return list(got)
+
+    def counts(self, text: str) -> Counter[str]:
+        """Term counts of ``text``, remembered like its tokens (callers only read them)."""
+        got = self._counts.get(text)
+        if got is None:
+            got = Counter(self.tokens(text))
+            if len(text) <= self.MAX_KEY:
+                self._counts[text] = got
+        return got
 
     @property
     def analyzer(self) -> Analyzer:

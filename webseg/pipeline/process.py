@@ -230,6 +230,7 @@ class PageProcessor:
                 break
             finally:
                 timings[stage] = round(time.perf_counter() - t0, 4)
+                cpu[stage] = round(time.process_time() - c0, 4)
         if "index" in self.config.stages and out["status"] in ("ok", "empty"):
             t0, c0 = time.perf_counter(), time.process_time()
             out["index_doc"] = self._index_doc(rec_id, url, page, scratch.get("segmentation"),
