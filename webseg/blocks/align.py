@@ -32,7 +32,8 @@ import numpy as np
 
 from webseg.page import Page
 
-__all__ = ["Alignment", "align_gold", "is_unspaced_token", "page_words", "words"]
+__all__ = ["Alignment", "align_gold", "has_unspaced_word", "is_unspaced_token", "page_words",
+           "words"]
 
 _WORD = re.compile(r"\w+")
 #: The characters :func:`webseg.lang.has_unspaced_letter` matches (its ``regex`` script
@@ -54,6 +55,13 @@ _UNSPACED_RANGES = (
 _UNSPACED_CHAR = re.compile(f"[{_UNSPACED_RANGES}]")
 #: a word character of an unspaced script alone, or a run of the other word characters
 _WORD_UNSPACED = re.compile(f"(?=\\w)[{_UNSPACED_RANGES}]|[^\\W{_UNSPACED_RANGES}]+")
+_UNSPACED_WORD_CHAR = re.compile(f"(?=\\w)[{_UNSPACED_RANGES}]")
+
+
+def has_unspaced_word(text: str) -> bool:
+    """Whether :func:`words` splits ``text`` differently from plain ``\\w+`` runs: it holds a
+    word character of an unspaced script."""
+    return not text.isascii() and _UNSPACED_WORD_CHAR.search(text) is not None
 
 
 def words(text: str) -> list[str]:

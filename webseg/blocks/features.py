@@ -39,11 +39,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from webseg.blocks.align import has_unspaced_word
 from webseg.blocks.align import words as _words
 from webseg.blocks.vocab import BLOCK_TAGS, CATEGORY_NAMES, SEMANTIC_TAGS, attr_mask
 from webseg.page import Page, normalize_text
 from webseg.templates.features import FEATURE_NAMES as PL_NAMES
-from webseg.templates.features import _node_features
+from webseg.templates.features import _node_features, share_node_features
 
 __all__ = ["FEATURE_NAMES", "GEOMETRY", "LEVELS", "CONTEXT_LEVELS", "LeafFeatures",
            "leaf_features"]
@@ -429,6 +430,8 @@ def _fill_pagelevel(X: np.ndarray, page: Page, lt: _LeafText, is_link: np.ndarra
     """PageLevel's node features (:mod:`webseg.templates.features`) of the leaf's blocks."""
     col = _COL
     pl = _node_features(page, lt.texts, lt.tokens, is_link)
+    if not any(has_unspaced_word(t) for t in lt.texts):  # the words PageLevel counts itself
+        share_node_features(page, pl)
     for lv in _PL_LEVELS:
         k0 = col[f"pl_{lv}_{PL_NAMES[0]}"]
         X[:, k0:k0 + len(PL_NAMES)] = pl[lv_nodes[lv]]

@@ -47,7 +47,7 @@ import numpy as np
 
 from webseg.page import Page, normalize_text
 
-__all__ = ["FEATURE_NAMES", "node_features"]
+__all__ = ["FEATURE_NAMES", "SHARED_ATTR", "node_features", "share_node_features"]
 
 FEATURE_NAMES: tuple[str, ...] = (
     "margin_left", "margin_right", "margin_top", "margin_bottom", "margin_min",
@@ -94,8 +94,23 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return out
 
 
+#: Where a Page keeps the node features the block model computed with the same words as
+#: :func:`node_features` (``(page.url, features)``): the pipeline runs the block model in its
+#: clean stage and PageLevel in its index stage on the same page, and the features are most
+#: of PageLevel's cost. A private attribute, not a Page field: a copy does not inherit it.
+SHARED_ATTR = "_pagelevel_node_features"
+
+
+def share_node_features(page: Page, feats: np.ndarray) -> None:
+    """Keep ``feats`` (computed by :func:`_node_features` from ``\\w+`` words) for the
+    page's next :func:`node_features` call; the array is made read-only."""
+    feats.flags.writeable = False
+    page.__dict__[SHARED_ATTR] = (page.url, feats)
+
+
 def node_features(page: Page) -> np.ndarray:
     """Feature matrix ``(page.n, len(FEATURE_NAMES))`` (float64); see the module table.
+    Read-only when it was kept by :func:`share_node_features` for this page and URL.
 
     >>> from webseg.page import ELEMENT, TEXT, Page
     >>> p = Page.from_columns(parent=[-1, 0, 1], kind=[ELEMENT, ELEMENT, TEXT],
@@ -107,6 +122,9 @@ def node_features(page: Page) -> np.ndarray:
     >>> dict(zip(FEATURE_NAMES, f[0].round(3).tolist()))["links_per_word"]
     0.5
     """
+    kept = page.__dict__.get(SHARED_ATTR)
+    if kept is not None and kept[0] == page.url and len(kept[1]) == page.n:
+        return kept[1]
     return _node_features(page)
 
 
