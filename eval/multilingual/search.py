@@ -91,12 +91,25 @@ def _rank(ranked: list[str], target: str) -> int | None:
         return None
 
 
+def _rankings(ix: Any, queries: dict[str, str]) -> dict[str, list[str]]:
+    """The top :data:`DEPTH` ids of every query on a webseg index (none for a query that
+    analyses to no term)."""
+    from ir.index import EmptyQueryError
+
+    got: dict[str, list[str]] = {}
+    for pid, q in queries.items():
+        try:
+            got[pid] = ix.search(q, k=DEPTH, snippets=False).ids
+        except EmptyQueryError:
+            got[pid] = []
+    return got
+
+
 def run_webseg(pages: list[dict[str, Any]], work: Path, queries: dict[str, str],
                backend: str = "bm25") -> dict[str, dict[str, list[str]]]:
     """Rankings of the ``webseg`` (CLI defaults) and ``webseg-ascii`` indexes."""
     from ir import Analyzer, Index
     from ir.cli import _jsonl_docs
-    from ir.index import EmptyQueryError
     from webseg.cli import main as webseg_main
 
     docs = work / "docs.jsonl"
@@ -120,13 +133,7 @@ def run_webseg(pages: list[dict[str, Any]], work: Path, queries: dict[str, str],
     ix_old.add(_jsonl_docs(str(docs), ix_old.analyzer))
     label = "webseg" if backend == "bm25" else f"webseg-{backend}"
     for name, ix in ((label, Index.open(idx)), ("webseg-ascii", ix_old)):
-        got: dict[str, list[str]] = {}
-        for pid, q in queries.items():
-            try:
-                got[pid] = ix.search(q, k=DEPTH, snippets=False).ids
-            except EmptyQueryError:
-                got[pid] = []
-        out[name] = got
+        out[name] = _rankings(ix, queries)
     return out
 
 
@@ -234,7 +241,6 @@ def run_titles(pages: list[dict[str, Any]], work: Path) -> dict[str, dict[str, l
         DEFAULT_K1,
         DEFAULT_PASSAGES,
         DEFAULT_REPEATS,
-        EmptyQueryError,
     )
 
     idx = work / "idx-pages"
@@ -243,12 +249,7 @@ def run_titles(pages: list[dict[str, Any]], work: Path) -> dict[str, dict[str, l
                       passages=DEFAULT_PASSAGES, repeats=DEFAULT_REPEATS)
     ix.add([p["stored"] for p in pages])
     queries = {p["id"]: p["title"] for p in pages if p["title"]}
-    got: dict[str, list[str]] = {}
-    for pid, q in queries.items():
-        try:
-            got[pid] = ix.search(q, k=DEPTH, snippets=False).ids
-        except EmptyQueryError:
-            got[pid] = []
+    got = _rankings(ix, queries)
     peers = run_bm25s([{"id": p["id"], "text": f"{p['title']} {p['text']}"} for p in pages],
                       queries)
     return {"webseg": got, "bm25s": peers}
