@@ -150,8 +150,6 @@ def test_predict_and_clean_give_a_page_one_type(name):
     """Unrendered, `classify predict` and `clean --page-type` see the same page: the same
     address (a local file's file:// URI, a WARC record's URL), HTML and so the same type."""
     src = EXAMPLES / name
-    if not src.exists():
-        pytest.skip(f"{src} missing")
     runner = CliRunner()
     pred = runner.invoke(main, ["classify", "predict", "--no-render", "--json", str(src)])
     assert pred.exit_code == 0, pred.output
@@ -172,8 +170,6 @@ def test_predict_url_gives_a_saved_page_its_web_address():
     """--url types a saved page as the page at that address (the model reads the URL), the
     same as clean --url and as the WARC record of the page."""
     src = EXAMPLES / "crawl" / "harbour-home.html"
-    if not src.exists():
-        pytest.skip(f"{src} missing")
     runner = CliRunner()
     args = ["--no-render", "--url", "http://gazette.example/", str(src)]
     pred = runner.invoke(main, ["classify", "predict", "--json", *args])
