@@ -121,11 +121,24 @@ def write_leaves(path: Path, t: PageTable, leaf_out: dict[str, np.ndarray],
                         **{d: leaf_out[d][rows] for d in LEAF_DECODERS if d in leaf_out})
 
 
+def write_scores(path: Path, t: PageTable, score_out: dict[str, np.ndarray]) -> None:
+    """The out-of-fold scores of every page of the table (see :func:`cv_predict`), with the
+    pages' meta in table order: page ``k``'s leaves are rows ``off[k]:off[k + 1]`` of the table
+    (:func:`webseg.blocks.train.load_tables` with the same datasets gives the same order)."""
+    import json
+
+    meta = [{k: t.meta[p].get(k) for k in ("dataset", "id", "variant", "site", "split",
+                                           "page_type")} for p in range(t.n_pages)]
+    np.savez_compressed(path, meta=np.array(json.dumps(meta)), off=np.asarray(t.off),
+                        **score_out)
+
+
 def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5, max_rows: int = 30,
                out_csv: Path | None = None, tree_decoders: tuple[str, ...] = TREE_DECODERS,
                leaf_out: dict[str, np.ndarray] | None = None,
                page_gate_parts: int = PAGE_GATE_PARTS, stage2_share: float = STAGE2_SHARE,
-               score_only: frozenset[str] = frozenset(), **hgb: Any) -> list[dict[str, Any]]:
+               score_only: frozenset[str] = frozenset(),
+               score_out: dict[str, np.ndarray] | None = None, **hgb: Any) -> list[dict[str, Any]]:
     """Per-page out-of-fold scores for every decoder (written to ``out_csv`` after each fold,
     so an interrupted run keeps its finished folds). ``leaf_out``: a dict filled with the
     out-of-fold per-leaf decisions, ``"blocks-<decoder>"`` -> bool array over the table's
@@ -134,7 +147,10 @@ def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5, max_rows: 
     (:func:`webseg.blocks.train.gate_parts`; 0: the sixth run's two stage-2 halves).
     ``stage2_share``: share of each training fold's pages stage 2 learns from.
     ``score_only``: datasets whose pages are scored in their fold but never trained on (the
-    model as it would be without them, e.g. a new set before it is added to training)."""
+    model as it would be without them, e.g. a new set before it is added to training).
+    ``score_out``: a dict filled with the out-of-fold scores, for decoders studied later
+    without retraining (:func:`write_scores`): ``s1``/``s2`` per table row, and per page its
+    fold, the ``stack-page`` threshold and the training fold's global threshold and fallback."""
     fold = np.array([fold_of(m["site"], folds) for m in t.meta])
     trainable = np.array([m["dataset"] not in score_only for m in t.meta], dtype=bool)
     rows: list[dict[str, Any]] = []
@@ -154,6 +170,20 @@ def cv_predict(t: PageTable, folds: int, log, threshold: float = 0.5, max_rows: 
                                                     t.ranges[t.off[p]:t.off[p + 1]])])
                         for p in te])
         s2_all[r_te] = st.stage2.predict_proba(X2[:, STAGE2_COLS])[:, 1]
+        if score_out is not None:
+            for name, n in (("s1", len(t.y)), ("s2", len(t.y))):
+                score_out.setdefault(name, np.zeros(n, dtype=np.float32))
+            for name in ("fold", "page_threshold", "threshold", "fallback"):
+                score_out.setdefault(name, np.full(t.n_pages, np.nan))
+            score_out["s1"][r_te] = s1_all[r_te]
+            score_out["s2"][r_te] = s2_all[r_te]
+            for p in te:
+                a, b = t.off[p], t.off[p + 1]
+                score_out["fold"][p] = k
+                score_out["page_threshold"][p] = st.page_threshold(s2_all[a:b], t.chars[a:b],
+                                                                   t.X[a:b])
+                score_out["threshold"][p] = st.threshold
+                score_out["fallback"][p] = float(st.fallback)
         for p in te:
             a, b = t.off[p], t.off[p + 1]
             for dec, keep in decodings(s1_all[a:b], s2_all[a:b], threshold, st, t.chars[a:b],
@@ -304,6 +334,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--leaves", default="",
                     help="datasets whose out-of-fold per-leaf decisions are written to "
                     "<out>/leaves.npz (for eval.blocks.multilingual)")
+    ap.add_argument("--scores", action="store_true",
+                    help="also write every page's out-of-fold stage-1/stage-2 scores and "
+                    "thresholds to <out>/scores.npz (to study decoders without retraining)")
     ap.add_argument("--report-only", action="store_true",
                     help="tables from the per-page CSV already in --out")
     a = ap.parse_args(argv)
@@ -325,11 +358,14 @@ def main(argv: list[str] | None = None) -> int:
         log(f"table: {t.n_pages} pages ({sum(m['variant'] == 'parsed' for m in t.meta)} "
             f"parsed), {len(t.y)} leaves")
         leaf_out: dict[str, np.ndarray] | None = {} if a.leaves else None
+        score_out: dict[str, np.ndarray] | None = {} if a.scores else None
         rows = cv_predict(t, a.folds, log, max_rows=a.max_rows, out_csv=per_page,
                           tree_decoders=tuple(d for d in a.tree_decoders.split(",") if d),
                           page_gate_parts=a.page_gate_parts, stage2_share=a.stage2_share,
                           score_only=frozenset(d for d in a.score_only.split(",") if d),
-                          leaf_out=leaf_out, max_iter=a.max_iter)
+                          leaf_out=leaf_out, score_out=score_out, max_iter=a.max_iter)
+        if score_out is not None:
+            write_scores(a.out / "scores.npz", t, score_out)
         if leaf_out is not None:
             write_leaves(a.out / "leaves.npz", t, leaf_out,
                          {d for d in a.leaves.split(",") if d})

@@ -1,0 +1,219 @@
+"""``python -m eval.blocks.decoders``: decoder variants re-scored on a CV's saved leaf scores.
+
+    python -m eval.blocks --datasets ... --scores --out RUN     # writes RUN/scores.npz
+    python -m eval.blocks.decoders --run RUN --part iter        # compare variants
+    python -m eval.blocks.decoders --run RUN --part holdout     # once, at the end
+
+A decoder change (what is kept given the leaf scores) needs no retraining: the out-of-fold
+stage-2 scores and each page's ``stack-page`` threshold of a CV run (``eval.blocks
+--scores``) are decoded again with each variant and scored with the CV's own per-page F1
+(:func:`webseg.blocks.train.page_f1`). ``base`` reproduces the run's ``blocks-stack-page``
+page for page (checked, and printed).
+
+Parts: every site is in ``iter`` (about 80 % of the sites of each set) or ``holdout`` (the
+rest, by a hash of the site with its own salt, independent of the CV folds). Variants are
+compared on ``iter``; ``holdout`` is scored once, for the variant chosen there. Scores: mean
+page F1 per set on rendered pages (Dragnet: its ``test`` split), and the worst change against
+``base`` over the sets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from webseg.blocks.model import FALLBACK_MIN, decide
+from webseg.blocks.repeats import drop_repeated
+from webseg.blocks.train import TABLE_ROOT, PageTable, fold_of, load_tables, page_f1
+
+#: salt of the look-once part (independent of the CV folds, whose salt is empty)
+HOLDOUT_SALT = "decoder-holdout"
+
+
+def part_of(site: str) -> str:
+    """``holdout`` for one site in five (by a hash of the site), ``iter`` otherwise."""
+    return "holdout" if fold_of(site, 5, HOLDOUT_SALT) == 0 else "iter"
+
+
+def page_tokens(t: PageTable, p: int) -> list[tuple[int, ...]]:
+    """Each leaf's tokens (page-local ids) of page ``p``."""
+    ids, off = t.tok_ids[p], t.tok_off[p]
+    return [tuple(ids[off[i]:off[i + 1]].tolist()) for i in range(len(off) - 1)]
+
+
+Variant = Callable[[PageTable, int, np.ndarray, np.ndarray, float], np.ndarray]
+
+
+def _repeats(min_tokens: int) -> Variant:
+    def f(t: PageTable, p: int, s: np.ndarray, keep: np.ndarray, thr: float) -> np.ndarray:
+        return drop_repeated(page_tokens(t, p), keep, min_tokens)
+    return f
+
+
+def _col(t: PageTable, p: int, name: str) -> np.ndarray:
+    from webseg.blocks.features import FEATURE_NAMES
+
+    return t.X[t.off[p]:t.off[p + 1], FEATURE_NAMES.index(name)]
+
+
+def _repeats_in(cats: tuple[str, ...], min_tokens: int = 8) -> Variant:
+    """Repeats dropped only inside elements of the class/id categories ``cats``."""
+    def f(t: PageTable, p: int, s: np.ndarray, keep: np.ndarray, thr: float) -> np.ndarray:
+        rep = drop_repeated(page_tokens(t, p), keep, min_tokens)
+        inside = np.zeros(len(keep), dtype=bool)
+        for c in cats:
+            inside |= _col(t, p, f"cat_any_{c}") > 0
+        return keep & (rep | ~inside)
+    return f
+
+
+def _comments(min_words: float) -> Variant:
+    """Kept leaves under a comment-category element dropped when the page keeps at least
+    ``min_words`` words outside such elements (an article with its comments)."""
+    def f(t: PageTable, p: int, s: np.ndarray, keep: np.ndarray, thr: float) -> np.ndarray:
+        com = _col(t, p, "cat_any_comment") > 0
+        wd = t.words[t.off[p]:t.off[p + 1]]
+        if wd[keep & ~com].sum() < min_words:
+            return keep
+        return keep & ~com
+    return f
+
+
+def _comment_margin(margin: float) -> Variant:
+    """Kept leaves under a comment-category element need ``margin`` more than the page's
+    threshold: comments are kept only when the model is sure (a forum), not at the edge (an
+    article's comment section)."""
+    def f(t: PageTable, p: int, s: np.ndarray, keep: np.ndarray, thr: float) -> np.ndarray:
+        com = _col(t, p, "cat_any_comment") > 0
+        return keep & ~(com & (s < thr + margin))
+    return f
+
+
+def _chain(*fs: Variant) -> Variant:
+    def f(t: PageTable, p: int, s: np.ndarray, keep: np.ndarray, thr: float) -> np.ndarray:
+        for g in fs:
+            keep = g(t, p, s, keep, thr)
+        return keep
+    return f
+
+
+VARIANTS: dict[str, Variant] = {
+    "base": lambda t, p, s, keep, thr: keep,
+    "repeats-8": _repeats(8),
+    "repeats-8-share-hidden": _repeats_in(("share", "hidden")),
+    "comments-50": _comments(50),
+    "comments-200": _comments(200),
+    "comment-margin-0.1": _comment_margin(0.1),
+    "comment-margin-0.2": _comment_margin(0.2),
+    "comment-margin-0.3": _comment_margin(0.3),
+    "copies+comment-margin-0.1": _chain(_repeats_in(("share", "hidden")), _comment_margin(0.1)),
+    "copies+comment-margin-0.2": _chain(_repeats_in(("share", "hidden")), _comment_margin(0.2)),
+    "comment-margin-0.4": _comment_margin(0.4),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m eval.blocks.decoders", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--run", type=Path, required=True, help="a CV run with scores.npz")
+    ap.add_argument("--part", choices=("iter", "holdout", "all"), default="iter")
+    ap.add_argument("--variant", action="append", choices=sorted(VARIANTS),
+                    help="variants to score (default: all)")
+    ap.add_argument("--table-root", type=Path, default=TABLE_ROOT)
+    ap.add_argument("--lang-dataset", default="daniel-multilingual-v2.1",
+                    help="the set also scored per language on its parsed pages (the language "
+                    "is the id's prefix)")
+    ap.add_argument("--leaves-out", type=Path, default=None,
+                    help="write that set's kept leaves per variant to DIR/leaves.npz (the "
+                    "form of eval.blocks --leaves, for eval.blocks.multilingual)")
+    ap.add_argument("--per-page", type=Path, default=None,
+                    help="write per-page F1 of every variant here (CSV)")
+    a = ap.parse_args(argv)
+    z = np.load(a.run / "scores.npz")
+    meta = json.loads(str(z["meta"]))
+    datasets = list(dict.fromkeys(m["dataset"] for m in meta))
+    t = load_tables(datasets, a.table_root)
+    if [(m["dataset"], m["id"], m["variant"]) for m in t.meta] != \
+            [(m["dataset"], m["id"], m["variant"]) for m in meta]:
+        raise SystemExit("the table's pages differ from the run's: rebuild or use its table")
+    names = a.variant or list(VARIANTS)
+    if "base" not in names:
+        names = ["base", *names]
+    s2_all = z["s2"].astype(np.float64)
+    sums: dict[tuple[str, str], list[float]] = defaultdict(list)
+    by_lang: dict[tuple[str, str], list[float]] = defaultdict(list)
+    leaves: dict[str, list[np.ndarray]] = defaultdict(list)
+    leaf_pages: list[int] = []
+    rows = []
+    for p, m in enumerate(meta):
+        if m["dataset"] == "dragnet" and m.get("split") != "test":
+            continue
+        part = part_of(m["site"])
+        if a.part != "all" and part != a.part:
+            continue
+        if m["variant"] != "rendered" and m["dataset"] != a.lang_dataset:
+            continue
+        lo, hi = t.off[p], t.off[p + 1]
+        s = s2_all[lo:hi]
+        thr, fb = float(z["page_threshold"][p]), bool(z["fallback"][p])
+        keep = decide(s, thr, fb)
+        if fb and len(s) and not (s >= thr).any() and s.max() >= FALLBACK_MIN:
+            thr = float(s.max()) / 2
+        if m["dataset"] == a.lang_dataset:
+            leaf_pages.append(p)
+        for n in names:
+            kept = VARIANTS[n](t, p, s, keep, thr)
+            f1 = page_f1(t, p, kept)[2]
+            if m["dataset"] == a.lang_dataset:
+                leaves[n].append(kept)
+                if m["variant"] == "parsed":
+                    by_lang[(m["id"].split("-")[0], n)].append(f1)
+                    continue
+            sums[(m["dataset"], n)].append(f1)
+            rows.append((m["dataset"], m["id"], part, n, f1))
+    out = ["| variant | " + " | ".join(datasets) + " | worst change |",
+           "|---|" + "---:|" * (len(datasets) + 1)]
+    for n in names:
+        cells, worst = [], np.inf
+        for ds in datasets:
+            v = np.mean(sums[(ds, n)]) if sums[(ds, n)] else np.nan
+            b = np.mean(sums[(ds, "base")]) if sums[(ds, "base")] else np.nan
+            worst = min(worst, v - b)
+            cells.append(f"{v:.4f} ({len(sums[(ds, n)])})")
+        out.append(f"| {n} | " + " | ".join(cells) + f" | {worst:+.4f} |")
+    langs = sorted({k[0] for k in by_lang})
+    if langs:
+        out += ["", f"{a.lang_dataset}, parsed pages, per language (table tokens):", "",
+                "| variant | " + " | ".join(langs) + " |", "|---|" + "---:|" * len(langs)]
+        for n in names:
+            out.append(f"| {n} | " + " | ".join(
+                f"{np.mean(by_lang[(lg, n)]):.4f} ({len(by_lang[(lg, n)])})" for lg in langs)
+                + " |")
+    print("\n".join(out))
+    if a.leaves_out and leaf_pages:
+        sizes = [int(t.off[p + 1] - t.off[p]) for p in leaf_pages]
+        lmeta = [{k: meta[p][k] for k in ("dataset", "id", "variant", "site")}
+                 for p in leaf_pages]
+        a.leaves_out.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(a.leaves_out / "leaves.npz", meta=np.array(json.dumps(lmeta)),
+                            off=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+                            **{f"blocks-stack-page{'' if n == 'base' else '+' + n}":
+                               np.concatenate(v) for n, v in leaves.items()})
+    if a.per_page:
+        import csv
+
+        with a.per_page.open("w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(["dataset", "id", "part", "variant", "f1"])
+            w.writerows(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
