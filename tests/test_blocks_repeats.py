@@ -46,3 +46,23 @@ def test_against_brute_force(leaves, min_tokens):
         earlier = any(keep[j] and toks[j] == toks[i] for j in range(i))
         want = keep[i] and not (len(toks[i]) >= min_tokens and earlier)
         assert out[i] == want
+
+
+def test_print_layer_copy_is_kept_once():
+    """End to end: an article and its print-only copy (``id="print-layer"``, shown only by a
+    print style sheet the parser does not apply) give the article's text once."""
+    from webseg.blocks import block_functions
+    from webseg.parse import parse
+
+    paras = [f"Paragraph {i}: the minister said on Tuesday that the new railway line would "
+             f"open in spring, after years of delays and a budget that doubled. {PARA}"
+             for i in range(6)]
+    body = "".join(f"<p>{p}</p>" for p in paras)
+    html = (f"<html><head><title>Railway</title></head><body><nav><a href='/'>Home</a>"
+            f"<a href='/news'>News</a></nav><article><h1>Railway line opens</h1>{body}"
+            f"</article><div id='print-layer' class='disabled'><h2>Railway line opens</h2>"
+            f"{body}</div><footer>Contact</footer></body></html>")
+    page = parse(html)
+    bf = block_functions(page)
+    kept = [page.text[j] for j in page.text_leaves[bf.keep[page.text_leaves]]]
+    assert sum(PARA in t for t in kept) == 6  # once per paragraph, not twice

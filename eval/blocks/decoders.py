@@ -28,8 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
+from webseg.blocks.comments import comment_margin
+from webseg.blocks.features import FEATURE_NAMES
 from webseg.blocks.model import FALLBACK_MIN, decide
-from webseg.blocks.repeats import drop_repeated
+from webseg.blocks.repeats import drop_copies, drop_repeated
 from webseg.blocks.train import TABLE_ROOT, PageTable, fold_of, load_tables, page_f1
 
 #: salt of the look-once part (independent of the CV folds, whose salt is empty)
@@ -62,15 +64,10 @@ def _col(t: PageTable, p: int, name: str) -> np.ndarray:
     return t.X[t.off[p]:t.off[p + 1], FEATURE_NAMES.index(name)]
 
 
-def _repeats_in(cats: tuple[str, ...], min_tokens: int = 8) -> Variant:
-    """Repeats dropped only inside elements of the class/id categories ``cats``."""
-    def f(t: PageTable, p: int, s: np.ndarray, keep: np.ndarray, thr: float) -> np.ndarray:
-        rep = drop_repeated(page_tokens(t, p), keep, min_tokens)
-        inside = np.zeros(len(keep), dtype=bool)
-        for c in cats:
-            inside |= _col(t, p, f"cat_any_{c}") > 0
-        return keep & (rep | ~inside)
-    return f
+def _copies(t: PageTable, p: int, s: np.ndarray, keep: np.ndarray, thr: float) -> np.ndarray:
+    """The shipped copies step (:func:`webseg.blocks.repeats.drop_copies`): repeats dropped
+    under ``share``/``hidden`` markup."""
+    return drop_copies(page_tokens(t, p), t.X[t.off[p]:t.off[p + 1]], keep)
 
 
 def _comments(min_words: float) -> Variant:
@@ -86,12 +83,10 @@ def _comments(min_words: float) -> Variant:
 
 
 def _comment_margin(margin: float) -> Variant:
-    """Kept leaves under a comment-category element need ``margin`` more than the page's
-    threshold: comments are kept only when the model is sure (a forum), not at the edge (an
-    article's comment section)."""
+    """The shipped comment step (:func:`webseg.blocks.comments.comment_margin`) at
+    ``margin``: kept leaves under comment markup need ``margin`` more than the threshold."""
     def f(t: PageTable, p: int, s: np.ndarray, keep: np.ndarray, thr: float) -> np.ndarray:
-        com = _col(t, p, "cat_any_comment") > 0
-        return keep & ~(com & (s < thr + margin))
+        return comment_margin(t.X[t.off[p]:t.off[p + 1]], s, keep, thr, margin)
     return f
 
 
@@ -103,17 +98,43 @@ def _chain(*fs: Variant) -> Variant:
     return f
 
 
+def _cat_margin(cats: str, margin: float) -> Variant:
+    """Kept leaves under an element of one of the ``+``-joined categories ``cats`` need
+    ``margin`` more than the threshold (the comment step's rule for other categories)."""
+    def f(t: PageTable, p: int, s: np.ndarray, keep: np.ndarray, thr: float) -> np.ndarray:
+        X = t.X[t.off[p]:t.off[p + 1]]
+        inside = np.zeros(len(keep), dtype=bool)
+        for c in cats.split("+"):
+            inside |= X[:, FEATURE_NAMES.index(f"cat_any_{c}")] > 0
+        return keep & ~(inside & (s < thr + margin))
+    return f
+
+
+BOILER = "nav+footer+sidebar+comment+share+related+ad+cookie"
+
+
 VARIANTS: dict[str, Variant] = {
     "base": lambda t, p, s, keep, thr: keep,
     "repeats-8": _repeats(8),
-    "repeats-8-share-hidden": _repeats_in(("share", "hidden")),
+    "repeats-8-share-hidden": _copies,
     "comments-50": _comments(50),
     "comments-200": _comments(200),
     "comment-margin-0.1": _comment_margin(0.1),
     "comment-margin-0.2": _comment_margin(0.2),
     "comment-margin-0.3": _comment_margin(0.3),
-    "copies+comment-margin-0.1": _chain(_repeats_in(("share", "hidden")), _comment_margin(0.1)),
-    "copies+comment-margin-0.2": _chain(_repeats_in(("share", "hidden")), _comment_margin(0.2)),
+    "copies+comment-margin-0.1": _chain(_copies, _comment_margin(0.1)),
+    "copies+comment-margin-0.2": _chain(_copies, _comment_margin(0.2)),
+    "related-margin-0.1": _cat_margin("related", 0.1),
+    "related-margin-0.2": _cat_margin("related", 0.2),
+    "sidebar-margin-0.1": _cat_margin("sidebar", 0.1),
+    "meta-margin-0.1": _cat_margin("meta", 0.1),
+    "boiler-margin-0.1": _cat_margin(BOILER, 0.1),
+    "boiler-margin-0.2": _cat_margin(BOILER, 0.2),
+    "copies+boiler-margin-0.1": _chain(_copies, _cat_margin(BOILER, 0.1)),
+    "sidebar+comment-margin-0.1": _cat_margin("sidebar+comment", 0.1),
+    "copies+sidebar+comment-margin-0.1": _chain(_copies, _cat_margin("sidebar+comment", 0.1)),
+    "copies+comment-0.2+sidebar-0.1": _chain(_copies, _comment_margin(0.2),
+                                             _cat_margin("sidebar", 0.1)),
     "comment-margin-0.4": _comment_margin(0.4),
 }
 
