@@ -89,6 +89,8 @@ GEOMETRY: tuple[str, ...] = tuple(
     [f"g_{g}" for g in _GEOM]
     + [f"pl_{lv}_{f}" for lv in _PL_LEVELS for f in PL_NAMES[:7]])
 GEOMETRY_COLS = np.array([_COL[g] for g in GEOMETRY], dtype=np.int64)
+# a node's markup flags (categories, semantic tags, "is a link") share one int64 in _markup
+assert len(CATEGORY_NAMES) + len(SEMANTIC_TAGS) + 1 <= 63
 
 
 @dataclass
@@ -109,13 +111,20 @@ class LeafFeatures:
     tokens: list[list[str]]
 
 
-def _interval_any(self_mask: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """For each node: some ancestor-or-self has the flag (columns of ``self_mask``)."""
-    n = self_mask.shape[0]
-    diff = np.zeros((n + 1,) + self_mask.shape[1:], dtype=np.int32)
-    diff[:n] += self_mask
-    np.subtract.at(diff, end, self_mask.astype(np.int32))
-    return np.cumsum(diff[:n], axis=0) > 0
+def _ancestor_or_self_bits(bits: np.ndarray, parent: np.ndarray) -> np.ndarray:
+    """Per node, the OR of the bit masks ``bits`` over the node and its ancestors ("some
+    ancestor-or-self has the flag", for every flag at once): one pass over the nodes in
+    pre-order (a parent comes first), all the flags of a node in one integer."""
+    b = bits.tolist()
+    par = parent.tolist()
+    for i in range(1, len(b)):
+        b[i] |= b[par[i]]
+    return np.asarray(b, dtype=np.int64)
+
+
+def _unpack_bits(bits: np.ndarray, k: int) -> np.ndarray:
+    """``(len(bits), k)`` bool: bit ``j`` of every entry in column ``j``."""
+    return ((bits[:, None] >> np.arange(k, dtype=np.int64)[None, :]) & 1).astype(bool)
 
 
 def _nearest_block(parent: np.ndarray, is_block: np.ndarray) -> np.ndarray:
@@ -190,7 +199,7 @@ class _Markup:
     n_classes: int
 
 
-def _markup(page: Page, end: np.ndarray) -> _Markup:
+def _markup(page: Page) -> _Markup:
     """One pass over the attributes: links, class/id/role categories
     (:func:`webseg.blocks.vocab.attr_mask`), class codes for the sibling signatures (0 = no
     class); then the semantic and block tags of :mod:`webseg.blocks.vocab`, on the node itself
@@ -211,17 +220,26 @@ def _markup(page: Page, end: np.ndarray) -> _Markup:
             c = a.get("class")
             if c:
                 cls_code[i] = classes.setdefault(c, len(classes))
-    cat_self = (masks[:, None] >> np.arange(len(CATEGORY_NAMES))[None, :]) & 1
-    tag_codes, tag_inv = np.unique(np.asarray(tags, dtype=object), return_inverse=True)
-    tag_table = np.array([[t in ts for ts in SEMANTIC_TAGS.values()] + [t in BLOCK_TAGS]
-                          for t in tag_codes.tolist()], dtype=bool)
-    tag_self = tag_table[tag_inv, :-1]
-    is_block = tag_table[tag_inv, -1]
-    flags_self = np.concatenate([cat_self.astype(bool), tag_self], axis=1)
-    flags_any = _interval_any(flags_self, end)
-    in_link = _interval_any(is_link[:, None], end)[:, 0]
+    nc = len(CATEGORY_NAMES)
+    nt = len(SEMANTIC_TAGS)
+    # tags as codes in first-seen order (only which nodes share a tag matters: the sibling
+    # signatures group by it), and per distinct tag its semantic-tag bits and block flag
+    codes: dict[str, int] = {}
+    tag_inv = np.fromiter((codes.setdefault(t, len(codes)) for t in tags), dtype=np.int64,
+                          count=n)
+    tag_bits = np.array([sum(1 << (nc + k) for k, ts in enumerate(SEMANTIC_TAGS.values())
+                             if t in ts) for t in codes], dtype=np.int64)
+    tag_block = np.array([t in BLOCK_TAGS for t in codes], dtype=bool)
+    is_block = tag_block[tag_inv]
+    # all flags of a node in one integer: categories, semantic tags, and (the top bit) a link
+    link_bit = nc + nt
+    self_bits = masks | tag_bits[tag_inv] | (is_link.astype(np.int64) << link_bit)
+    any_bits = _ancestor_or_self_bits(self_bits, page.parent)
+    flags_self = _unpack_bits(self_bits, nc + nt)
+    flags_any = _unpack_bits(any_bits, nc + nt)
+    in_link = ((any_bits >> link_bit) & 1).astype(bool)
     return _Markup(is_link, in_link, is_block, flags_self, flags_any, tag_inv,
-                   len(tag_codes), cls_code, len(classes))
+                   len(codes), cls_code, len(classes))
 
 
 def _subtree_sums(n: int, leaves: np.ndarray, lt: _LeafText, in_link: np.ndarray,
@@ -465,7 +483,7 @@ def leaf_features(page: Page) -> LeafFeatures:
     par = page.parent.astype(np.int64)
 
     lt = _leaf_text(page, leaves)
-    mk = _markup(page, end)
+    mk = _markup(page)
     S = _subtree_sums(page.n, leaves, lt, mk.in_link, end)
     total_chars = max(S[0, 0], 1.0)
     sib = _siblings(page, par, mk)
