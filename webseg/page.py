@@ -248,8 +248,8 @@ class Page:
     @cached_property
     def text_leaves(self) -> np.ndarray:
         """Ids of visible text nodes with non-blank text: the atoms that metrics score."""
-        blank = np.fromiter((not t.strip() for t in self.text), dtype=bool, count=self.n)
-        return np.flatnonzero(self.is_text & self.visible & ~blank).astype(np.int32)
+        nonblank = np.fromiter(map(bool, map(str.strip, self.text)), dtype=bool, count=self.n)
+        return np.flatnonzero(self.is_text & self.visible & nonblank).astype(np.int32)
 
     @cached_property
     def text_leaf_mask(self) -> np.ndarray:
@@ -288,10 +288,12 @@ class Page:
         paths = [""] * self.n
         counters: list[dict[str, int]] = [dict() for _ in range(self.n)]
         root_counter: dict[str, int] = {}
-        for i in range(self.n):
-            p = int(self.parent[i])
+        tag = self.tag
+        # plain lists: numpy scalar indexing in this per-node loop costs several times more
+        for i, (p, kind) in enumerate(zip(self.parent.tolist(), self.kind.tolist(),
+                                          strict=True)):
             ctr = root_counter if p < 0 else counters[p]
-            name = "text()" if self.kind[i] == TEXT else self.tag[i]
+            name = "text()" if kind == TEXT else tag[i]
             k = ctr.get(name, 0) + 1
             ctr[name] = k
             paths[i] = f"{paths[p] if p >= 0 else ''}/{name}[{k}]"

@@ -35,13 +35,15 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
 from webseg.blocks.align import has_unspaced_word
 from webseg.blocks.align import words as _words
-from webseg.blocks.vocab import BLOCK_TAGS, CATEGORY_NAMES, SEMANTIC_TAGS, attr_mask
+from webseg.blocks.vocab import BLOCK_TAGS, CATEGORY_NAMES, SEMANTIC_TAGS, class_id_role_mask
 from webseg.page import Page, normalize_text
 from webseg.templates.features import FEATURE_NAMES as PL_NAMES
 from webseg.templates.features import _node_features, share_node_features
@@ -157,26 +159,34 @@ class _LeafText:
 
 
 def _leaf_text(page: Page, leaves: np.ndarray) -> _LeafText:
-    """Counts per leaf in one pass; the "stop words" are the page's own 30 commonest short
-    tokens (any language, see the module docstring)."""
+    """Counts per leaf (C-level maps over the leaves); the "stop words" are the page's own 30
+    commonest short tokens (any language, see the module docstring)."""
     m = len(leaves)
-    texts = [normalize_text(page.text[j]) for j in leaves.tolist()]
+    text = page.text
+    texts = [normalize_text(text[j]) for j in leaves.tolist()]
     tokens = [_words(t) for t in texts]
-    punct_n, sent_n, digit_n = _PUNCT.findall, _SENT.findall, _DIGIT.findall
-    counts = np.array([(len(t), len(toks), len(punct_n(t)), len(sent_n(t)), len(digit_n(t)),
-                        t[:1].isupper()) for t, toks in zip(texts, tokens, strict=True)],
-                      dtype=np.float64).reshape(m, 6)
-    chars, words, punct, sents, digits, upper = (counts[:, k].copy() for k in range(6))
-    short = Counter(w for toks in tokens for w in toks if len(w) <= 4)
+
+    def counts(values: Iterable[int]) -> np.ndarray:
+        return np.fromiter(values, dtype=np.float64, count=m)
+
+    chars = counts(map(len, texts))
+    words = counts(map(len, tokens))
+    punct = counts(map(len, map(_PUNCT.findall, texts)))
+    sents = counts(map(len, map(_SENT.findall, texts)))
+    digits = counts(map(len, map(_DIGIT.findall, texts)))
+    upper = counts(t[:1].isupper() for t in texts)
+    # the short tokens in first-seen order (ties of most_common keep it)
+    every = Counter(chain.from_iterable(tokens))
+    short = Counter({w: c for w, c in every.items() if len(w) <= 4})
     stopset = {w for w, _ in short.most_common(30)}
-    stops = np.fromiter((sum(w in stopset for w in toks) for toks in tokens),
-                        dtype=np.float64, count=m)
+    stops = counts(sum(map(stopset.__contains__, toks)) for toks in tokens)
     title_words = set(_words(page.title or ""))
     if title_words:
-        tshare = np.fromiter((sum(w in title_words for w in toks) / len(toks) if toks else 0.0
-                              for toks in tokens), dtype=np.float64, count=m)
-        tcover = np.fromiter((len(title_words.intersection(toks)) / len(title_words)
-                              for toks in tokens), dtype=np.float64, count=m)
+        in_title = title_words.__contains__
+        tshare = counts(sum(map(in_title, toks)) / len(toks) if toks else 0.0
+                        for toks in tokens)
+        tcover = counts(len(title_words.intersection(toks)) / len(title_words)
+                        for toks in tokens)
     else:
         tshare = np.zeros(m)
         tcover = np.zeros(m)
@@ -191,8 +201,10 @@ class _Markup:
     is_link: np.ndarray
     in_link: np.ndarray
     is_block: np.ndarray
-    flags_self: np.ndarray
-    flags_any: np.ndarray
+    #: per node, its flags (bit k: column k of the ``cat_*`` then the ``t_*`` family) on
+    #: itself and on any ancestor-or-self (:func:`_unpack_bits` gives the columns)
+    self_bits: np.ndarray
+    any_bits: np.ndarray
     tag_inv: np.ndarray
     n_tags: int
     cls_code: np.ndarray
@@ -210,23 +222,23 @@ def _markup(page: Page) -> _Markup:
     masks = np.zeros(n, dtype=np.int64)
     cls_code = np.zeros(n, dtype=np.int64)
     classes: dict[str, int] = {"": 0}
-    for i, (t, a) in enumerate(zip(tags, page.attrs, strict=True)):
+    for i, a in enumerate(page.attrs):
         if a:
-            if t == "a" and "href" in a:
-                is_link[i] = True
-            mk = attr_mask(a)
+            get = a.get
+            c = get("class")
+            mk = class_id_role_mask(c, get("id"), get("role"))  # = attr_mask(a)
             if mk:
                 masks[i] = mk
-            c = a.get("class")
             if c:
                 cls_code[i] = classes.setdefault(c, len(classes))
+            if "href" in a and tags[i] == "a":
+                is_link[i] = True
     nc = len(CATEGORY_NAMES)
     nt = len(SEMANTIC_TAGS)
     # tags as codes in first-seen order (only which nodes share a tag matters: the sibling
     # signatures group by it), and per distinct tag its semantic-tag bits and block flag
-    codes: dict[str, int] = {}
-    tag_inv = np.fromiter((codes.setdefault(t, len(codes)) for t in tags), dtype=np.int64,
-                          count=n)
+    codes = {t: k for k, t in enumerate(dict.fromkeys(tags))}
+    tag_inv = np.fromiter(map(codes.__getitem__, tags), dtype=np.int64, count=n)
     tag_bits = np.array([sum(1 << (nc + k) for k, ts in enumerate(SEMANTIC_TAGS.values())
                              if t in ts) for t in codes], dtype=np.int64)
     tag_block = np.array([t in BLOCK_TAGS for t in codes], dtype=bool)
@@ -235,10 +247,8 @@ def _markup(page: Page) -> _Markup:
     link_bit = nc + nt
     self_bits = masks | tag_bits[tag_inv] | (is_link.astype(np.int64) << link_bit)
     any_bits = _ancestor_or_self_bits(self_bits, page.parent)
-    flags_self = _unpack_bits(self_bits, nc + nt)
-    flags_any = _unpack_bits(any_bits, nc + nt)
     in_link = ((any_bits >> link_bit) & 1).astype(bool)
-    return _Markup(is_link, in_link, is_block, flags_self, flags_any, tag_inv,
+    return _Markup(is_link, in_link, is_block, self_bits, any_bits, tag_inv,
                    len(codes), cls_code, len(classes))
 
 
@@ -346,14 +356,15 @@ def _fill_markup(X: np.ndarray, mk: _Markup, leaves: np.ndarray,
     col = _COL
     nc = len(CATEGORY_NAMES)
     nt = len(SEMANTIC_TAGS)
-    fs = mk.flags_self
-    near = fs[lv_nodes["p1"]] | fs[lv_nodes["p2"]] | fs[lv_nodes["p3"]]
+    fs = mk.self_bits
+    near = _unpack_bits(fs[lv_nodes["p1"]] | fs[lv_nodes["p2"]] | fs[lv_nodes["p3"]], nc + nt)
+    any_ = _unpack_bits(mk.any_bits[leaves], nc + nt)
     c0 = col[f"cat_any_{CATEGORY_NAMES[0]}"]
-    X[:, c0:c0 + nc] = mk.flags_any[leaves, :nc]
+    X[:, c0:c0 + nc] = any_[:, :nc]
     c0 = col[f"cat_near_{CATEGORY_NAMES[0]}"]
     X[:, c0:c0 + nc] = near[:, :nc]
     t0 = col[f"{next(iter(SEMANTIC_TAGS))}_any"]
-    X[:, t0:t0 + nt] = mk.flags_any[leaves, nc:]
+    X[:, t0:t0 + nt] = any_[:, nc:]
     t0 = col[f"{next(iter(SEMANTIC_TAGS))}_near"]
     X[:, t0:t0 + nt] = near[:, nc:]
 
@@ -491,8 +502,9 @@ def leaf_features(page: Page) -> LeafFeatures:
     lv_nodes = _context_nodes(par, leaves, mk.is_block)
     leaf_depth = depth[leaves]
     nc = len(CATEGORY_NAMES)
-    is_heading = mk.flags_any[leaves, list(SEMANTIC_TAGS).index("t_heading") + nc]
-    is_h1 = mk.flags_any[leaves, list(SEMANTIC_TAGS).index("t_h1") + nc]
+    leaf_bits = mk.any_bits[leaves]
+    is_heading = (leaf_bits >> (list(SEMANTIC_TAGS).index("t_heading") + nc)) & 1 == 1
+    is_h1 = (leaf_bits >> (list(SEMANTIC_TAGS).index("t_h1") + nc)) & 1 == 1
 
     _fill_leaf(X, lt, mk.in_link[leaves], is_heading)
     _fill_levels(X, S, lv_nodes, sib, depth, leaf_depth, total_chars)

@@ -19,7 +19,7 @@ import functools
 import re
 
 __all__ = ["CATEGORIES", "ROLE_CATEGORY", "SEMANTIC_TAGS", "BLOCK_TAGS", "HEADING_TAGS",
-           "attr_mask", "tokens"]
+           "attr_mask", "class_id_role_mask", "tokens"]
 
 #: category -> (exact tokens, prefix stems)
 CATEGORIES: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
@@ -227,3 +227,8 @@ def _mask3(cls: str | None, ident: str | None, role: str | None) -> int:
             if c:
                 m |= _CAT_BIT[c]
     return m
+
+
+#: :func:`attr_mask` of the ``class``, ``id`` and ``role`` values themselves (each None when
+#: absent): what a loop over many elements calls, one function call less per element.
+class_id_role_mask = _mask3
