@@ -459,7 +459,7 @@ def _fill_pagelevel(X: np.ndarray, page: Page, lt: _LeafText, is_link: np.ndarra
     """PageLevel's node features (:mod:`webseg.templates.features`) of the leaf's blocks."""
     col = _COL
     pl = _node_features(page, lt.texts, lt.tokens, is_link)
-    if not any(has_unspaced_word(t) for t in lt.texts):  # the words PageLevel counts itself
+    if not has_unspaced_word(" ".join(lt.texts)):  # the words PageLevel counts itself
         share_node_features(page, pl)
     for lv in _PL_LEVELS:
         k0 = col[f"pl_{lv}_{PL_NAMES[0]}"]
