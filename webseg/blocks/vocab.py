@@ -157,7 +157,10 @@ _SPLIT = re.compile(r"[^a-z0-9]+")
 
 def tokens(value: str) -> list[str]:
     """Lower-case tokens of a class/id value (camelCase and punctuation split)."""
-    return [t for t in _SPLIT.split(_CAMEL.sub(r"\1 \2", value).lower()) if t]
+    low = value.lower()
+    if low != value:  # some upper case: split camelCase first (most values have none)
+        low = _CAMEL.sub(r"\1 \2", value).lower()
+    return [t for t in _SPLIT.split(low) if t]
 
 
 _CAT_BIT = {c: 1 << k for k, c in enumerate(CATEGORY_NAMES)}
