@@ -195,22 +195,21 @@ def _token_mask(t: str) -> int:
     return m
 
 
-@functools.lru_cache(maxsize=65536)
-def _part_mask(part: str) -> int:
-    m = 0
-    for t in tokens(part):
-        m |= _token_mask(t)
-    return m
+_TOKEN = re.compile(r"[a-z0-9]+")
 
 
 @functools.lru_cache(maxsize=65536)
 def _value_mask(value: str) -> int:
-    # per whitespace-separated part: the tokens of a value are those of its parts (camelCase
-    # and punctuation splits never cross whitespace), and parts such as "container" or
-    # "col-md-6" recur across pages and sites where whole class values do not
+    # the tokens of the whole value at once (one regular expression, then a cached look-up
+    # per token): camelCase and punctuation splits never cross whitespace, so these are the
+    # tokens of its whitespace-separated parts; a page's class values are mostly new to the
+    # cache, its tokens mostly not
+    low = value.lower()
+    if low != value:
+        low = _CAMEL.sub(r"\1 \2", value).lower()
     m = 0
-    for part in value.split():
-        m |= _part_mask(part)
+    for t in _TOKEN.findall(low):
+        m |= _token_mask(t)
     return m
 
 
