@@ -133,7 +133,10 @@ class BlockModel:
         if decoder in ("threshold", "isotonic-s1"):
             return s1
         ctx = context_features(s1, lf.chars, lf.ranges)
-        return self.stage2.predict_proba(np.hstack([lf.X, ctx]))
+        X2 = np.empty((len(s1), lf.X.shape[1] + ctx.shape[1]), order="F")  # = hstack,
+        X2[:, :lf.X.shape[1]] = lf.X  # column-major as the tree walker reads it
+        X2[:, lf.X.shape[1]:] = ctx
+        return self.stage2.predict_proba(X2)
 
     def decode(self, lf: LeafFeatures, decoder: str | None = None
                ) -> tuple[np.ndarray, np.ndarray]:
