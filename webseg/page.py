@@ -88,9 +88,8 @@ def text_key(text: str) -> str:
 
 def _codes(values: Sequence[str]) -> tuple[np.ndarray, list[str]]:
     """Encode strings as int codes into a vocabulary (first-seen order)."""
-    vocab: dict[str, int] = {}
-    codes = np.fromiter((vocab.setdefault(v, len(vocab)) for v in values), dtype=np.int32,
-                        count=len(values))
+    vocab = {v: k for k, v in enumerate(dict.fromkeys(values))}
+    codes = np.fromiter(map(vocab.__getitem__, values), dtype=np.int32, count=len(values))
     return codes, list(vocab)
 
 
@@ -248,8 +247,8 @@ class Page:
     @cached_property
     def text_leaves(self) -> np.ndarray:
         """Ids of visible text nodes with non-blank text: the atoms that metrics score."""
-        blank = np.fromiter((not t.strip() for t in self.text), dtype=bool, count=self.n)
-        return np.flatnonzero(self.is_text & self.visible & ~blank).astype(np.int32)
+        nonblank = np.fromiter(map(bool, map(str.strip, self.text)), dtype=bool, count=self.n)
+        return np.flatnonzero(self.is_text & self.visible & nonblank).astype(np.int32)
 
     @cached_property
     def text_leaf_mask(self) -> np.ndarray:
@@ -285,15 +284,25 @@ class Page:
         Steps are lower-case tag names with the 1-based index among element siblings of the
         same name, which is how the segmentation gold data addresses elements.
         """
-        paths = [""] * self.n
-        counters: list[dict[str, int]] = [dict() for _ in range(self.n)]
-        root_counter: dict[str, int] = {}
-        for i in range(self.n):
-            p = int(self.parent[i])
-            ctr = root_counter if p < 0 else counters[p]
-            name = "text()" if self.kind[i] == TEXT else self.tag[i]
-            k = ctr.get(name, 0) + 1
-            ctr[name] = k
+        n = self.n
+        tag = self.tag
+        par = self.parent.tolist()
+        names = ["text()" if k == TEXT else t for k, t in zip(self.kind.tolist(), tag,
+                                                              strict=True)]
+        # the index among same-name siblings: the rank of a node among the nodes with its
+        # (parent, name) key, in document order (a stable sort keeps that order)
+        codes = {x: k for k, x in enumerate(dict.fromkeys(names))}
+        key = (self.parent.astype(np.int64) + 1) * len(codes) + np.fromiter(
+            map(codes.__getitem__, names), dtype=np.int64, count=n)
+        order = np.argsort(key, kind="stable")
+        sk = key[order]
+        first = np.ones(n, dtype=bool)
+        first[1:] = sk[1:] != sk[:-1]
+        pos = np.arange(n)
+        rank = np.empty(n, dtype=np.int64)
+        rank[order] = pos - np.maximum.accumulate(np.where(first, pos, 0)) + 1
+        paths = [""] * n
+        for i, (p, name, k) in enumerate(zip(par, names, rank.tolist(), strict=True)):
             paths[i] = f"{paths[p] if p >= 0 else ''}/{name}[{k}]"
         return paths
 

@@ -35,13 +35,15 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
 from webseg.blocks.align import has_unspaced_word
 from webseg.blocks.align import words as _words
-from webseg.blocks.vocab import BLOCK_TAGS, CATEGORY_NAMES, SEMANTIC_TAGS, attr_mask
+from webseg.blocks.vocab import BLOCK_TAGS, CATEGORY_NAMES, SEMANTIC_TAGS, class_id_role_mask
 from webseg.page import Page, normalize_text
 from webseg.templates.features import FEATURE_NAMES as PL_NAMES
 from webseg.templates.features import _node_features, share_node_features
@@ -89,6 +91,8 @@ GEOMETRY: tuple[str, ...] = tuple(
     [f"g_{g}" for g in _GEOM]
     + [f"pl_{lv}_{f}" for lv in _PL_LEVELS for f in PL_NAMES[:7]])
 GEOMETRY_COLS = np.array([_COL[g] for g in GEOMETRY], dtype=np.int64)
+# a node's markup flags (categories, semantic tags, "is a link") share one int64 in _markup
+assert len(CATEGORY_NAMES) + len(SEMANTIC_TAGS) + 1 <= 63
 
 
 @dataclass
@@ -109,13 +113,20 @@ class LeafFeatures:
     tokens: list[list[str]]
 
 
-def _interval_any(self_mask: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """For each node: some ancestor-or-self has the flag (columns of ``self_mask``)."""
-    n = self_mask.shape[0]
-    diff = np.zeros((n + 1,) + self_mask.shape[1:], dtype=np.int32)
-    diff[:n] += self_mask
-    np.subtract.at(diff, end, self_mask.astype(np.int32))
-    return np.cumsum(diff[:n], axis=0) > 0
+def _ancestor_or_self_bits(bits: np.ndarray, parent: np.ndarray) -> np.ndarray:
+    """Per node, the OR of the bit masks ``bits`` over the node and its ancestors ("some
+    ancestor-or-self has the flag", for every flag at once): one pass over the nodes in
+    pre-order (a parent comes first), all the flags of a node in one integer."""
+    b = bits.tolist()
+    par = parent.tolist()
+    for i in range(1, len(b)):
+        b[i] |= b[par[i]]
+    return np.asarray(b, dtype=np.int64)
+
+
+def _unpack_bits(bits: np.ndarray, k: int) -> np.ndarray:
+    """``(len(bits), k)`` bool: bit ``j`` of every entry in column ``j``."""
+    return ((bits[:, None] >> np.arange(k, dtype=np.int64)[None, :]) & 1).astype(bool)
 
 
 def _nearest_block(parent: np.ndarray, is_block: np.ndarray) -> np.ndarray:
@@ -148,26 +159,34 @@ class _LeafText:
 
 
 def _leaf_text(page: Page, leaves: np.ndarray) -> _LeafText:
-    """Counts per leaf in one pass; the "stop words" are the page's own 30 commonest short
-    tokens (any language, see the module docstring)."""
+    """Counts per leaf (C-level maps over the leaves); the "stop words" are the page's own 30
+    commonest short tokens (any language, see the module docstring)."""
     m = len(leaves)
-    texts = [normalize_text(page.text[j]) for j in leaves.tolist()]
+    text = page.text
+    texts = [normalize_text(text[j]) for j in leaves.tolist()]
     tokens = [_words(t) for t in texts]
-    punct_n, sent_n, digit_n = _PUNCT.findall, _SENT.findall, _DIGIT.findall
-    counts = np.array([(len(t), len(toks), len(punct_n(t)), len(sent_n(t)), len(digit_n(t)),
-                        t[:1].isupper()) for t, toks in zip(texts, tokens, strict=True)],
-                      dtype=np.float64).reshape(m, 6)
-    chars, words, punct, sents, digits, upper = (counts[:, k].copy() for k in range(6))
-    short = Counter(w for toks in tokens for w in toks if len(w) <= 4)
+
+    def counts(values: Iterable[int]) -> np.ndarray:
+        return np.fromiter(values, dtype=np.float64, count=m)
+
+    chars = counts(map(len, texts))
+    words = counts(map(len, tokens))
+    punct = counts(map(len, map(_PUNCT.findall, texts)))
+    sents = counts(map(len, map(_SENT.findall, texts)))
+    digits = counts(map(len, map(_DIGIT.findall, texts)))
+    upper = counts(t[:1].isupper() for t in texts)
+    # the short tokens in first-seen order (ties of most_common keep it)
+    every = Counter(chain.from_iterable(tokens))
+    short = Counter({w: c for w, c in every.items() if len(w) <= 4})
     stopset = {w for w, _ in short.most_common(30)}
-    stops = np.fromiter((sum(w in stopset for w in toks) for toks in tokens),
-                        dtype=np.float64, count=m)
+    stops = counts(sum(map(stopset.__contains__, toks)) for toks in tokens)
     title_words = set(_words(page.title or ""))
     if title_words:
-        tshare = np.fromiter((sum(w in title_words for w in toks) / len(toks) if toks else 0.0
-                              for toks in tokens), dtype=np.float64, count=m)
-        tcover = np.fromiter((len(title_words.intersection(toks)) / len(title_words)
-                              for toks in tokens), dtype=np.float64, count=m)
+        in_title = title_words.__contains__
+        tshare = counts(sum(map(in_title, toks)) / len(toks) if toks else 0.0
+                        for toks in tokens)
+        tcover = counts(len(title_words.intersection(toks)) / len(title_words)
+                        for toks in tokens)
     else:
         tshare = np.zeros(m)
         tcover = np.zeros(m)
@@ -182,15 +201,17 @@ class _Markup:
     is_link: np.ndarray
     in_link: np.ndarray
     is_block: np.ndarray
-    flags_self: np.ndarray
-    flags_any: np.ndarray
+    #: per node, its flags (bit k: column k of the ``cat_*`` then the ``t_*`` family) on
+    #: itself and on any ancestor-or-self (:func:`_unpack_bits` gives the columns)
+    self_bits: np.ndarray
+    any_bits: np.ndarray
     tag_inv: np.ndarray
     n_tags: int
     cls_code: np.ndarray
     n_classes: int
 
 
-def _markup(page: Page, end: np.ndarray) -> _Markup:
+def _markup(page: Page) -> _Markup:
     """One pass over the attributes: links, class/id/role categories
     (:func:`webseg.blocks.vocab.attr_mask`), class codes for the sibling signatures (0 = no
     class); then the semantic and block tags of :mod:`webseg.blocks.vocab`, on the node itself
@@ -201,27 +222,34 @@ def _markup(page: Page, end: np.ndarray) -> _Markup:
     masks = np.zeros(n, dtype=np.int64)
     cls_code = np.zeros(n, dtype=np.int64)
     classes: dict[str, int] = {"": 0}
-    for i, (t, a) in enumerate(zip(tags, page.attrs, strict=True)):
+    for i, a in enumerate(page.attrs):
         if a:
-            if t == "a" and "href" in a:
-                is_link[i] = True
-            mk = attr_mask(a)
+            get = a.get
+            c = get("class")
+            mk = class_id_role_mask(c, get("id"), get("role"))  # = attr_mask(a)
             if mk:
                 masks[i] = mk
-            c = a.get("class")
             if c:
                 cls_code[i] = classes.setdefault(c, len(classes))
-    cat_self = (masks[:, None] >> np.arange(len(CATEGORY_NAMES))[None, :]) & 1
-    tag_codes, tag_inv = np.unique(np.asarray(tags, dtype=object), return_inverse=True)
-    tag_table = np.array([[t in ts for ts in SEMANTIC_TAGS.values()] + [t in BLOCK_TAGS]
-                          for t in tag_codes.tolist()], dtype=bool)
-    tag_self = tag_table[tag_inv, :-1]
-    is_block = tag_table[tag_inv, -1]
-    flags_self = np.concatenate([cat_self.astype(bool), tag_self], axis=1)
-    flags_any = _interval_any(flags_self, end)
-    in_link = _interval_any(is_link[:, None], end)[:, 0]
-    return _Markup(is_link, in_link, is_block, flags_self, flags_any, tag_inv,
-                   len(tag_codes), cls_code, len(classes))
+            if "href" in a and tags[i] == "a":
+                is_link[i] = True
+    nc = len(CATEGORY_NAMES)
+    nt = len(SEMANTIC_TAGS)
+    # tags as codes in first-seen order (only which nodes share a tag matters: the sibling
+    # signatures group by it), and per distinct tag its semantic-tag bits and block flag
+    codes = {t: k for k, t in enumerate(dict.fromkeys(tags))}
+    tag_inv = np.fromiter(map(codes.__getitem__, tags), dtype=np.int64, count=n)
+    tag_bits = np.array([sum(1 << (nc + k) for k, ts in enumerate(SEMANTIC_TAGS.values())
+                             if t in ts) for t in codes], dtype=np.int64)
+    tag_block = np.array([t in BLOCK_TAGS for t in codes], dtype=bool)
+    is_block = tag_block[tag_inv]
+    # all flags of a node in one integer: categories, semantic tags, and (the top bit) a link
+    link_bit = nc + nt
+    self_bits = masks | tag_bits[tag_inv] | (is_link.astype(np.int64) << link_bit)
+    any_bits = _ancestor_or_self_bits(self_bits, page.parent)
+    in_link = ((any_bits >> link_bit) & 1).astype(bool)
+    return _Markup(is_link, in_link, is_block, self_bits, any_bits, tag_inv,
+                   len(codes), cls_code, len(classes))
 
 
 def _subtree_sums(n: int, leaves: np.ndarray, lt: _LeafText, in_link: np.ndarray,
@@ -328,14 +356,15 @@ def _fill_markup(X: np.ndarray, mk: _Markup, leaves: np.ndarray,
     col = _COL
     nc = len(CATEGORY_NAMES)
     nt = len(SEMANTIC_TAGS)
-    fs = mk.flags_self
-    near = fs[lv_nodes["p1"]] | fs[lv_nodes["p2"]] | fs[lv_nodes["p3"]]
+    fs = mk.self_bits
+    near = _unpack_bits(fs[lv_nodes["p1"]] | fs[lv_nodes["p2"]] | fs[lv_nodes["p3"]], nc + nt)
+    any_ = _unpack_bits(mk.any_bits[leaves], nc + nt)
     c0 = col[f"cat_any_{CATEGORY_NAMES[0]}"]
-    X[:, c0:c0 + nc] = mk.flags_any[leaves, :nc]
+    X[:, c0:c0 + nc] = any_[:, :nc]
     c0 = col[f"cat_near_{CATEGORY_NAMES[0]}"]
     X[:, c0:c0 + nc] = near[:, :nc]
     t0 = col[f"{next(iter(SEMANTIC_TAGS))}_any"]
-    X[:, t0:t0 + nt] = mk.flags_any[leaves, nc:]
+    X[:, t0:t0 + nt] = any_[:, nc:]
     t0 = col[f"{next(iter(SEMANTIC_TAGS))}_near"]
     X[:, t0:t0 + nt] = near[:, nc:]
 
@@ -430,7 +459,7 @@ def _fill_pagelevel(X: np.ndarray, page: Page, lt: _LeafText, is_link: np.ndarra
     """PageLevel's node features (:mod:`webseg.templates.features`) of the leaf's blocks."""
     col = _COL
     pl = _node_features(page, lt.texts, lt.tokens, is_link)
-    if not any(has_unspaced_word(t) for t in lt.texts):  # the words PageLevel counts itself
+    if not has_unspaced_word(" ".join(lt.texts)):  # the words PageLevel counts itself
         share_node_features(page, pl)
     for lv in _PL_LEVELS:
         k0 = col[f"pl_{lv}_{PL_NAMES[0]}"]
@@ -465,7 +494,7 @@ def leaf_features(page: Page) -> LeafFeatures:
     par = page.parent.astype(np.int64)
 
     lt = _leaf_text(page, leaves)
-    mk = _markup(page, end)
+    mk = _markup(page)
     S = _subtree_sums(page.n, leaves, lt, mk.in_link, end)
     total_chars = max(S[0, 0], 1.0)
     sib = _siblings(page, par, mk)
@@ -473,8 +502,9 @@ def leaf_features(page: Page) -> LeafFeatures:
     lv_nodes = _context_nodes(par, leaves, mk.is_block)
     leaf_depth = depth[leaves]
     nc = len(CATEGORY_NAMES)
-    is_heading = mk.flags_any[leaves, list(SEMANTIC_TAGS).index("t_heading") + nc]
-    is_h1 = mk.flags_any[leaves, list(SEMANTIC_TAGS).index("t_h1") + nc]
+    leaf_bits = mk.any_bits[leaves]
+    is_heading = (leaf_bits >> (list(SEMANTIC_TAGS).index("t_heading") + nc)) & 1 == 1
+    is_h1 = (leaf_bits >> (list(SEMANTIC_TAGS).index("t_h1") + nc)) & 1 == 1
 
     _fill_leaf(X, lt, mk.in_link[leaves], is_heading)
     _fill_levels(X, S, lv_nodes, sib, depth, leaf_depth, total_chars)

@@ -104,6 +104,8 @@ class BlockModel:
             PageDecision(d["page_decision_forced"]) if d.get("page_decision_forced") else None)
         if self.decoder not in DECODERS:
             raise ValueError(f"model's default decoder {self.decoder!r} is unknown")
+        #: (features, page model, scores, threshold) of the last page_threshold call
+        self._last_page_threshold: tuple[Any, ...] | None = None
         self.stage1 = TreeEnsemble(d["stage1"])
         self.stage2 = TreeEnsemble(d["stage2"])
         self.meta = {k: v for k, v in d.items() if k not in ("stage1", "stage2")}
@@ -131,7 +133,10 @@ class BlockModel:
         if decoder in ("threshold", "isotonic-s1"):
             return s1
         ctx = context_features(s1, lf.chars, lf.ranges)
-        return self.stage2.predict_proba(np.hstack([lf.X, ctx]))
+        X2 = np.empty((len(s1), lf.X.shape[1] + ctx.shape[1]), order="F")  # = hstack,
+        X2[:, :lf.X.shape[1]] = lf.X  # column-major as the tree walker reads it
+        X2[:, lf.X.shape[1]:] = ctx
+        return self.stage2.predict_proba(X2)
 
     def decode(self, lf: LeafFeatures, decoder: str | None = None
                ) -> tuple[np.ndarray, np.ndarray]:
@@ -175,7 +180,15 @@ class BlockModel:
         pd = self.page_decision_forced if forced else self.page_decision
         if pd is None:
             return self.threshold
-        return pd.threshold(s, lf.chars, lf.X, self.threshold)
+        # decode() and then decision_threshold() ask for the same page's threshold: the
+        # answer of the last call is kept (same features object and page model, equal scores)
+        last = self._last_page_threshold
+        if last is not None and last[0] is lf and last[1] is pd \
+                and np.array_equal(last[2], s):
+            return last[3]
+        t = pd.threshold(s, lf.chars, lf.X, self.threshold)
+        self._last_page_threshold = (lf, pd, np.array(s, copy=True), t)
+        return t
 
     def scores(self, lf: LeafFeatures, decoder: str | None = None) -> np.ndarray:
         """P(main) per leaf of ``lf`` after ``decoder`` (default: the model's decoder)."""
