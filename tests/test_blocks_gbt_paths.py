@@ -1,7 +1,8 @@
 """The two tree walkers of :class:`webseg.blocks.gbt.TreeEnsemble` give the same leaves.
 
-The compiled walker (scikit-learn's) is what runs when it is available; the numpy walk is the
-fallback. Scores must not depend on which one ran, bit for bit.
+The compiled walker (scikit-learn's) is what a long run switches to when it is available; the
+numpy walk is what short runs use and the fallback. Scores must not depend on which one ran,
+bit for bit.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from webseg.blocks.model import load_model
 @pytest.mark.parametrize("stage", ["stage1", "stage2"])
 def test_compiled_and_numpy_walks_agree_on_the_shipped_model(stage: str) -> None:
     ens = getattr(load_model(), stage)
-    if ens._compiled is None:
+    if not ens.use_compiled():
         pytest.skip("this scikit-learn has no usable compiled tree walker")
     rng = np.random.default_rng(3)
     X = ens._probe()
@@ -31,3 +32,20 @@ def test_compiled_and_numpy_walks_agree_on_the_shipped_model(stage: str) -> None
         assert np.array_equal(raw, ens.raw(X))
     finally:
         ens._compiled = compiled
+
+
+def test_short_runs_do_not_import_the_compiled_walker() -> None:
+    """A one-page command must not pay scikit-learn's import: the switch waits for enough rows."""
+    from webseg.blocks.gbt import COMPILED_AFTER_ROWS, TreeEnsemble
+
+    ens = load_model().stage1
+    fresh = TreeEnsemble.__new__(TreeEnsemble)
+    fresh.__dict__.update(ens.__dict__)
+    fresh._compiled, fresh._compiled_tried, fresh._rows_scored = None, False, 0
+    X = np.zeros((10, fresh.n_features))
+    fresh.raw(X)
+    assert not fresh._compiled_tried
+    fresh._rows_scored = COMPILED_AFTER_ROWS
+    first = fresh.raw(X)
+    assert fresh._compiled_tried
+    assert np.array_equal(first, ens.raw(X))

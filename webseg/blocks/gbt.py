@@ -13,12 +13,14 @@ Split semantics are sklearn's (``x <= threshold`` goes left; NaN goes to the sid
 during training), so :meth:`TreeEnsemble.predict_proba` equals sklearn's ``predict_proba`` on
 numerical features (the tests check this).
 
-Speed: when scikit-learn's compiled tree walker (the one behind
-``HistGradientBoostingClassifier.predict``) can be used, each tree's leaf values come from it,
-about twice as fast as the numpy walk (which then serves only as the fallback). Either way
-the leaf each row reaches is the same, and the per-tree values are summed in the same order,
-so the scores are bit for bit the same; the compiled path is checked against the numpy walk
-when the ensemble is built and not used when they disagree (a scikit-learn whose private
+Speed: in a long run, each tree's leaf values come from scikit-learn's compiled tree walker
+(the one behind ``HistGradientBoostingClassifier.predict``), about twice as fast as the numpy
+walk. Importing it costs about a CPU second (``sklearn.ensemble``), more than a one-page
+``webseg clean`` spends altogether, so an ensemble switches to it only once it has scored
+:data:`COMPILED_AFTER_ROWS` rows (a few hundred pages), where the import has paid for itself.
+Either way the leaf each row reaches is the same, and the per-tree values are summed in the
+same order, so the scores are bit for bit the same; the compiled path is checked against the
+numpy walk when it is built and not used when they disagree (a scikit-learn whose private
 predictor changed).
 """
 
@@ -31,7 +33,11 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["TreeEnsemble", "export_hgb", "read_model_json"]
+__all__ = ["COMPILED_AFTER_ROWS", "TreeEnsemble", "export_hgb", "read_model_json"]
+
+#: Rows an ensemble scores with the numpy walk before it imports the compiled walker: about
+#: 300 pages of ~300 leaves, where the walker's ~2 ms per page repays its ~1 s import.
+COMPILED_AFTER_ROWS = 100_000
 
 
 def _compiled_walker() -> Any:
@@ -136,7 +142,18 @@ class TreeEnsemble:
             raise ValueError("tree references a feature outside the feature vector")
         # children interleaved: child[2 * node] is the left, child[2 * node + 1] the right one
         self.child = np.stack([self.left, self.right], axis=1).ravel()
-        self._compiled = self._build_compiled(trees)
+        self._trees = trees
+        self._compiled: Any = None
+        self._compiled_tried = False
+        self._rows_scored = 0
+
+    def use_compiled(self) -> bool:
+        """Switch to the compiled walker now (when this scikit-learn has a usable one), without
+        waiting for :data:`COMPILED_AFTER_ROWS`; True when it is in use."""
+        if not self._compiled_tried:
+            self._compiled_tried = True
+            self._compiled = self._build_compiled(self._trees)
+        return self._compiled is not None
 
     def _build_compiled(self, trees: list[dict[str, Any]]) -> Any:
         """Per tree, scikit-learn's node records for its compiled walker; None when it is
@@ -194,6 +211,9 @@ class TreeEnsemble:
 
     def _tree_values(self, X: np.ndarray) -> np.ndarray:
         """``(n_trees, n)``: the value of the leaf each row reaches in each tree."""
+        self._rows_scored += X.shape[0]
+        if not self._compiled_tried and self._rows_scored >= COMPILED_AFTER_ROWS:
+            self.use_compiled()
         if self._compiled is not None:
             # the compiled walker runs tree by tree over all rows: with the columns
             # contiguous, the rows' values of the feature a node splits on are neighbours
