@@ -49,7 +49,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -311,8 +311,8 @@ class Analyzer:
             raise ValueError(f"unknown stemmer {self.stemmer!r}: use none, porter or english "
                              "(other languages' stemmers follow their script, or latin=...)")
         _stemmer(self.stemmer)  # fail now, not at the first document
-        if self.scheme == "unicode":
-            _runs()
+        # the script-run pattern is compiled on the first text that needs it (0.24 s of CPU:
+        # the whole cost of a process that indexes only ASCII text would be this)
 
     def tokens(self, text: str) -> list[str]:
         """Index terms of ``text`` in order (repeats kept)."""
@@ -405,6 +405,18 @@ class Analyzer:
             return []
         stem = _language_stemmer(self.latin) if self.stemmer != "none" else None
         return [t for t in _TOKEN.findall(_fold_ascii(stem(w) if stem else w))]
+
+    def unstemmed(self) -> Analyzer:
+        """This analyzer without stemming (same tokens, case folding and stop words): the
+        word forms of an index's surface field. The same object on every call, so its memos
+        of analysed words last from one document to the next."""
+        if self.stemmer == "none":
+            return self
+        twin = self.__dict__.get("_unstemmed_memo")
+        if twin is None:
+            twin = replace(self, stemmer="none")
+            object.__setattr__(self, "_unstemmed_memo", twin)
+        return twin
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
