@@ -175,7 +175,8 @@ def main_text_hash(d: StoredDoc) -> str | None:
     main = d.fields.get("main") if d.fields else d.terms
     if not main:
         return None
-    items = sorted((t, round(float(c), 3)) for t, c in main.items() if c > 0)
+    items = sorted((t, float(c) if type(c) is int else round(float(c), 3))
+                   for t, c in main.items() if c > 0)
     if not items:
         return None
     return hashlib.sha1(json.dumps(items, ensure_ascii=False).encode("utf-8")).hexdigest()[:16]

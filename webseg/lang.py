@@ -319,7 +319,15 @@ def identify(text: str, hints: Sequence[str] | Iterable[str] = ()) -> Language:
     ignored, and an empty text with no hint gives ``Language(None, 0.0, "none")``; ``text``
     that is not a string raises ``TypeError``.
     """
-    return identify_many([text], [hints])[0]
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, got {type(text).__name__}")
+    declared = _declared(hints)
+    sample = text[:MAX_CHARS]
+    n = _letters(sample, MIN_LETTERS)
+    if n == 0:
+        return Language(declared[0], HINT_CONFIDENCE, "hint") if declared else UNKNOWN
+    codes, probs = _probs(sample)
+    return _decide(declared, n, codes, probs, int(probs.argmax()))
 
 
 def identify_many(texts: Sequence[str],

@@ -258,16 +258,20 @@ def scores_many(data: Sequence[bytes]) -> np.ndarray:
 def _scores_batch(m: _Model, data: Sequence[bytes]) -> np.ndarray:
     w = int(m.window or 1)
     pad = bytes((m.pad,)) * (w - 1)
-    buf = np.frombuffer(b"".join(pad + d for d in data), dtype=np.uint8).astype(np.int64)
+    buf = np.frombuffer(b"".join(pad + d for d in data), dtype=np.uint8)
     lens = np.fromiter((len(d) for d in data), dtype=np.int64, count=len(data))
     # each text's bytes sit after its pad: position of every real byte in ``buf``
     first = np.cumsum(lens + (w - 1)) - lens
     doc = np.repeat(np.arange(len(data), dtype=np.int64), lens)
     pos = np.arange(int(lens.sum()), dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
     at = first[doc] + pos
-    state = np.zeros(len(at), dtype=np.int64)
-    for k in range(w - 1, -1, -1):  # read the w bytes ending at each position, in order
-        state = m.nm[m.rowbase[state] + buf[at - k]].astype(np.int64)
+    # read the w bytes ending at each position, in order, from the start state
+    state = np.take(m.nm, buf[at - (w - 1)] + m.rowbase[0])
+    idx = np.empty(len(at), dtype=np.int64)
+    for k in range(w - 2, -1, -1):
+        np.take(m.rowbase, state, out=idx)
+        idx += buf[at - k]
+        state = np.take(m.nm, idx)
     feat = m.out[state]
     keep = feat >= 0
     feat, doc = feat[keep], doc[keep]
