@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / ".." / "shared" / "data"
@@ -62,9 +63,21 @@ def contents(idx: Path) -> dict[str, list[str]]:
     return got
 
 
+def _flat(d: Any, at: str = "") -> dict[str, Any]:
+    if not isinstance(d, dict):
+        return {at: d}
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        out.update(_flat(v, f"{at}.{k}" if at else str(k)))
+    return out
+
+
 def compare(a: dict[str, list[str]], b: dict[str, list[str]]) -> list[str]:
     diffs = [f"file only in one index: {n}" for n in sorted(set(a) ^ set(b))]
-    for name in sorted(set(a) & set(b)):
+    ma, mb = (_flat(json.loads(x["index.json"][0])) for x in (a, b))
+    diffs += [f"index.json {k}: {mb.get(k, '(none)')} -> {ma.get(k, '(none)')}"
+              for k in sorted(set(ma) | set(mb)) if ma.get(k) != mb.get(k)]
+    for name in sorted((set(a) & set(b)) - {"index.json"}):
         x, y = a[name], b[name]
         if len(x) != len(y):
             diffs.append(f"{name}: {len(x)} vs {len(y)} lines")
@@ -87,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         gold = daniel_gold(ROOT / ".cache" / "index_same" / "daniel-gold.jsonl")
         data += [gold] if gold else []
     failed = 0
-    for docs in data:
+    for docs in (d.resolve() for d in data):
         if not docs.is_file():
             print(f"{docs}: missing, skipped")
             continue

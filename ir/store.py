@@ -216,7 +216,7 @@ def _sha256(path: Path) -> str:
 
 def _write_jsonl_gz(path: Path, rows: Iterator[dict[str, Any]]) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    with gzip.open(tmp, "wt", encoding="utf-8", compresslevel=5) as f:
+    with gzip.open(tmp, "wt", encoding="utf-8", compresslevel=4) as f:
         for r in rows:
             f.write(json.dumps(r, ensure_ascii=False, separators=(",", ":")))
             f.write("\n")
