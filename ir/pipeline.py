@@ -91,12 +91,17 @@ def doc_from_text(doc_id: str, text: str, an: Analyzer, title: str = "", url: st
     surf = dict(Counter(surface_analyzer(an).tokens(full))) if surface else {}
     if not terms and status == "ok":
         status, reason = "empty", "no index terms in the text"
-    fields = {"title": {t: float(c) for t, c in Counter(title_toks).items()},
-              "main": {t: float(c) for t, c in Counter(main_toks).items()}}
+    fields = {"title": _float_counts(title_toks), "main": _float_counts(main_toks)}
     return StoredDoc(id=doc_id, terms=terms, url=url, title=title, status=status, reason=reason,
                      blocks={"windows": windows}, fields=fields,
                      lang=language.code if language is not None
                      else _language(text or title, lang_hints), surface=surf)
+
+
+def _float_counts(tokens: list[str]) -> dict[str, float]:
+    """Term counts as floats (a field's soft counts), in first-occurrence order."""
+    c = Counter(tokens)
+    return dict(zip(c, map(float, c.values()), strict=True))
 
 
 def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],

@@ -105,3 +105,16 @@ def test_daniel_gold_texts():
     texts = [(DANIEL / r["gold"]).read_text(encoding="utf-8") for r in rows if r["gold"]]
     got = lang.identify_many(texts)
     assert got == [reference(t) for t in texts]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x7f), max_size=120),
+       st.integers(min_value=-2, max_value=60))
+def test_ascii_letter_count_is_the_loops(text, enough):
+    n = 0
+    for ch in text:
+        if ch.isalpha():
+            n += 1
+            if n >= enough:
+                break
+    assert lang._letters(text, enough) == n

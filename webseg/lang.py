@@ -285,11 +285,16 @@ def _merged(scores: Any) -> tuple[list[str | None], Any]:
     return codes, np.bincount(cols, weights=scores, minlength=len(codes))
 
 
+_ASCII_LETTERS = re.compile(r"[A-Za-z]+")
+
+
 def _letters(text: str, enough: int) -> int:
     """Letters in ``text``, counted up to ``enough`` (all the caller needs to know). A Han,
     kana or Hangul character counts 3: it carries about as much as a short word (on
     20-character snippets the detector got every Chinese page right, and a third of the
     others)."""
+    if text.isascii():  # every letter counts 1: the count, capped where the loop stops
+        return min(len(text) - len(_ASCII_LETTERS.sub("", text)), max(enough, 1))
     n = 0
     for ch in text:
         if ch.isalpha():
