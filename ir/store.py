@@ -214,12 +214,26 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+#: One encoder for every line (``json.dumps`` with options builds a new one per call).
+_JSON_LINE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
 def _write_jsonl_gz(path: Path, rows: Iterator[dict[str, Any]]) -> None:
+    """JSON lines, gzip level 4 (a third less CPU than 5 for 3% more bytes), written in
+    pieces of about 1 MB (one compressor call each, not one per line)."""
     tmp = path.with_name(path.name + ".tmp")
-    with gzip.open(tmp, "wt", encoding="utf-8", compresslevel=4) as f:
+    with gzip.open(tmp, "wb", compresslevel=4) as f:
+        buf: list[str] = []
+        size = 0
         for r in rows:
-            f.write(json.dumps(r, ensure_ascii=False, separators=(",", ":")))
-            f.write("\n")
+            line = _JSON_LINE(r)
+            buf.append(line)
+            size += len(line)
+            if size >= 1 << 20:
+                f.write(("\n".join(buf) + "\n").encode("utf-8"))
+                buf, size = [], 0
+        if buf:
+            f.write(("\n".join(buf) + "\n").encode("utf-8"))
     os.replace(tmp, path)
 
 
