@@ -44,8 +44,22 @@ def reference(text, hints=()):
 
 def test_the_shipped_automaton_is_proven_windowed():
     m = langscore._model()
-    assert m.window is not None and 1 <= m.window <= 8
-    assert m.nm[m.rowbase[0] + m.pad] == 0
+    window, pad = langscore._window()
+    assert window is not None and 1 <= window <= 8
+    assert m.nm[m.rowbase[0] + pad] == 0
+
+
+def test_read_only_cache_walks_sequentially(monkeypatch, tmp_path):
+    # no writable cache: no proof is computed (it would cost every process a second), and
+    # many texts are scored one by one, with the same results
+    monkeypatch.setattr(langscore, "_cache_file", lambda name: None)
+    langscore._window.cache_clear()
+    try:
+        assert langscore._window() == (None, 0)
+        got = lang.identify_many(TEXTS)
+        assert got == [reference(t) for t in TEXTS]
+    finally:
+        langscore._window.cache_clear()
 
 
 def test_scores_bit_for_bit():

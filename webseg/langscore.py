@@ -51,8 +51,6 @@ class _Model:
     rowbase: np.ndarray  # state -> offset of its row in ``nm`` (int64)
     out: np.ndarray  # state -> feature emitted, -1 for none (int64)
     table: np.ndarray  # feature x class log-probabilities (float32 when cached)
-    window: int | None  # D: states depend on the last D bytes only (None: unproven)
-    pad: int  # a byte that leaves the start state where it is
 
 
 def encode(text: str) -> bytes:
@@ -87,6 +85,9 @@ def _float32_table(ptc: np.ndarray) -> np.ndarray:
         return ptc
     try:
         if not path.exists():
+            if not os.access(path.parent, os.W_OK):
+                return ptc
+
             def save(tmp: str) -> None:
                 with open(tmp, "wb") as f:  # a file object: np.save would add ".npy"
                     np.save(f, np.asarray(ptc, dtype=np.float32), allow_pickle=False)
@@ -101,19 +102,23 @@ def _float32_table(ptc: np.ndarray) -> np.ndarray:
 
 
 def _proven_window(nm: np.ndarray, rowbase: np.ndarray) -> tuple[int | None, int]:
-    """:func:`window_of`, read from the cache (computed and written there the first time)."""
+    """:func:`window_of`, read from the model cache (computed and written there the first
+    time). Without a writable cache it is not computed (every process would pay for it):
+    (None, 0), the sequential walk."""
     path = _cache_file("dfa-window.json")
-    if path is not None:
-        try:
-            got = json.loads(path.read_text(encoding="utf-8"))
-            return got["window"], int(got["pad"])
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
+    if path is None:
+        return None, 0
+    try:
+        got = json.loads(path.read_text(encoding="utf-8"))
+        return got["window"], int(got["pad"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    if not os.access(path.parent, os.W_OK):
+        return None, 0
     window, pad = window_of(nm, rowbase)
-    if path is not None:
-        with contextlib.suppress(OSError):
-            _atomic_write(path, lambda tmp: Path(tmp).write_text(
-                json.dumps({"window": window, "pad": pad}), encoding="utf-8"))
+    with contextlib.suppress(OSError):
+        _atomic_write(path, lambda tmp: Path(tmp).write_text(
+            json.dumps({"window": window, "pad": pad}), encoding="utf-8"))
     return window, pad
 
 
@@ -193,10 +198,17 @@ def _model() -> _Model:
     if nm.dtype == object or nm.ndim != 1:  # not a typed array: the sequential walk only
         nm = np.asarray(list(ident.tk_nextmove), dtype=np.int64)
     rowbase = np.asarray(ident._rowbase, dtype=np.int64)
-    window, pad = _proven_window(nm, rowbase)
     return _Model(ident=ident, nm=nm, rowbase=rowbase,
                   out=np.asarray(ident.tk_output, dtype=np.int64),
-                  table=_float32_table(ident.nb_ptc), window=window, pad=pad)
+                  table=_float32_table(ident.nb_ptc))
+
+
+@lru_cache(maxsize=1)
+def _window() -> tuple[int | None, int]:
+    """(D, pad) of the model's automaton (:func:`window_of`), asked only when many texts
+    are scored at once, so identifying one page never waits for the proof."""
+    m = _model()
+    return _proven_window(m.nm, m.rowbase)
 
 
 def _finish(m: _Model, idx: np.ndarray | None, counts: np.ndarray | None,
@@ -240,7 +252,8 @@ def scores_many(data: Sequence[bytes]) -> np.ndarray:
     gets); the same numbers, bit for bit."""
     m = _model()
     ncls = len(m.ident.nb_classes)
-    if m.window is None or not len(data):
+    window, pad = _window() if len(data) > 1 else (None, 0)
+    if window is None or not len(data):
         return (np.stack([scores(d) for d in data]) if len(data)
                 else np.zeros((0, ncls), dtype=np.float32))
     parts: list[np.ndarray] = []
@@ -250,14 +263,15 @@ def scores_many(data: Sequence[bytes]) -> np.ndarray:
         while end < len(data) and (end == start or size + len(data[end]) <= _BATCH_BYTES):
             size += len(data[end])
             end += 1
-        parts.append(_scores_batch(m, data[start:end]))
+        parts.append(_scores_batch(m, data[start:end], window, pad))
         start = end
     return np.concatenate(parts)
 
 
-def _scores_batch(m: _Model, data: Sequence[bytes]) -> np.ndarray:
-    w = int(m.window or 1)
-    pad = bytes((m.pad,)) * (w - 1)
+def _scores_batch(m: _Model, data: Sequence[bytes], window: int, pad_byte: int
+                  ) -> np.ndarray:
+    w = int(window)
+    pad = bytes((pad_byte,)) * (w - 1)
     buf = np.frombuffer(b"".join(pad + d for d in data), dtype=np.uint8)
     lens = np.fromiter((len(d) for d in data), dtype=np.int64, count=len(data))
     # each text's bytes sit after its pad: position of every real byte in ``buf``
