@@ -11,7 +11,15 @@ All times are CPU times (the machine is shared).
   document;
 * ``analyzer``: tokens per second of :class:`ir.Analyzer` on the daniel-dev gold texts (every
   script) and on CACM (English, the ASCII path);
-* ``identify``: ms per page of :func:`webseg.lang.identify` on the daniel-dev gold texts.
+* ``identify``: ms per page of :func:`webseg.lang.identify` on the daniel-dev gold texts,
+  and per text of ``identify`` and of :func:`webseg.lang.identify_many` (all at once, as
+  ``webseg index --input-format jsonl`` identifies a collection) on the CACM abstracts;
+* ``add``: CPU seconds of ``Index.add`` of the CACM collection in this process (no start-up),
+  warm (best of ``--repeat``), with and without identification and the surface field, to
+  show where the time goes.
+
+The base used in docs/languages.md: ``git archive 3759eb4 | tar -x -C .cache/base`` (the
+commit before every script was analysed).
 """
 
 from __future__ import annotations
@@ -52,6 +60,38 @@ def index_time(tree: Path, docs: Path, repeat: int) -> float:
     return best
 
 
+def add_times(repeat: int) -> dict[str, float]:
+    """Least CPU seconds of ``Index.add`` of CACM (the CLI's text-collection settings), with
+    identification and the surface field switched off one at a time (identification off:
+    every document gets "unknown", for the measurement only)."""
+    from ir import Analyzer, Index
+    from ir.cli import _jsonl_docs
+    from ir.index import TEXT_B, TEXT_K1, TEXT_SURFACE
+    from webseg import lang
+
+    real = lang.identify_many
+    got: dict[str, float] = {}
+    try:
+        for _ in range(repeat + 1):  # the first round warms memos and the model up
+            for surface in (True, False):
+                for ident in (True, False):
+                    lang.identify_many = real if ident else (  # type: ignore[assignment]
+                        lambda texts, hints=None: [lang.UNKNOWN] * len(texts))
+                    with tempfile.TemporaryDirectory() as tmp:
+                        ix = Index.create(f"{tmp}/idx", analyzer=Analyzer(), k1=TEXT_K1,
+                                          b=TEXT_B, surface=TEXT_SURFACE if surface else 0.0,
+                                          fields=None)
+                        t0 = time.process_time()
+                        ix.add(_jsonl_docs(str(CACM), ix.analyzer, surface=surface))
+                        dt = time.process_time() - t0
+                    key = (f"add_cacm_cpu_s{'' if surface else '_no_surface'}"
+                           f"{'' if ident else '_no_identify'}")
+                    got[key] = round(min(got.get(key, float("inf")), dt), 3)
+    finally:
+        lang.identify_many = real
+    return got
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -59,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args(argv)
     from ir import Analyzer
-    from webseg.lang import identify
+    from webseg.lang import identify, identify_many
 
     out: dict[str, float] = {}
     if CACM.is_file():
@@ -67,11 +107,24 @@ def main(argv: list[str] | None = None) -> int:
         if (args.base / "webseg").is_dir():
             out["index_cacm_base_cpu_s"] = round(index_time(args.base, CACM, args.repeat), 3)
             out["index_slowdown"] = round(out["index_cacm_cpu_s"] / out["index_cacm_base_cpu_s"], 3)
-        texts = [json.loads(x).get("text", "") for x in CACM.open(encoding="utf-8")]
+        recs = [json.loads(x) for x in CACM.open(encoding="utf-8")]
+        texts = [r.get("text", "") for r in recs]
         an = Analyzer()
         t0 = time.process_time()
         n = sum(len(an.tokens(t)) for t in texts)
         out["analyzer_cacm_ktok_s"] = round(n / (time.process_time() - t0) / 1000, 1)
+        samples = [r.get("text") or r.get("title") or "" for r in recs]
+        identify_many(samples[:100])
+        t0 = time.process_time()
+        for t in samples:
+            identify(t)
+        out["identify_cacm_ms_per_text"] = round(1000 * (time.process_time() - t0)
+                                                  / len(samples), 3)
+        t0 = time.process_time()
+        identify_many(samples)
+        out["identify_many_cacm_ms_per_text"] = round(1000 * (time.process_time() - t0)
+                                                       / len(samples), 3)
+        out.update(add_times(args.repeat))
     if (DANIEL / "manifest.jsonl").is_file():
         rows = [json.loads(x) for x in (DANIEL / "manifest.jsonl").open(encoding="utf-8")]
         gold = [(DANIEL / r["gold"]).read_text(encoding="utf-8") for r in rows if r["gold"]]

@@ -49,7 +49,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -289,7 +289,11 @@ class Analyzer:
     languages' stemmers). ``max_token_len`` drops longer tokens (base64 blobs, URLs glued
     together) that would only bloat the vocabulary. ``scheme``: ``unicode`` (every script) or
     ``ascii`` (the older Latin-only analysis). ``latin``: the language of Latin-script words,
-    ``en`` (default) or any key of :data:`SNOWBALL`.
+    ``en`` (default) or any key of :data:`SNOWBALL`. ``t2s``: traditional Chinese converted
+    to simplified (default), so the two spellings match. ``surface_t2s``: whether the
+    :meth:`unstemmed` twin (an index's surface field of exact forms) converts too; by default
+    it keeps each page's own spelling, so a query written as the page is written ranks it above
+    a converted copy in the other spelling (the stemmed terms still match both).
     """
 
     stopwords: str = "nltk"
@@ -297,6 +301,8 @@ class Analyzer:
     max_token_len: int = 64
     scheme: str = "unicode"
     latin: str = "en"
+    t2s: bool = True
+    surface_t2s: bool = False
 
     def __post_init__(self) -> None:
         if self.stopwords not in _STOPSETS:
@@ -307,12 +313,14 @@ class Analyzer:
         if self.latin != "en" and self.latin not in SNOWBALL:
             raise ValueError(f"unknown language for Latin-script words {self.latin!r}: "
                              f"use one of {sorted(SNOWBALL)}")
+        if not isinstance(self.t2s, bool) or not isinstance(self.surface_t2s, bool):
+            raise ValueError("t2s and surface_t2s must be true or false")
         if self.stemmer not in ("none", "porter", "english"):
             raise ValueError(f"unknown stemmer {self.stemmer!r}: use none, porter or english "
                              "(other languages' stemmers follow their script, or latin=...)")
         _stemmer(self.stemmer)  # fail now, not at the first document
-        if self.scheme == "unicode":
-            _runs()
+        # the script-run pattern is compiled on the first text that needs it (0.24 s of CPU:
+        # the whole cost of a process that indexes only ASCII text would be this)
 
     def tokens(self, text: str) -> list[str]:
         """Index terms of ``text`` in order (repeats kept)."""
@@ -377,7 +385,8 @@ class Analyzer:
                     latin[run] = got
                 out.extend(got)
             elif kind == "cjk":
-                out.extend(_bigrams(_to_simplified(run.casefold())))
+                run = run.casefold()
+                out.extend(_bigrams(_to_simplified(run) if self.t2s else run))
             elif kind == "sea":
                 out.extend(_bigrams(run))
             else:
@@ -406,6 +415,19 @@ class Analyzer:
         stem = _language_stemmer(self.latin) if self.stemmer != "none" else None
         return [t for t in _TOKEN.findall(_fold_ascii(stem(w) if stem else w))]
 
+    def unstemmed(self) -> Analyzer:
+        """This analyzer without stemming (same tokens, case folding and stop words) and,
+        unless ``surface_t2s``, without converting traditional Chinese: the exact word forms
+        of an index's surface field. The same object on every call, so its memos of analysed
+        words last from one document to the next."""
+        if self.stemmer == "none" and self.t2s == self.surface_t2s:
+            return self
+        twin = self.__dict__.get("_unstemmed_memo")
+        if twin is None:
+            twin = replace(self, stemmer="none", t2s=self.surface_t2s)
+            object.__setattr__(self, "_unstemmed_memo", twin)
+        return twin
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -416,8 +438,11 @@ class Analyzer:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Analyzer:
         """The analyzer an index was built with. A config without ``scheme`` comes from an
-        index made before every script was analysed: it keeps its ``ascii`` analysis."""
-        kw = {k: d[k] for k in ("stopwords", "stemmer", "max_token_len", "scheme", "latin")
-              if k in d}
+        index made before every script was analysed: it keeps its ``ascii`` analysis; one
+        without ``surface_t2s``, from before the surface field kept Chinese as written: its
+        surface terms were converted, so its queries' are too."""
+        kw = {k: d[k] for k in ("stopwords", "stemmer", "max_token_len", "scheme", "latin",
+                                "t2s", "surface_t2s") if k in d}
         kw.setdefault("scheme", "ascii")
+        kw.setdefault("surface_t2s", True)
         return cls(**kw)

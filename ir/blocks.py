@@ -88,27 +88,34 @@ def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
         raise ValueError("word_weights must have one weight per word")
     # spaced text (nearly all): whitespace words, as always; unspaced scripts: pieces
     whole_words = spaced(text)
-    units = [(w, i) for i, w in enumerate(words)] if whole_words else _units(words)
+    units = _units(words) if not whole_words else None  # whole words: the words themselves
+    n_units = len(words) if units is None else len(units)
     spans = _spans(pieces, len(words)) if whole_words and pieces is not None else None
     at = 0  # the first span not wholly in earlier windows
     out = []
-    for k, i in enumerate(range(0, len(units), size)):
-        chunk = units[i: i + size]
-        parts = []
-        for j, (piece, w) in enumerate(chunk):
-            if j and w != chunk[j - 1][1]:
-                parts.append(" ")
-            parts.append(piece)
-        t = "".join(parts)
+    for k, i in enumerate(range(0, n_units, size)):
+        if units is None:
+            t = " ".join(words[i: i + size])
+            n_chunk = min(size, n_units - i)
+        else:
+            chunk = units[i: i + size]
+            n_chunk = len(chunk)
+            parts = []
+            for j, (piece, w) in enumerate(chunk):
+                if j and w != chunk[j - 1][1]:
+                    parts.append(" ")
+                parts.append(piece)
+            t = "".join(parts)
         if spans is None:
             toks = an.tokens(t)
         else:
-            toks, at = _span_tokens(an, spans, at, i, i + len(chunk), words)
+            toks, at = _span_tokens(an, spans, at, i, i + n_chunk, words)
         if text_tokens is not None and whole_words:
             text_tokens.extend(toks)
         blk = Block(text=t, terms=dict(Counter(toks)), seg=k, rank=k)
         if word_weights is not None:
-            ws = [word_weights[w] for _, w in chunk]
+            ws = (word_weights[i: i + size] if units is None
+                  else [word_weights[w] for _, w in chunk])
             blk.weight = round(sum(ws) / len(ws), 4)
             blk.role = "main" if blk.weight >= 0.5 else "template"
         out.append(blk)

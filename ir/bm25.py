@@ -96,16 +96,27 @@ class EmbeddedBM25:
         indptr = [0]
         ids: list[int] = []
         tfs: list[float] = []
+        get = vocab.get
         for d in doc_freqs:
-            for t, c in d.items():
-                if c <= 0:
-                    continue
-                j = vocab.get(t)
-                if j is None:
-                    j = vocab[t] = len(terms)
-                    terms.append(t)
-                ids.append(j)
-                tfs.append(c)
+            if d and min(d.values()) > 0:  # the usual document: every count positive
+                js = [get(t) for t in d]
+                if None in js:  # new terms join in the document's order
+                    for k, t in enumerate(d):
+                        if js[k] is None:
+                            js[k] = vocab[t] = len(terms)
+                            terms.append(t)
+                ids.extend(js)
+                tfs.extend(d.values())
+            else:
+                for t, c in d.items():
+                    if c <= 0:
+                        continue
+                    j = vocab.get(t)
+                    if j is None:
+                        j = vocab[t] = len(terms)
+                        terms.append(t)
+                    ids.append(j)
+                    tfs.append(c)
             indptr.append(len(ids))
         return (np.asarray(indptr, dtype=np.int64), np.asarray(ids, dtype=np.int32),
                 np.asarray(tfs, dtype=np.float32))

@@ -126,23 +126,37 @@ def _jsonl_docs(path: str, an: Any, warn: Any = None, surface: bool = False) -> 
     A document with no text is indexed (its id stays known) and reported through ``warn``.
     ``surface``: with their unstemmed terms (an index with a surface field)."""
     from ir.pipeline import doc_from_text
+    from webseg.lang import identify_many
 
-    for ln, r in _records(path):
-        if not isinstance(r, dict) or ("id" not in r and "docid" not in r):
-            raise click.UsageError(f"{path}:{ln}: a document needs an id (docs.jsonl: id, "
-                                   "title, text; JsonCollection: id, contents)")
-        did = str(r["id"] if "id" in r else r["docid"])
-        text = r.get("text")
-        if text is None:
-            text = r.get("contents")
-        text = "" if text is None else str(text)
-        doc = doc_from_text(did, text, an, title=str(r.get("title") or ""), url=r.get("url"),
-                             lang_hints=[r["lang"]] if isinstance(r.get("lang"), str) else (),
-                             surface=surface)
-        if doc.status != "ok" and warn is not None:
-            warn(f"{path}:{ln}: document {did}: no text to index ({doc.reason}); "
-                 "fields read: text or contents, and title")
-        yield doc
+    for chunk in _chunks(_records(path), 512):  # languages of 512 texts in one pass
+        rows = []
+        for ln, r in chunk:
+            if not isinstance(r, dict) or ("id" not in r and "docid" not in r):
+                raise click.UsageError(f"{path}:{ln}: a document needs an id (docs.jsonl: "
+                                       "id, title, text; JsonCollection: id, contents)")
+            text = r.get("text")
+            if text is None:
+                text = r.get("contents")
+            rows.append((ln, str(r["id"] if "id" in r else r["docid"]),
+                         "" if text is None else str(text), str(r.get("title") or ""),
+                         [r["lang"]] if isinstance(r.get("lang"), str) else [], r.get("url")))
+        langs = identify_many([text or title for _, _, text, title, _, _ in rows],
+                              [hints for *_, hints, _ in rows])
+        for (ln, did, text, title, hints, url), lang in zip(rows, langs, strict=True):
+            doc = doc_from_text(did, text, an, title=title, url=url, lang_hints=hints,
+                                surface=surface, language=lang)
+            if doc.status != "ok" and warn is not None:
+                warn(f"{path}:{ln}: document {did}: no text to index ({doc.reason}); "
+                     "fields read: text or contents, and title")
+            yield doc
+
+
+def _chunks(items: Any, n: int) -> Any:
+    import itertools
+
+    it = iter(items)
+    while chunk := list(itertools.islice(it, n)):
+        yield chunk
 
 
 def _note(message: str) -> None:

@@ -617,6 +617,9 @@ class Index:
         batch = list(docs)
         if not batch:
             return 0
+        for d in batch:  # set when stored, computed once (the store and the rows read it)
+            if d.main_hash is None:
+                d.main_hash = main_text_hash(d)
         self.store.append(batch)
         known = {d.id for d in batch if d.id in self.pos}
         rescored = self._add_rows(batch)

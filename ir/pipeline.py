@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ir.analysis import Analyzer
@@ -66,26 +66,42 @@ def surface_analyzer(an: Any) -> Analyzer:
     an index's surface field, where an exact form scores beside its stem, as an engine's
     unstemmed sub-field does."""
     base = an.analyzer if isinstance(an, PageTokens) else an
-    return replace(base, stemmer="none")
+    return base.unstemmed()
 
 
 def doc_from_text(doc_id: str, text: str, an: Analyzer, title: str = "", url: str | None = None,
                   status: str = "ok", reason: str | None = None,
-                  lang_hints: Sequence[str] = (), surface: bool = False) -> StoredDoc:
+                  lang_hints: Sequence[str] = (), surface: bool = False,
+                  language: Any = None) -> StoredDoc:
     """A document from plain text; its blocks are 50-word windows, its fields the title and
     the text as main content (no layout to tell content from boilerplate). ``lang_hints``:
     declared languages (a record's ``lang``), checked against the text. ``surface``: also
-    store the unstemmed terms (for an index with a surface field, :class:`ir.Index`)."""
+    store the unstemmed terms (for an index with a surface field, :class:`ir.Index`).
+    ``language``: the :class:`webseg.lang.Language` of ``text or title`` with those hints when
+    the caller identified many texts at once (:func:`webseg.lang.identify_many`)."""
     full = f"{title} {text}".strip()
-    terms = dict(Counter(an.tokens(full)))
+    toks: list[str] = []  # the windows' tokens are the whole text's (spaced text)
+    windows = window_blocks(full, an, text_tokens=toks)
+    if not spaced(full):
+        toks = an.tokens(full)
+    title_toks = an.tokens(title)
+    # ASCII text: no token crosses the space after the title, so the text's tokens follow it
+    main_toks = toks[len(title_toks):] if full.isascii() else an.tokens(text)
+    terms = dict(Counter(toks))
     surf = dict(Counter(surface_analyzer(an).tokens(full))) if surface else {}
     if not terms and status == "ok":
         status, reason = "empty", "no index terms in the text"
-    fields = {"title": {t: float(c) for t, c in Counter(an.tokens(title)).items()},
-              "main": {t: float(c) for t, c in Counter(an.tokens(text)).items()}}
+    fields = {"title": _float_counts(title_toks), "main": _float_counts(main_toks)}
     return StoredDoc(id=doc_id, terms=terms, url=url, title=title, status=status, reason=reason,
-                     blocks={"windows": window_blocks(full, an)}, fields=fields,
-                     lang=_language(text or title, lang_hints), surface=surf)
+                     blocks={"windows": windows}, fields=fields,
+                     lang=language.code if language is not None
+                     else _language(text or title, lang_hints), surface=surf)
+
+
+def _float_counts(tokens: list[str]) -> dict[str, float]:
+    """Term counts as floats (a field's soft counts), in first-occurrence order."""
+    c = Counter(tokens)
+    return dict(zip(c, map(float, c.values()), strict=True))
 
 
 def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],

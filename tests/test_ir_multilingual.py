@@ -60,6 +60,30 @@ def test_declared_language_is_checked_against_the_text():
     assert short.lang == "de"  # too little text to judge: the declaration stands
 
 
+def test_text_collection_languages_identified_in_batches(tmp_path):
+    # webseg index --input-format jsonl identifies records many at a time: each record gets
+    # what doc_from_text alone gives it (its own declared language checked against its text)
+    import json
+
+    from ir.cli import _jsonl_docs
+
+    an = Analyzer()
+    recs = [{"id": f"{k}{i}", "title": "", "text": t, **({"lang": h} if h else {})}
+            for i in range(300)
+            for k, t, h in (("ru", DOCS["ru"][1], "en"), ("s", "OK", "de-AT"),
+                            ("zh", DOCS["zh"][1], None), ("e", "", "fr"))]
+    path = tmp_path / "docs.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs),
+                    encoding="utf-8")
+    got = {d.id: d.lang for d in _jsonl_docs(str(path), an)}
+    for r in recs:
+        want = doc_from_text(r["id"], r["text"], an,
+                             lang_hints=[r["lang"]] if "lang" in r else ()).lang
+        assert got[r["id"]] == want
+    assert got["ru0"] == "ru" and got["s0"] == "de" and got["zh5"] == "zh"
+    assert got["e7"] == "fr"
+
+
 @pytest.mark.browser
 def test_rendered_pages_store_their_checked_language(tmp_path, renderer):
     from ir import index_paths

@@ -52,6 +52,36 @@ def test_surface_analyzer_only_drops_stemming(tmp_path):
     assert ix.analyzer.tokens("The Connections") == ["connect"]
 
 
+def test_surface_keeps_chinese_as_written(tmp_path):
+    # the same sentence in traditional and in simplified characters: the stemmed terms are
+    # the same (traditional converted), the surface field keeps each spelling, so a query
+    # finds both and ranks the page written as the query is written first
+    trad, simp = "臺灣的職業病目錄公布了", "台湾的职业病目录公布了"
+    ix = Index.create(tmp_path / "zh", surface=0.5)
+    assert ix.analyzer.tokens(trad) == ix.analyzer.tokens(simp)
+    assert surface_analyzer(ix.analyzer).tokens("臺灣") == ["臺灣"]
+    ix.add([doc_from_text("s", simp, ix.analyzer, surface=True),
+            doc_from_text("t", trad, ix.analyzer, surface=True)])
+    ix = Index.open(tmp_path / "zh")
+    assert ix.search("職業病目錄", k=2).ids == ["t", "s"]
+    assert ix.search("职业病目录", k=2).ids == ["s", "t"]
+
+
+def test_surface_of_older_indexes_stays_converted(tmp_path):
+    # an index written before the surface field kept Chinese as written has no surface_t2s:
+    # its stored surface terms were converted, so its queries' still are
+    Index.create(tmp_path / "old", surface=0.5)
+    mf = tmp_path / "old" / "index.json"
+    man = json.loads(mf.read_text(encoding="utf-8"))
+    for key in ("t2s", "surface_t2s"):
+        del man["analyzer"][key]
+    mf.write_text(json.dumps(man), encoding="utf-8")
+    old = Index.open(tmp_path / "old")
+    assert old.analyzer.surface_t2s and old.analyzer.t2s
+    assert surface_analyzer(old.analyzer).tokens("臺灣") == ["台湾"]
+    assert surface_analyzer(old.analyzer).tokens("The Connections") == ["connections"]
+
+
 def test_surface_refused_with_fields(tmp_path):
     with pytest.raises(ValueError, match="surface"):
         Index.create(tmp_path / "f", fields=dict(DEFAULT_FIELDS), surface=0.1)
