@@ -1,8 +1,9 @@
 """Count the structure cases' checks (``tests/structure_cases.py``) that ``webseg clean`` passes.
 
-    python bench/structure_checks.py [--no-units | --trafilatura]
+    python bench/structure_checks.py [--no-units | --trafilatura] [--render]
 
-Parsed pages (``webseg.parse``), the shipped block model, txt and Markdown: prints the txt and
+Parsed pages (``webseg.parse``; ``--render``: rendered by Chromium), the shipped block model,
+txt and Markdown: prints the txt and
 Markdown checks passed, over all cases and over the harder variations alone
 (``HARD_CASES``: sectioned and nested tables, list attributes, task lists, Markdown's special
 characters, scripts without spaces...). ``--no-units`` runs the decoder without its structure units
@@ -29,6 +30,11 @@ from webseg.parse import parse  # noqa: E402
 def main() -> int:
     params = {"units": False} if "--no-units" in sys.argv else {}
     traf = "--trafilatura" in sys.argv
+    renderer = None
+    if "--render" in sys.argv and not traf:
+        from webseg.render import Renderer
+
+        renderer = Renderer().__enter__()
     hard = {c.name for c in HARD_CASES}
     counts = {"all": [0, 0, 0, 0], "hard": [0, 0, 0, 0]}
     for c in CASES:
@@ -39,7 +45,8 @@ def main() -> int:
             text = trafilatura.extract(html) or ""
             md = trafilatura.extract(html, output_format="markdown") or ""
         else:
-            res = extract(parse(html), "blocks", **params)
+            page = renderer.render(html.encode("utf-8")) if renderer else parse(html)
+            res = extract(page, "blocks", **params)
             text, md = res.text, res.to_markdown()
         for key in ("all", "hard") if c.name in hard else ("all",):
             n = counts[key]
@@ -51,6 +58,8 @@ def main() -> int:
                        ("hard", f"{len(HARD_CASES)} harder variations")):
         nt, pt, nm, pm = counts[key]
         print(f"{label}: txt checks {pt}/{nt}, Markdown checks {pm}/{nm}")
+    if renderer is not None:
+        renderer.__exit__(None, None, None)
     return 0
 
 

@@ -566,4 +566,44 @@ HARD_CASES: tuple[Case, ...] = (
          txt=("Τα επόμενα βήματα\nΔιαγωνισμός για τα έργα\nΈναρξη εργασιών",),
          md=("### Τα επόμενα βήματα\n\n1. **Διαγωνισμός** για τα έργα\n2. Έναρξη *εργασιών*",)),
 )
+HARD_CASES += (
+    Case("table-in-figure", "<figure><table><tr><th>Pier</th><th>Depth</th></tr><tr><td>N</td>"
+         "<td>4 m</td></tr><tr><td>S</td><td>6 m</td></tr></table><figcaption>Depths at low "
+         "tide</figcaption></figure>",
+         txt=("Pier\tDepth\nN\t4 m\nS\t6 m\nDepths at low tide",),
+         md=("| Pier | Depth |\n| --- | --- |\n| N | 4 m |\n| S | 6 m |\n\nDepths at low tide",)),
+    Case("table-ragged-rows", "<table><tr><th>Line</th><th>First</th><th>Last</th></tr>"
+         "<tr><td>A</td><td>06:00</td></tr><tr><td>B</td><td>07:00</td><td>23:00</td></tr>"
+         "</table>",
+         txt=("Line\tFirst\tLast\nA\t06:00\nB\t07:00\t23:00",),
+         md=("| A | 06:00 | |\n| B | 07:00 | 23:00 |",)),
+    Case("code-in-list-item", "<p>To get the data:</p><ol><li>Install it:<pre><code>pip "
+         "install harbour-data</code></pre></li><li>Run <code>harbour fetch</code></li></ol>",
+         txt=("Install it:\npip install harbour-data\nRun harbour fetch",),
+         md=("1. Install it:\n\n   ```\n   pip install harbour-data\n   ```\n\n"
+             "2. Run `harbour fetch`",)),
+    Case("code-in-blockquote", "<blockquote><p>The engineer typed:</p><pre>ls -la\n"
+         "cd /srv/harbour</pre></blockquote>",
+         txt=("The engineer typed:\nls -la\ncd /srv/harbour",),
+         md=("> The engineer typed:\n>\n> ```\n> ls -la\n> cd /srv/harbour\n> ```",)),
+    Case("emphasis-edge-spaces", "<p>The vote was a <b>close </b>call and <em> a bitter</em> "
+         "one for all the members of the council.</p>",
+         txt=("The vote was a close call and a bitter one",),
+         md=("The vote was a **close** call and *a bitter* one",)),
+    Case("entity-shy-zwnj-emoji", "<p>The Donau&shy;dampf&shy;schiff line, the Persian word "
+         "می&zwnj;خواهم and the 👩\u200d💻 emoji were shown on the screen.</p>",
+         txt=("The Donaudampfschiff line, the Persian word می\u200cخواهم and the "
+              "👩\u200d💻 emoji",),
+         md=("The Donaudampfschiff line, the Persian word می\u200cخواهم and the "
+             "👩\u200d💻 emoji",)),
+    Case("text-beside-blocks", "<div>The works start in three places<p>at the old quay,</p>"
+         "and at the ferry pier.</div>",
+         txt=("The works start in three places\nat the old quay,\nand at the ferry pier.",),
+         md=("The works start in three places\n\nat the old quay,\n\nand at the ferry "
+             "pier.",)),
+    Case("ru-heading-table", "<h3>Бюджет</h3><table><tr><th>Год</th><th>Сумма</th></tr>"
+         "<tr><td>2025</td><td>10 млн</td></tr><tr><td>2026</td><td>12 млн</td></tr></table>",
+         lang="ru", txt=("Бюджет\nГод\tСумма\n2025\t10 млн\n2026\t12 млн",),
+         md=("### Бюджет\n\n| Год | Сумма |\n| --- | --- |\n| 2025 | 10 млн |",)),
+)
 CASES = CASES + HARD_CASES

@@ -9,9 +9,9 @@ they are (only the keep mask changes):
 
 * **Units** are elements whose text a reader takes as one thing: data tables and their rows,
   lists (``ul``/``ol``/``menu``) and list items, definition lists, ``pre``, ``figure``,
-  ``blockquote``, ``details``, and paragraphs (``p``). A row of short cells is a unit in any
-  table (a table holding a small table in one cell is no data table, but its other rows
-  still read as rows). A container that holds page structure (a nested
+  ``blockquote``, ``details``, and paragraphs (``p``); a ``figure`` may hold a table. A
+  table of short cells holding a small table in a cell is no data table, but its other
+  rows are units. A container that holds page structure (a nested
   table in a list, ``article``/``section``/``nav``/``aside``/``header``/``footer``/``main``/
   ``form``, ``h1``/``h2``) or more than :data:`MAX_UNIT_CHARS` characters is layout, not a
   unit. A data table: at least two rows, no nested table and no layout element, no cell
@@ -48,7 +48,7 @@ import numpy as np
 from webseg.page import Page
 
 __all__ = ["MAX_CELL_CHARS", "MAX_HEADING_CHARS", "MAX_HOLE_CHARS", "MAX_UNIT_CHARS",
-           "apply_units"]
+           "MIN_PLAIN_CHARS", "apply_units"]
 
 #: A unit longer than this is a layout container (a list holding the whole page), not a unit.
 MAX_UNIT_CHARS = 5000
@@ -58,6 +58,9 @@ MAX_CELL_CHARS = 400
 #: hole (a caption, a short list) between kept paragraphs, not a block the model judged on
 #: its own evidence (a long code listing, a product grid).
 MAX_HOLE_CHARS = 200
+#: A link list whose kept part is plain text of at least this many characters gets help
+#: from its context (a list of documents with a plain item), not a "Read more →" line.
+MIN_PLAIN_CHARS = 10
 #: A longer "heading" is text, not a heading.
 MAX_HEADING_CHARS = 200
 
@@ -133,19 +136,22 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
             unit[k] = k in data_table
         elif t == "tr":  # rows of data tables, and short rows of other tables (below)
             unit[k] = True
-        elif t in _UNIT_TAGS:
-            unit[k] = (tables_inside[k] == 0 and layout_inside[k] == 0
+        elif t in _UNIT_TAGS:  # a figure may hold a table (a table with its caption)
+            unit[k] = ((tables_inside[k] == 0 or t == "figure") and layout_inside[k] == 0
                        and total[k] <= MAX_UNIT_CHARS)
     rows_ok = np.zeros(len(cand), dtype=bool)
     for k in data_table:
         rows_ok[row_of[k]] = True
-    # a row of a table that is no data table (it holds a nested table, or a long cell in
-    # another row) is still a unit when it is itself a row of short cells: ``Ferry B |
-    # every hour`` beside a row that holds a small timetable
-    for k, t in enumerate(ntags):
-        if t == "tr" and not rows_ok[k] and unit[k] and tables_inside[k] == 0 \
-                and layout_inside[k] == 0 and _cells_short(page, cand[k], leaves, cw):
-            rows_ok[k] = True
+    # a table that is no data table only because a cell holds a small table (a timetable
+    # beside its line): its other rows of short cells are still rows (``Ferry B | every
+    # hour``); a layout table (a long cell, a layout element) keeps none
+    for k, rows in row_of.items():
+        if k in data_table or tables_inside[k] == 0 or layout_inside[k] or len(rows) < 2 \
+                or total[k] > MAX_UNIT_CHARS * 4 or not _cells_short(page, cand[k], leaves, cw):
+            continue
+        for r in rows:
+            if tables_inside[r] == 0:
+                rows_ok[r] = True
     unit &= (np.asarray([t != "tr" for t in ntags]) | rows_ok)
     # leaves inside a link (``a`` with ``href``): a unit that is mostly link text is a menu
     # or a table of contents, and the context is no evidence for it
@@ -164,7 +170,10 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
         if not kk.any():
             return False
         wk = w[a:b][kk]
-        return float(wk[linked[a:b][kk]].sum()) < 0.5 * float(wk.sum())
+        plain = wk[~linked[a:b][kk]]
+        # at least a few words of plain text (a lone arrow beside "Read more" is no text)
+        return float(plain.sum()) >= 0.5 * float(wk.sum()) and \
+            float((plain - 1.0).sum()) >= MIN_PLAIN_CHARS
 
     def _half(a: int, b: int) -> bool:
         """The context may decide for ``[a, b)``: less than half of its characters are link
