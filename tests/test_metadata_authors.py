@@ -142,3 +142,12 @@ def test_the_name_is_inside_the_byline_element_or_right_after_its_label() -> Non
                       '</span>') == ["Jo Lee"]
     assert _byline_of('<div class="author-bio"><h4>About Becky</h4><p>Hi, I am Becky.</p>'
                       '</div>') == ["Becky"]
+
+
+def test_field_marks_are_words_and_container_flags_are_no_byline() -> None:
+    assert _byline_of('<div class="hero__author-wrap"><span class="hero-jobber__author">Lisa '
+                      'Pham</span></div>') == ["Lisa Pham"]  # "jobber" is no job title
+    meta = ('<div class="story-meta has-byline"><span class="date">Updated Nov 11</span>'
+            '<span class="tip">Originally published</span></div>'
+            '<div class="byline"><p>By&nbsp;</p><p><a href="/p/af">April Fulton</a></p></div>')
+    assert _byline_of(meta) == ["April Fulton"]

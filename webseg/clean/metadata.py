@@ -55,19 +55,21 @@ _ITEMPROPS = frozenset({"author", "creator", "datepublished", "datecreated", "da
 #: (``post-author``, ``authorName``, ``showtopicauthor``, ``writername``), except where
 #: another word goes on (``authorities``, ``authorize``, ``authoring``,
 #: ``reset-authorcodespan``), ``writer`` not inside a word (``typewriter``), not negated
-#: (``no-byline``).
-_BYLINE_MARK = re.compile(r"(?<!no-)(?:author(?!i[zst]|ing|code)|byline)|(?<![a-z])writer")
+#: (``no-byline``) nor a container's flag (``has-byline``).
+_BYLINE_MARK = re.compile(r"(?<!no-)(?<!has-)(?:author(?!i[zst]|ing|code)|byline)|"
+                          r"(?<![a-z])writer")
 #: A marked element that is a form's field (``comment-form-author``: a label and an input),
-#: part of the page's footer or menus (``footer__writers``: the site's writers), or a whole
+#: part of the footer, sidebar or menus (``footer__writers``: the site's writers), or a whole
 #: post whose class names its writer (``hentry post author-kgs``: the byline is inside).
-_FORM_MARK = re.compile(r"(?<![a-z])(?:form|footer|menu|nav)(?![a-z])|(?<![\w-])hentry(?![\w-])")
+_FORM_MARK = re.compile(r"(?<![a-z])(?:form|footer|menu|nav)(?![a-z])|(?<![a-z])sidebar|"
+                        r"(?<![\w-])hentry(?![\w-])")
 #: The class or id of the element right around a byline's text fragment that says the text
 #: is something else: the article's type or category (``Guide``, a tag link), a date, the
 #: writer's job title or description.
-_NOT_NAME_MARK = re.compile(r"type|categor|(?<![a-z])tags?(?![a-z])|topic|label|date|time|"
-                            r"job|title|position|desc|bio(?![a-z])|breadcrumb|sr-only|"
-                            r"screen-reader|visually-hidden")
-_DESCRIPTION_MARK = re.compile(r"job|position|desc|bio(?![a-z])")
+_NOT_NAME_MARK = re.compile(r"(?<![a-z])(?:type|categor(?:y|ies)|tags?|topic|label|date[a-z]*|"
+                            r"time|job|title|position|desc(?:ription)?|bio|breadcrumbs?|"
+                            r"sr-only|screen-reader|visually-hidden)(?![a-z])")
+_DESCRIPTION_MARK = re.compile(r"(?<![a-z])(?:job|position|desc(?:ription)?|bio)(?![a-z])")
 _BYLINE_CHECK = re.compile(r"(?:class|id|rel|itemprop)\s*=\s*[\"']?[^\"'>]*"
                            r"(?:author(?!i[zs]|ity)|byline|writer)", re.IGNORECASE)
 _ITEMPROP_CHECK = re.compile(r"itemprop\s*=\s*[\"']?[^\"'>]*(?:author|creator|date|headline|"
@@ -78,9 +80,10 @@ _BYLINE_WORDS = re.compile(
     r"writer|posted|published|von|par|por|di|door|автор|作者|-|–|—|\||·|•)[\s:]*$", re.IGNORECASE)
 _FRAGMENT = re.compile(r">([^<]+)<")
 #: A fragment that leads into the name rather than being one: it ends on a preposition
-#: ("Insights from", "Posted at", "via"), or is a date's label ("Updated", "Last updated").
+#: ("Insights from", "Posted at", "via"), or is a date's label ("Updated", "Last updated",
+#: "Originally published").
 _LEAD_IN = re.compile(r"(?:^|\s)(?:from|by|at|via|on|in|with|of)[\s:]*$|"
-                      r"^(?:last\s+)?(?:updated|modified|reviewed|published|posted)\b[\s:]*$",
+                      r"^(?:[^\W\d]+\s+)?(?:updated|modified|reviewed|published|posted)\b[\s:]*$",
                       re.IGNORECASE)
 #: A heading or label of the byline's box ("About the Authors", "Topic Author"): the name, if
 #: any, comes after it.
