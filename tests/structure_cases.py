@@ -606,4 +606,27 @@ HARD_CASES += (
          lang="ru", txt=("Бюджет\nГод\tСумма\n2025\t10 млн\n2026\t12 млн",),
          md=("### Бюджет\n\n| Год | Сумма |\n| --- | --- |\n| 2025 | 10 млн |",)),
 )
+HARD_CASES += (
+    Case("code-at-block-start", "<p>Useful commands:</p><ul><li><code>make build</code> builds "
+         "the site</li><li><code>make test</code> runs the checks</li></ul><table><tr><th>"
+         "Command</th><th>Effect</th></tr><tr><td><code>make deploy</code></td><td>publishes "
+         "it</td></tr><tr><td><code>make clean</code></td><td>removes it</td></tr></table>",
+         txt=("make build builds the site\nmake test runs the checks",
+              "make deploy\tpublishes it"),
+         md=("- `make build` builds the site\n- `make test` runs the checks",
+             "| `make deploy` | publishes it |\n| `make clean` | removes it |")),
+    Case("code-lines-by-br", "<p>Run these two commands:</p><p><code>cd /srv/harbour<br>"
+         "make deploy</code></p><pre>port = 8080<br>host = harbour.local</pre>",
+         txt=("cd /srv/harbour\nmake deploy", "port = 8080\nhost = harbour.local"),
+         md=("```\ncd /srv/harbour\nmake deploy\n```", "```\nport = 8080\nhost = "
+             "harbour.local\n```")),
+    Case("nested-blockquote", "<blockquote><p>The mayor wrote:</p><blockquote><p>We will "
+         "build it.</p></blockquote></blockquote>",
+         txt=("The mayor wrote:\nWe will build it.",),
+         md=("> The mayor wrote:\n>\n> > We will build it.",)),
+    Case("ko-bold-in-word", "<h5>발표</h5><p>서울<b>시</b>는 새로운 항구 계획을 발표했으며 "
+         "공사는 내년 봄에 시작될 예정이라고 밝혔다.</p>",
+         txt=("발표\n서울시는 새로운 항구 계획을 발표했으며",),
+         md=("##### 발표\n\n서울**시**는 새로운 항구 계획을",)),
+)
 CASES = CASES + HARD_CASES

@@ -114,8 +114,8 @@ def pre_roots(page: Page) -> np.ndarray:
     """Per node, the id of the code block it lies in (-1: none): the outermost ``pre``-like
     element (:data:`PRE_TAGS`, or an element whose style keeps whitespace, marked with
     :data:`~webseg.page.PRE_STYLE_ATTR`: a timetable or a poem laid out with spaces), or a
-    ``code`` element outside them whose text spans several lines (highlighted code without
-    ``pre``)."""
+    ``code`` element outside them whose text spans several lines, by line breaks or ``<br>``
+    (highlighted code without ``pre``)."""
     root = np.full(page.n, -1, dtype=np.int64)
     tags = page.tag
     end = page.subtree_end
@@ -129,7 +129,7 @@ def pre_roots(page: Page) -> np.ndarray:
             continue
         if tags[i] == "code":
             hi = int(end[i])
-            if not any("\n" in text[j].strip() or "\n" in ws.get(j, "")
+            if not any("\n" in text[j].strip() or "\n" in ws.get(j, "") or tags[j] == "br"
                        for j in range(i + 1, hi)):
                 continue
         root[i:int(end[i])] = i

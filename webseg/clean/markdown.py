@@ -449,7 +449,7 @@ class _Writer:
         sep = parts[0][0] if parts[0][0] != "\n" else " "
         if tag == "code":
             inner = "".join((s if k else "") + r for k, (s, _, r) in enumerate(parts)
-                            if s != "\n")
+                            if r or s != "\n")  # not a <br> mark (a "\n" with no text)
             inner = inner.replace("\n", " ").strip()
             if not inner:
                 return
