@@ -1,9 +1,12 @@
 """Count the structure cases' checks (``tests/structure_cases.py``) that ``webseg clean`` passes.
 
-    python bench/structure_checks.py [--no-units | --trafilatura]
+    python bench/structure_checks.py [--no-units | --trafilatura] [--render]
 
-Parsed pages (``webseg.parse``), the shipped block model, txt and Markdown: prints the txt and
-Markdown checks passed. ``--no-units`` runs the decoder without its structure units
+Parsed pages (``webseg.parse``; ``--render``: rendered by Chromium), the shipped block model,
+txt and Markdown: prints the txt and
+Markdown checks passed, over all cases and over the harder variations alone
+(``HARD_CASES``: sectioned and nested tables, list attributes, task lists, Markdown's special
+characters, scripts without spaces...). ``--no-units`` runs the decoder without its structure units
 (:mod:`webseg.blocks.units`); ``--trafilatura`` scores trafilatura (default options; txt
 and ``output_format="markdown"``) on the same pages instead. To score an older checkout,
 copy ``tests/structure_cases.py`` and this file into it and run it there without
@@ -19,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.structure_cases import CASES, article  # noqa: E402
+from tests.structure_cases import CASES, HARD_CASES, article  # noqa: E402
 from webseg.clean import extract  # noqa: E402
 from webseg.parse import parse  # noqa: E402
 
@@ -27,7 +30,13 @@ from webseg.parse import parse  # noqa: E402
 def main() -> int:
     params = {"units": False} if "--no-units" in sys.argv else {}
     traf = "--trafilatura" in sys.argv
-    nt = pt = nm = pm = 0
+    renderer = None
+    if "--render" in sys.argv and not traf:
+        from webseg.render import Renderer
+
+        renderer = Renderer().__enter__()
+    hard = {c.name for c in HARD_CASES}
+    counts = {"all": [0, 0, 0, 0], "hard": [0, 0, 0, 0]}
     for c in CASES:
         html = article(c.fragment, c.lang)
         if traf:
@@ -36,13 +45,21 @@ def main() -> int:
             text = trafilatura.extract(html) or ""
             md = trafilatura.extract(html, output_format="markdown") or ""
         else:
-            res = extract(parse(html), "blocks", **params)
+            page = renderer.render(html.encode("utf-8")) if renderer else parse(html)
+            res = extract(page, "blocks", **params)
             text, md = res.text, res.to_markdown()
-        nt += len(c.txt)
-        pt += sum(x in text for x in c.txt)
-        nm += len(c.md)
-        pm += sum(x in md for x in c.md)
-    print(f"{len(CASES)} cases: txt checks {pt}/{nt}, Markdown checks {pm}/{nm}")
+        for key in ("all", "hard") if c.name in hard else ("all",):
+            n = counts[key]
+            n[0] += len(c.txt)
+            n[1] += sum(x in text for x in c.txt)
+            n[2] += len(c.md)
+            n[3] += sum(x in md for x in c.md)
+    for key, label in (("all", f"{len(CASES)} cases"),
+                       ("hard", f"{len(HARD_CASES)} harder variations")):
+        nt, pt, nm, pm = counts[key]
+        print(f"{label}: txt checks {pt}/{nt}, Markdown checks {pm}/{nm}")
+    if renderer is not None:
+        renderer.__exit__(None, None, None)
     return 0
 
 

@@ -331,3 +331,302 @@ CASES: tuple[Case, ...] = (
          md=("after three days of storms.\n\nPassengers with tickets",
              "on any sailing this month.\nEngineers checked")),
 )
+
+# ---------------------------------------------------------------------- harder variations
+# Cases a demanding tester writes against naive rules: sectioned tables, spans in both
+# directions, lists in cells, list attributes, invisible characters, special characters of
+# Markdown, long tables, scripts without spaces.
+_LONG_ROWS = "".join(f"<tr><td>Berth {k}</td><td>{90 + 5 * k} m</td>"
+                     f"<td>{'free' if k % 3 else 'taken'}</td></tr>" for k in range(1, 23))
+HARD_CASES: tuple[Case, ...] = (
+    # ------------------------------------------------------------------ tables
+    Case("table-thead-tbody-tfoot", "<table><thead><tr><th>Item</th><th>Cost</th></tr></thead>"
+         "<tbody><tr><td>Dredging</td><td>120</td></tr><tr><td>Park</td><td>80</td></tr>"
+         "</tbody><tfoot><tr><td>Total</td><td>200</td></tr></tfoot></table>",
+         txt=("Item\tCost\nDredging\t120\nPark\t80\nTotal\t200",),
+         md=("| Item | Cost |\n| --- | --- |\n| Dredging | 120 |\n| Park | 80 |\n"
+             "| Total | 200 |",)),
+    Case("table-row-headers", "<table><tr><th></th><th>Opens</th><th>Closes</th></tr>"
+         "<tr><th scope=\"row\">Monday</th><td>08:00</td><td>17:00</td></tr>"
+         "<tr><th scope=\"row\">Saturday</th><td>10:00</td><td>14:00</td></tr></table>",
+         txt=("\tOpens\tCloses\nMonday\t08:00\t17:00\nSaturday\t10:00\t14:00",),
+         md=("| | Opens | Closes |\n| --- | --- | --- |\n| Monday | 08:00 | 17:00 |",)),
+    Case("table-rowspan-and-colspan", "<table><tr><th rowspan=\"2\">Pier</th>"
+         "<th colspan=\"2\">Depth</th></tr><tr><th>Low tide</th><th>High tide</th></tr>"
+         "<tr><td>North</td><td>4 m</td><td>6 m</td></tr>"
+         "<tr><td>South</td><td colspan=\"2\">not measured</td></tr></table>",
+         txt=("North\t4 m\t6 m", "South\tnot measured"),
+         md=("| Pier | Depth | |\n| --- | --- | --- |\n| | Low tide | High tide |\n"
+             "| North | 4 m | 6 m |\n| South | not measured | |",)),
+    Case("table-nbsp-empty-cell", "<table><tr><th>Service</th><th>Basic</th><th>Pro</th></tr>"
+         "<tr><td>Parking</td><td>&nbsp;</td><td>yes</td></tr>"
+         "<tr><td>Storage</td><td>yes</td><td> </td></tr></table>",
+         txt=("Parking\t\tyes", "Storage\tyes"),
+         md=("| Parking | | yes |", "| Storage | yes | |")),
+    Case("table-pipe-in-cell", "<table><tr><th>Route</th><th>Stops</th></tr>"
+         "<tr><td>Line A</td><td>Quay | Market | Station</td></tr>"
+         "<tr><td>Line B</td><td>Quay | Park</td></tr></table>",
+         txt=("Line A\tQuay | Market | Station",),
+         md=("| Line A | Quay \\| Market \\| Station |",)),
+    Case("table-br-in-cell", "<table><tr><th>Office</th><th>Address</th></tr>"
+         "<tr><td>Harbour office</td><td>12 Quay Street<br>Old Town</td></tr>"
+         "<tr><td>Ferry desk</td><td>Pier 3</td></tr></table>",
+         txt=("Harbour office\t12 Quay Street", "Ferry desk\tPier 3"),
+         md=("| Harbour office | 12 Quay Street<br>Old Town |", "| Ferry desk | Pier 3 |")),
+    Case("table-list-in-cell", "<table><tr><th>Stall</th><th>Sells</th></tr>"
+         "<tr><td>Kiosk</td><td><ul><li>Bread</li><li>Milk</li></ul></td></tr>"
+         "<tr><td>Fish stand</td><td>Herring</td></tr></table>",
+         txt=("Kiosk\tBread", "Milk", "Fish stand\tHerring"),
+         md=("Bread", "Milk", "Herring")),
+    Case("table-nested-in-cell", "<table><tr><th>Line</th><th>Times</th></tr>"
+         "<tr><td>Ferry A</td><td><table><tr><td>Weekdays</td><td>08:00</td></tr>"
+         "<tr><td>Sundays</td><td>10:00</td></tr></table></td></tr>"
+         "<tr><td>Ferry B</td><td>every hour</td></tr></table>",
+         txt=("Weekdays\t08:00", "Sundays\t10:00", "Ferry B\tevery hour"),
+         md=("| Ferry A | Weekdays 08:00<br>Sundays 10:00 |\n| Ferry B | every hour |",)),
+    Case("table-long", "<p>Berths in the new marina:</p><table><tr><th>Berth</th>"
+         f"<th>Length</th><th>Status</th></tr>{_LONG_ROWS}</table>",
+         txt=("Berth\tLength\tStatus\nBerth 1\t95 m\tfree", "Berth 12\t150 m\ttaken",
+              "Berth 22\t200 m\tfree"),
+         md=("| Berth | Length | Status |\n| --- | --- | --- |\n| Berth 1 | 95 m | free |",
+             "| Berth 21 | 195 m | taken |\n| Berth 22 | 200 m | free |")),
+    Case("table-data-beside-layout", "<table class=\"layout\" width=\"100%\"><tr><td>"
+         "<p>The ferry terminal will have two floors, a waiting hall with large windows "
+         "facing the water, and a roof terrace open to the public in summer.</p></td>"
+         "<td><p>Its architects won an international competition with 48 entries last "
+         "year, judged by a panel of residents and engineers.</p></td></tr></table>"
+         "<table><tr><th>Floor</th><th>Use</th></tr><tr><td>Ground</td><td>Tickets</td>"
+         "</tr><tr><td>First</td><td>Waiting hall</td></tr></table>",
+         txt=("The ferry terminal will have two floors", "Its architects won",
+              "Floor\tUse\nGround\tTickets\nFirst\tWaiting hall"),
+         md=("\nThe ferry terminal will have two floors", "\nIts architects won",
+             "| Floor | Use |\n| --- | --- |\n| Ground | Tickets |")),
+    # ------------------------------------------------------------------ lists
+    Case("list-item-paragraphs", "<p>Two changes were made after the hearings:</p><ul>"
+         "<li><p>The park grows by two hectares.</p><p>It now reaches the old lighthouse."
+         "</p></li><li><p>The terminal moves fifty metres east.</p></li></ul>",
+         txt=("The park grows by two hectares.\nIt now reaches the old lighthouse.\n"
+              "The terminal moves fifty metres east.",),
+         md=("- The park grows by two hectares.\n\n  It now reaches the old lighthouse.",
+             "- The terminal moves fifty metres east.")),
+    Case("ordered-list-start", "<p>The last steps of the plan:</p><ol start=\"7\">"
+         "<li>Plant the trees</li><li>Open the park</li><li>Start the ferry line</li></ol>",
+         txt=("Plant the trees\nOpen the park\nStart the ferry line",),
+         md=("7. Plant the trees\n8. Open the park\n9. Start the ferry line",)),
+    Case("ordered-list-reversed", "<p>The countdown to the opening:</p><ol reversed>"
+         "<li>Final inspection</li><li>Test sailing</li><li>Opening ceremony</li></ol>",
+         txt=("Final inspection\nTest sailing\nOpening ceremony",),
+         md=("3. Final inspection\n2. Test sailing\n1. Opening ceremony",)),
+    Case("task-list", "<p>Progress so far:</p><ul class=\"tasks\"><li><input type=\"checkbox\" "
+         "checked disabled> Dredging of the basin</li><li><input type=\"checkbox\" disabled> "
+         "Planting of the park</li></ul>",
+         txt=("Dredging of the basin\nPlanting of the park",),
+         md=("- [x] Dredging of the basin\n- [ ] Planting of the park",)),
+    Case("list-three-levels", "<p>Who pays for what:</p><ul><li>City<ol><li>Park<ul>"
+         "<li>Trees</li><li>Benches</li></ul></li><li>Roads</li></ol></li><li>State</li></ul>",
+         txt=("City\nPark\nTrees\nBenches\nRoads\nState",),
+         md=("- City\n  1. Park\n     - Trees\n     - Benches\n  2. Roads\n- State",)),
+    Case("list-item-br", "<p>Contact points:</p><ul><li>Harbour office<br>12 Quay Street</li>"
+         "<li>Ferry desk<br>Pier 3</li></ul>",
+         txt=("Harbour office\n12 Quay Street\nFerry desk\nPier 3",),
+         md=("- Harbour office\n  12 Quay Street\n- Ferry desk\n  Pier 3",)),
+    Case("dl-several-dd", "<p>Who runs the services:</p><dl><dt>Ferries</dt>"
+         "<dd>Harbour Lines</dd><dd>Coastal Shipping</dd><dt>Parking</dt><dd>City of Harbour"
+         "</dd></dl>",
+         txt=("Ferries\nHarbour Lines\nCoastal Shipping\nParking\nCity of Harbour",),
+         md=("Ferries\n: Harbour Lines\n: Coastal Shipping",)),
+    Case("blockquote-with-list", "<blockquote><p>The plan gives the town three things:</p>"
+         "<ul><li>homes</li><li>a park</li><li>jobs</li></ul></blockquote>",
+         txt=("The plan gives the town three things:\nhomes\na park\njobs",),
+         md=("> The plan gives the town three things:\n>\n> - homes\n> - a park\n> - jobs",)),
+    # ------------------------------------------------------------------ inline elements
+    Case("inline-phrasing-tags", "<p>Press <kbd>Ctrl</kbd>+<kbd>F</kbd> to search the "
+         "<mark>full</mark> plan; the budget rose from <del>450</del> <ins>480</ins> million "
+         "on <time datetime=\"2024-05-01\">1 May</time> <small>(estimate)</small>.</p>",
+         txt=("Press Ctrl+F to search the full plan; the budget rose from 450 480 million "
+              "on 1 May (estimate).",),
+         md=("the budget rose from ~~450~~ 480 million on 1 May (estimate).",)),
+    Case("quote-element", "<p>The mayor called the vote <q>a new start for the harbour</q>, "
+         "and thanked the residents for their patience.</p>",
+         txt=("a new start for the harbour", "and thanked the residents"),
+         md=("a new start for the harbour",)),
+    Case("wbr-and-nbsp", "<p>The Donau<wbr>dampf<wbr>schiff company will run ferries "
+         "every&nbsp;&nbsp;20&nbsp;minutes from the new terminal.</p>",
+         txt=("The Donaudampfschiff company",), md=("The Donaudampfschiff company",)),
+    Case("display-block-spans", "<p>The new timetable, in short:"
+         "<span style=\"display:block\">Weekdays every 20 minutes</span>"
+         "<span style=\"display: block\">Weekends every hour</span></p>",
+         txt=("The new timetable, in short:\nWeekdays every 20 minutes\nWeekends every hour",),
+         md=("Weekdays every 20 minutes\nWeekends every hour",)),
+    Case("sup-negative-exponent", "<p>The sediment holds 10<sup>-3</sup> grams of lead per "
+         "litre, and the basin is 2&times;10<sup>5</sup> m<sup>2</sup> wide.</p>",
+         txt=("holds 10-3 grams", "2\u00d7105 m2 wide"),
+         md=("holds 10\u207b\u00b3 grams", "2\u00d710\u2075 m\u00b2 wide")),
+    Case("image-inline-alt", "<p>Tap the <img src=\"/i/share.png\" alt=\"share\"> icon to "
+         "send the plan to a friend, or print it from the council website.</p>",
+         txt=("Tap the icon to send the plan",), md=("Tap the icon to send the plan",)),
+    Case("link-around-image", "<p><a href=\"/img/big.jpg\"><img src=\"/img/small.jpg\" "
+         "alt=\"The pier\"></a></p><p>The photo shows the pier before the works began in "
+         "the spring of last year.</p>",
+         txt=("The photo shows the pier before the works",),
+         md=("The photo shows the pier before the works",), absent=("[](",)),
+    Case("figure-two-images", "<figure><img src=\"/a.jpg\" alt=\"Before\"><img src=\"/b.jpg\" "
+         "alt=\"After\"><figcaption>The quay before and after the works (photos: city "
+         "archive)</figcaption></figure>",
+         txt=("The quay before and after the works (photos: city archive)",),
+         md=("The quay before and after the works (photos: city archive)",)),
+    Case("details-open", "<details open><summary>Full ferry timetable</summary><p>Ferries "
+         "leave every twenty minutes from six in the morning until midnight.</p></details>",
+         txt=("Full ferry timetable\nFerries leave every twenty minutes",),
+         md=("Full ferry timetable", "Ferries leave every twenty minutes")),
+    # ------------------------------------------------------------------ code
+    Case("pre-tabs-blank-lines", "<p>The script that checks the tide data:</p><pre><code>"
+         "def check(level):\n\tif level &gt; 4:\n\t\treturn 'high'\n\n\n\treturn 'low'\n"
+         "</code></pre>",
+         txt=("def check(level):\n\tif level > 4:\n\t\treturn 'high'\n\n\n\treturn 'low'",),
+         md=("```\ndef check(level):\n\tif level > 4:\n\t\treturn 'high'\n\n\n\treturn 'low'"
+             "\n```",)),
+    Case("pre-js-entities", "<p>The map widget is embedded like this:</p>"
+         "<pre><code class=\"language-js\">if (a &lt; b &amp;&amp; c &gt; d) {\n"
+         "  el.innerHTML = \"&lt;div&gt;pier&lt;/div&gt;\";\n}</code></pre>",
+         txt=("if (a < b && c > d) {\n  el.innerHTML = \"<div>pier</div>\";\n}",),
+         md=("```js\nif (a < b && c > d) {\n  el.innerHTML = \"<div>pier</div>\";\n}\n```",)),
+    Case("pre-leading-spaces", "<p>The sign at the pier reads:</p><pre>\n"
+         "    NO SWIMMING\n      NO FISHING\n    Harbour Office</pre>",
+         txt=("    NO SWIMMING\n      NO FISHING\n    Harbour Office",),
+         md=("    NO SWIMMING\n      NO FISHING\n    Harbour Office\n```",)),
+    Case("inline-code-backticks", "<p>In the shell, quote it as <code>echo `date`</code> or "
+         "use <code>$(date)</code> instead.</p>",
+         txt=("quote it as echo `date` or use $(date) instead.",),
+         md=("quote it as `` echo `date` `` or use `$(date)` instead.",)),
+    # ------------------------------------------------------------------ Markdown specials
+    Case("markdown-special-text", "<p>* Not a bullet: the council rated it 5*5 on the "
+         "scale.</p><p># Not a heading either, said the clerk about snake_case names.</p>"
+         "<p>1. Not a list: the first item of the agenda was the harbour.</p>",
+         txt=("* Not a bullet: the council rated it 5*5", "# Not a heading either",
+              "1. Not a list: the first item"),
+         md=("\\* Not a bullet", "\\# Not a heading either", "1\\. Not a list",
+             "about snake_case names.")),
+    Case("angle-brackets-and-code-entities", "<p>The rule reads: if depth &lt; 4 m and wind "
+         "&gt; 20 knots, wrap the label in <code>&lt;b&gt;</code> tags and cite [1] in the "
+         "log.</p>",
+         txt=("if depth < 4 m and wind > 20 knots, wrap the label in <b> tags and cite [1]",),
+         md=("if depth < 4 m and wind > 20 knots, wrap the label in `<b>` tags and cite [1]",)),
+    Case("heading-permalink", "<h2 id=\"costs\">Costs and funding<a class=\"headerlink\" "
+         "href=\"#costs\" title=\"Permalink\">\u00b6</a></h2><p>The state pays a third of "
+         "the total, the rest comes from the city and the port authority.</p>",
+         txt=("Costs and funding\nThe state pays a third",),
+         md=("## Costs and funding\n\nThe state pays a third",), absent=("\u00b6",)),
+    Case("bold-line-heading", "<p><strong>What happens next</strong></p><p>The council "
+         "will publish the tender for the first construction works in the autumn.</p>",
+         txt=("What happens next\nThe council will publish the tender",),
+         md=("What happens next", "The council will publish the tender")),
+    # ------------------------------------------------------------------ scripts
+    Case("zh-inline-between-chars", "<p>代表团在北<b>京</b>和上<span>海</span>考察了"
+         "<a href=\"/p\">港口</a>项目，并在<em>广州</em>召开了会议。</p>", lang="zh",
+         txt=("代表团在北京和上海考察了港口项目，并在广州召开了会议。",),
+         md=("代表团在北**京**和上海考察了港口项目，并在*广州*召开了会议。",)),
+    Case("zh-list-table-mixed", "<p>项目预算如下：</p><table><thead><tr><th>项目</th>"
+         "<th>金额（亿元）</th></tr></thead><tbody><tr><td>码头</td><td>3.5</td></tr>"
+         "<tr><td>公园</td><td></td></tr></tbody></table>", lang="zh",
+         txt=("项目\t金额（亿元）\n码头\t3.5\n公园",),
+         md=("| 码头 | 3.5 |\n| 公园 | |",)),
+    Case("ar-inline-ltr", "<p>أعلن المشغل أن تطبيق <b>Harbour App</b> الجديد سيتيح حجز "
+         "تذاكر <code>A-12</code> عبر الإنترنت اعتباراً من <time>2025</time>.</p>", lang="ar",
+         txt=("تطبيق Harbour App الجديد سيتيح حجز تذاكر A-12 عبر الإنترنت اعتباراً من 2025.",),
+         md=("تطبيق **Harbour App** الجديد سيتيح حجز تذاكر `A-12` عبر",)),
+    Case("ar-table-rtl", "<table><tr><th>الرصيف</th><th>الطول</th></tr><tr><td>الشمالي</td>"
+         "<td>120 م</td></tr><tr><td>الجنوبي</td><td></td></tr></table>", lang="ar",
+         txt=("الرصيف\tالطول\nالشمالي\t120 م\nالجنوبي",),
+         md=("| الشمالي | 120 م |\n| الجنوبي | |",)),
+    Case("he-paragraph-bold", "<p>ראש העיר אמר כי <b>הנמל</b> החדש ייפתח ב<span>2026</span>, "
+         "ושהתושבים יוכלו להשתמש בו מיד.</p>", lang="ar",
+         txt=("ראש העיר אמר כי הנמל החדש ייפתח ב2026, ושהתושבים",),
+         md=("ראש העיר אמר כי **הנמל** החדש ייפתח ב2026,",)),
+    Case("thai-inline", "<p>คณะผู้แทนเดินทางไปกรุง<b>เทพ</b>มหานครเพื่อศึกษาท่าเรือ"
+         "<a href=\"/t\">แหลมฉบัง</a>ในเดือนมีนาคม</p>",
+         txt=("คณะผู้แทนเดินทางไปกรุงเทพมหานครเพื่อศึกษาท่าเรือแหลมฉบังในเดือนมีนาคม",),
+         md=("ไปกรุง**เทพ**มหานครเพื่อศึกษาท่าเรือแหลมฉบังในเดือนมีนาคม",)),
+    Case("devanagari-zwj-zwnj", "<p>बंदरगाह परियोजना पर चर्चा के लिए मंत्री ने "
+         "क्\u200dष और स्\u200cत्री जैसे शब्द लिखे, और हिं\u00adदी में <b>घोष</b>णा की।</p>",
+         txt=("क्\u200dष और स्\u200cत्री जैसे शब्द लिखे, और हिंदी में घोषणा की।",),
+         md=("क्\u200dष और स्\u200cत्री", "हिंदी में **घोष**णा की।")),
+    Case("ru-nested-list-links", "<p>Документы совета:</p><ul><li>План<ul><li><a href=\"/a\">"
+         "Основной текст</a></li><li><a href=\"/b\">Приложения</a></li></ul></li>"
+         "<li>Протоколы слушаний</li></ul>", lang="ru",
+         txt=("План\nОсновной текст\nПриложения\nПротоколы слушаний",),
+         md=("- План\n  - Основной текст\n  - Приложения\n- Протоколы слушаний",)),
+    Case("el-table-thead-rowspan", "<table><thead><tr><th>Προβλήτα</th><th>Θέση</th>"
+         "<th>Μήκος</th></tr></thead><tbody><tr><td rowspan=\"2\">Βόρεια</td><td>Β1</td>"
+         "<td>120 μ</td></tr><tr><td>Β2</td><td>95 μ</td></tr></tbody></table>", lang="el",
+         txt=("Βόρεια\tΒ1\t120 μ",),
+         md=("| Βόρεια | Β1 | 120 μ |\n| | Β2 | 95 μ |",)),
+    Case("el-ordered-list-bold", "<h3>Τα επόμενα βήματα</h3><ol><li><b>Διαγωνισμός</b> για "
+         "τα έργα</li><li>Έναρξη <em>εργασιών</em></li></ol>", lang="el",
+         txt=("Τα επόμενα βήματα\nΔιαγωνισμός για τα έργα\nΈναρξη εργασιών",),
+         md=("### Τα επόμενα βήματα\n\n1. **Διαγωνισμός** για τα έργα\n2. Έναρξη *εργασιών*",)),
+)
+HARD_CASES += (
+    Case("table-in-figure", "<figure><table><tr><th>Pier</th><th>Depth</th></tr><tr><td>N</td>"
+         "<td>4 m</td></tr><tr><td>S</td><td>6 m</td></tr></table><figcaption>Depths at low "
+         "tide</figcaption></figure>",
+         txt=("Pier\tDepth\nN\t4 m\nS\t6 m\nDepths at low tide",),
+         md=("| Pier | Depth |\n| --- | --- |\n| N | 4 m |\n| S | 6 m |\n\nDepths at low tide",)),
+    Case("table-ragged-rows", "<table><tr><th>Line</th><th>First</th><th>Last</th></tr>"
+         "<tr><td>A</td><td>06:00</td></tr><tr><td>B</td><td>07:00</td><td>23:00</td></tr>"
+         "</table>",
+         txt=("Line\tFirst\tLast\nA\t06:00\nB\t07:00\t23:00",),
+         md=("| A | 06:00 | |\n| B | 07:00 | 23:00 |",)),
+    Case("code-in-list-item", "<p>To get the data:</p><ol><li>Install it:<pre><code>pip "
+         "install harbour-data</code></pre></li><li>Run <code>harbour fetch</code></li></ol>",
+         txt=("Install it:\npip install harbour-data\nRun harbour fetch",),
+         md=("1. Install it:\n\n   ```\n   pip install harbour-data\n   ```\n\n"
+             "2. Run `harbour fetch`",)),
+    Case("code-in-blockquote", "<blockquote><p>The engineer typed:</p><pre>ls -la\n"
+         "cd /srv/harbour</pre></blockquote>",
+         txt=("The engineer typed:\nls -la\ncd /srv/harbour",),
+         md=("> The engineer typed:\n>\n> ```\n> ls -la\n> cd /srv/harbour\n> ```",)),
+    Case("emphasis-edge-spaces", "<p>The vote was a <b>close </b>call and <em> a bitter</em> "
+         "one for all the members of the council.</p>",
+         txt=("The vote was a close call and a bitter one",),
+         md=("The vote was a **close** call and *a bitter* one",)),
+    Case("entity-shy-zwnj-emoji", "<p>The Donau&shy;dampf&shy;schiff line, the Persian word "
+         "می&zwnj;خواهم and the 👩\u200d💻 emoji were shown on the screen.</p>",
+         txt=("The Donaudampfschiff line, the Persian word می\u200cخواهم and the "
+              "👩\u200d💻 emoji",),
+         md=("The Donaudampfschiff line, the Persian word می\u200cخواهم and the "
+             "👩\u200d💻 emoji",)),
+    Case("text-beside-blocks", "<div>The works start in three places<p>at the old quay,</p>"
+         "and at the ferry pier.</div>",
+         txt=("The works start in three places\nat the old quay,\nand at the ferry pier.",),
+         md=("The works start in three places\n\nat the old quay,\n\nand at the ferry "
+             "pier.",)),
+    Case("ru-heading-table", "<h3>Бюджет</h3><table><tr><th>Год</th><th>Сумма</th></tr>"
+         "<tr><td>2025</td><td>10 млн</td></tr><tr><td>2026</td><td>12 млн</td></tr></table>",
+         lang="ru", txt=("Бюджет\nГод\tСумма\n2025\t10 млн\n2026\t12 млн",),
+         md=("### Бюджет\n\n| Год | Сумма |\n| --- | --- |\n| 2025 | 10 млн |",)),
+)
+HARD_CASES += (
+    Case("code-at-block-start", "<p>Useful commands:</p><ul><li><code>make build</code> builds "
+         "the site</li><li><code>make test</code> runs the checks</li></ul><table><tr><th>"
+         "Command</th><th>Effect</th></tr><tr><td><code>make deploy</code></td><td>publishes "
+         "it</td></tr><tr><td><code>make clean</code></td><td>removes it</td></tr></table>",
+         txt=("make build builds the site\nmake test runs the checks",
+              "make deploy\tpublishes it"),
+         md=("- `make build` builds the site\n- `make test` runs the checks",
+             "| `make deploy` | publishes it |\n| `make clean` | removes it |")),
+    Case("code-lines-by-br", "<p>Run these two commands:</p><p><code>cd /srv/harbour<br>"
+         "make deploy</code></p><pre>port = 8080<br>host = harbour.local</pre>",
+         txt=("cd /srv/harbour\nmake deploy", "port = 8080\nhost = harbour.local"),
+         md=("```\ncd /srv/harbour\nmake deploy\n```", "```\nport = 8080\nhost = "
+             "harbour.local\n```")),
+    Case("nested-blockquote", "<blockquote><p>The mayor wrote:</p><blockquote><p>We will "
+         "build it.</p></blockquote></blockquote>",
+         txt=("The mayor wrote:\nWe will build it.",),
+         md=("> The mayor wrote:\n>\n> > We will build it.",)),
+    Case("ko-bold-in-word", "<h5>발표</h5><p>서울<b>시</b>는 새로운 항구 계획을 발표했으며 "
+         "공사는 내년 봄에 시작될 예정이라고 밝혔다.</p>",
+         txt=("발표\n서울시는 새로운 항구 계획을 발표했으며",),
+         md=("##### 발표\n\n서울**시**는 새로운 항구 계획을",)),
+)
+CASES = CASES + HARD_CASES

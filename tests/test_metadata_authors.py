@@ -96,3 +96,58 @@ def test_lead_ins_and_labels_of_a_byline_are_skipped_for_the_name() -> None:
     html = ('<html><body><div class="author-date">Updated <span>Jan 8, 2026</span></div>'
             '</body></html>')
     assert extract_metadata(html, dates=False).authors == []
+
+
+def _byline_of(body: str) -> list[str]:
+    return extract_metadata(f"<html><body><h1>T</h1>{body}<p>Text.</p></body></html>",
+                            dates=False).authors
+
+
+def test_a_byline_mark_must_be_a_word_of_the_class() -> None:
+    assert _byline_of('<a href="/t"><i class="lnr lnr-typewriter"></i><div class="text">'
+                      'Office managers</div></a>') == []  # an icon's name
+    assert _byline_of('<li class="menu-item authorities-board"><a href="/b">Governing '
+                      'Board Actions</a></li>') == []
+    assert _byline_of('<div class="post-meta no-byline"><a href="/">Home</a></div>') == []
+    for mark in ("phpbb-showtopicauthor", "writername", "authorcredit", "post-author"):
+        assert _byline_of(f'<div class="{mark}">Kim Park</div>') == ["Kim Park"], mark
+
+
+def test_a_comment_form_field_and_the_footer_are_no_byline() -> None:
+    form = ('<p class="comment-form-author"><label for="author">Name <span>*</span></label>'
+            '<input id="author" name="author" type="text"></p>')
+    assert _byline_of(form) == []
+    assert _byline_of('<div class="footer__writers">Writing Tools</div>') == []
+
+
+def test_the_byline_type_category_and_date_parts_are_skipped() -> None:
+    assert _byline_of('<div class="byline"><span class="article_type"> Guide </span> '
+                      '<span class="by">by</span> <span class="author"><a href="/a/w">Will '
+                      'Judd</a></span></div>') == ["Will Judd"]
+    assert _byline_of('<div class="byline"><a class="tag tag--linked" href="/t">Personal '
+                      'finance</a></div>') == []
+    assert _byline_of('<p class="blog-result-author">This review is posted in <a href="/r">'
+                      'Mobile App Reviews</a></p>') == []
+    assert _byline_of('<div class="post-detail-byline-date">By Haley Hoekstra &bull; '
+                      '<span>March 12, 2025</span></div>') == ["Haley Hoekstra"]
+
+
+def test_the_name_is_inside_the_byline_element_or_right_after_its_label() -> None:
+    empty = ('<div class="article-author"><div class="article-author__content"></div></div>'
+             '<div class="product-range"><h2>Find Your Freewrite</h2></div>')
+    assert _byline_of(empty) == []
+    assert _byline_of('<div class="showtopicauthor">Topic Author</div> <a href="/u/1" '
+                      'class="username">changingtimes</a>') == ["changingtimes"]
+    assert _byline_of('<span class="byline-author">Posted by&nbsp;</span><span>Jo Lee'
+                      '</span>') == ["Jo Lee"]
+    assert _byline_of('<div class="author-bio"><h4>About Becky</h4><p>Hi, I am Becky.</p>'
+                      '</div>') == ["Becky"]
+
+
+def test_field_marks_are_words_and_container_flags_are_no_byline() -> None:
+    assert _byline_of('<div class="hero__author-wrap"><span class="hero-jobber__author">Lisa '
+                      'Pham</span></div>') == ["Lisa Pham"]  # "jobber" is no job title
+    meta = ('<div class="story-meta has-byline"><span class="date">Updated Nov 11</span>'
+            '<span class="tip">Originally published</span></div>'
+            '<div class="byline"><p>By&nbsp;</p><p><a href="/p/af">April Fulton</a></p></div>')
+    assert _byline_of(meta) == ["April Fulton"]

@@ -111,3 +111,42 @@ def test_dropped_unit_between_kept_content_needs_half_the_threshold() -> None:
     assert "A caption" in _units(html, keep, {"A caption": 0.2}, threshold=0.35)
     assert "A caption" not in _units(html, keep, {"A caption": 0.1}, threshold=0.35)
     assert "A caption" not in _units(html, keep)  # without scores: the decoder's word
+
+
+def test_short_row_of_a_table_holding_a_table_is_a_unit() -> None:
+    html = ("<body><p>intro</p><table><tr><td>A</td><td><table><tr><td>x1</td><td>x2</td></tr>"
+            "<tr><td>y1</td><td>y2</td></tr></table></td></tr>"
+            "<tr><td>B row</td><td>every hour</td></tr></table><p>after text</p></body>")
+    keep = {"intro", "A", "x1", "x2", "y1", "y2", "B row", "after text"}
+    scores = {t: 0.9 for t in keep} | {"every hour": 0.3}
+    assert "every hour" in _units(html, keep, scores, threshold=0.4)
+    low = scores | {"B row": 0.45, "every hour": 0.05}  # mean score under half the threshold
+    assert "every hour" not in _units(html, keep, low, threshold=0.4)
+
+
+def test_details_is_a_unit() -> None:
+    html = BODY.format("<details open><summary>More</summary><p>hidden text</p></details>")
+    keep = {"before text", "after text"}
+    scores = {"More": 0.3, "hidden text": 0.3}
+    assert _units(html, keep, scores, threshold=0.4)[:3] == ["before text", "More",
+                                                              "hidden text"]
+
+
+def test_heading_permalink_mark_is_dropped() -> None:
+    html = ("<body><h2>Costs<a href=\"#costs\">\u00b6</a></h2><p>kept paragraph</p>"
+            "<h2><a href=\"#a2\">Anchor text</a></h2><p>second paragraph</p></body>")
+    kept = _units(html, {"Costs", "\u00b6", "kept paragraph", "Anchor text",
+                         "second paragraph"})
+    assert kept == ["Costs", "kept paragraph", "Anchor text", "second paragraph"]
+
+
+def test_link_list_gets_context_help_only_when_its_kept_part_is_plain_text() -> None:
+    links = ("<ul><li>Plan<ul><li><a href=/a>Main text</a></li><li><a href=/b>Annexes</a>"
+             "</li></ul></li><li>{}</li></ul>")
+    scores = {"Plan": 0.2, "Main text": 0.15, "Annexes": 0.15, "Minutes of hearings": 0.5,
+              "<a>": 0.5}
+    plain = BODY.format(links.format("Minutes of hearings"))
+    keep = {"before text", "Minutes of hearings", "after text"}
+    assert "Main text" in _units(plain, keep, scores, threshold=0.4)
+    menu = BODY.format(links.format("<a href=/c>Minutes of hearings</a>"))
+    assert "Main text" not in _units(menu, keep, scores, threshold=0.4)

@@ -41,7 +41,7 @@ TEXT = 3
 #: Attributes kept from the DOM (everything else is dropped to keep pages small).
 KEPT_ATTRIBUTES = ("id", "class", "role", "href", "src", "alt", "title", "name", "type",
                    "colspan", "rowspan", "lang", "datetime", "content", "property", "itemprop",
-                   "rel")
+                   "rel", "start", "reversed", "checked")
 
 #: The attribute a walk adds to an element (other than :data:`PRESERVE_TAGS`) whose style keeps
 #: its whitespace as written (computed ``white-space: pre``/``pre-wrap``/``break-spaces``/

@@ -55,7 +55,16 @@ _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 #: only way CSS is seen to do it.
 _PRE_STYLE = re.compile(r"white-space\s*:\s*(pre(?:-wrap|-line)?|break-spaces)\s*(?:;|!|$)",
                         re.I)
+#: An inline style that sets the element's display: without a browser, the only CSS that can
+#: show ``<span style="display:block">`` as a line of its own (recorded as
+#: :data:`DISPLAY_STYLE_ATTR`, read by :func:`webseg.clean.layout.strength`).
+_DISPLAY_STYLE = re.compile(r"(?:^|[;\s])display\s*:\s*([a-z-]+(?:\s+[a-z-]+)?)\s*(?:;|!|$)",
+                            re.I)
+#: The attribute a parsed page's element gets when its inline style sets its display.
+DISPLAY_STYLE_ATTR = "display"
 _SKIP_TEXT = frozenset({"script", "style", "template"})
+#: Kept attributes that are usually written without a value.
+_BOOLEAN_ATTRIBUTES = frozenset({"reversed", "checked"})
 #: Elements that can host a shadow root (DOM standard "attach a shadow root"); custom elements
 #: (names with a hyphen) can too.
 _SHADOW_HOSTS = frozenset({"article", "aside", "blockquote", "body", "div", "footer", "h1",
@@ -181,6 +190,8 @@ class _Builder:
     def element(self, parent: int, tag: str, attrib: dict[str, Any], pvis: bool
                 ) -> tuple[int, bool]:
         attrs = {k: v for k, v in attrib.items() if k in KEPT_ATTRIBUTES and v is not None}
+        for k in _BOOLEAN_ATTRIBUTES.intersection(attrib):
+            attrs[k] = attrib[k] or ""  # valueless (``<ol reversed>``): "" as in the DOM
         style = attrib.get("style") or ""
         vis = pvis and tag not in NON_RENDERED_TAGS and "hidden" not in attrib \
             and not _HIDDEN_STYLE.search(style) \
@@ -188,6 +199,9 @@ class _Builder:
         pre = _PRE_STYLE.search(style) if "white-space" in style.lower() else None
         if pre and not (parent >= 0 and self.preserve[parent]) and tag not in PRESERVE_TAGS:
             attrs[PRE_STYLE_ATTR] = pre.group(1).lower()  # a block that keeps its whitespace
+        disp = _DISPLAY_STYLE.search(style) if "display" in style.lower() else None
+        if disp and disp.group(1).lower() != "none":  # "none": not visible (above)
+            attrs[DISPLAY_STYLE_ATTR] = disp.group(1).lower()
         idx = self._add(parent, ELEMENT, tag, "", attrs or None, vis)
         if pre:
             self.preserve[idx] = True

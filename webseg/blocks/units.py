@@ -9,7 +9,9 @@ they are (only the keep mask changes):
 
 * **Units** are elements whose text a reader takes as one thing: data tables and their rows,
   lists (``ul``/``ol``/``menu``) and list items, definition lists, ``pre``, ``figure``,
-  ``blockquote``, and paragraphs (``p``). A container that holds page structure (a nested
+  ``blockquote``, ``details``, and paragraphs (``p``); a ``figure`` may hold a table. A
+  table of short cells holding a small table in a cell is no data table, but its other
+  rows are units. A container that holds page structure (a nested
   table in a list, ``article``/``section``/``nav``/``aside``/``header``/``footer``/``main``/
   ``form``, ``h1``/``h2``) or more than :data:`MAX_UNIT_CHARS` characters is layout, not a
   unit. A data table: at least two rows, no nested table and no layout element, no cell
@@ -24,13 +26,15 @@ they are (only the keep mask changes):
   Otherwise a unit with units inside (a list's items, a data table's rows, a quote's
   paragraphs) leaves the decision to them (so a table is decided by rows at most), and an
   innermost unit is **dropped whole**. A unit that is mostly link text (a menu, a table of
-  contents, "related" links) gets no help from the context: only its share decides.
+  contents, "related" links) gets no help from the context: only its share decides, unless
+  what the decoder kept of it is plain text (a list of documents with one plain item).
 * A unit the decoder **dropped entirely** is kept whole only on the same condition, and only
   when it is short (at most :data:`MAX_HOLE_CHARS` characters): a hole between kept
   paragraphs (a caption, a short list), where the context is evidence the model's leaf
   features do not see; a long block the model judged on its own evidence stays dropped.
 * A **heading** (``h1``-``h6``, or a paragraph that is one short bold run) of at most
-  :data:`MAX_HEADING_CHARS` characters that is immediately followed by a kept leaf is kept.
+  :data:`MAX_HEADING_CHARS` characters that is immediately followed by a kept leaf is kept;
+  its permalink mark (a link to ``#anchor`` whose text is a symbol: ``¶``, ``#``) is not.
 
 Why the share and not a learned rule: the leaf model already weighs the leaf's evidence, and
 a unit is a reading decision that must not depend on which of its leaves happen to be short;
@@ -44,7 +48,7 @@ import numpy as np
 from webseg.page import Page
 
 __all__ = ["MAX_CELL_CHARS", "MAX_HEADING_CHARS", "MAX_HOLE_CHARS", "MAX_UNIT_CHARS",
-           "apply_units"]
+           "MIN_PLAIN_CHARS", "apply_units"]
 
 #: A unit longer than this is a layout container (a list holding the whole page), not a unit.
 MAX_UNIT_CHARS = 5000
@@ -54,10 +58,14 @@ MAX_CELL_CHARS = 400
 #: hole (a caption, a short list) between kept paragraphs, not a block the model judged on
 #: its own evidence (a long code listing, a product grid).
 MAX_HOLE_CHARS = 200
+#: A link list whose kept part is plain text of at least this many characters gets help
+#: from its context (a list of documents with a plain item), not a "Read more →" line.
+MIN_PLAIN_CHARS = 10
 #: A longer "heading" is text, not a heading.
 MAX_HEADING_CHARS = 200
 
-_UNIT_TAGS = frozenset({"ul", "ol", "menu", "li", "dl", "pre", "figure", "blockquote", "p"})
+_UNIT_TAGS = frozenset({"ul", "ol", "menu", "li", "dl", "pre", "figure", "blockquote", "p",
+                        "details"})
 _LAYOUT_TAGS = frozenset({"article", "section", "nav", "aside", "header", "footer", "main",
                           "form", "h1", "h2", "body", "html", "iframe", "frameset"})
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
@@ -82,7 +90,10 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
     if scores is not None:
         scores = np.asarray(scores, dtype=np.float64)
     m = len(leaves)
-    if m < 2 or not keep.any() or keep.all():
+    if m < 2 or not keep.any():
+        return keep
+    if keep.all():
+        _drop_permalinks(page, np.asarray(leaves, dtype=np.int64), keep)
         return keep
     leaves = np.asarray(leaves, dtype=np.int64)
     tags = page.tag
@@ -123,14 +134,24 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
             continue
         if t == "table":
             unit[k] = k in data_table
-        elif t == "tr":
-            unit[k] = True  # rows of data tables only (below)
-        elif t in _UNIT_TAGS:
-            unit[k] = (tables_inside[k] == 0 and layout_inside[k] == 0
+        elif t == "tr":  # rows of data tables, and short rows of other tables (below)
+            unit[k] = True
+        elif t in _UNIT_TAGS:  # a figure may hold a table (a table with its caption)
+            unit[k] = ((tables_inside[k] == 0 or t == "figure") and layout_inside[k] == 0
                        and total[k] <= MAX_UNIT_CHARS)
     rows_ok = np.zeros(len(cand), dtype=bool)
     for k in data_table:
         rows_ok[row_of[k]] = True
+    # a table that is no data table only because a cell holds a small table (a timetable
+    # beside its line): its other rows of short cells are still rows (``Ferry B | every
+    # hour``); a layout table (a long cell, a layout element) keeps none
+    for k, rows in row_of.items():
+        if k in data_table or tables_inside[k] == 0 or layout_inside[k] or len(rows) < 2 \
+                or total[k] > MAX_UNIT_CHARS * 4 or not _cells_short(page, cand[k], leaves, cw):
+            continue
+        for r in rows:
+            if tables_inside[r] == 0:
+                rows_ok[r] = True
     unit &= (np.asarray([t != "tr" for t in ntags]) | rows_ok)
     # leaves inside a link (``a`` with ``href``): a unit that is mostly link text is a menu
     # or a table of contents, and the context is no evidence for it
@@ -142,12 +163,24 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
         np.add.at(in_link, np.searchsorted(leaves, end[la]), -1)
     linked = np.cumsum(in_link)[:m] > 0
 
+    def _plain_kept(a: int, b: int) -> bool:
+        """The decoder kept some of ``[a, b)``, and what it kept is mostly plain text, not
+        link text: a list of documents with one plain item, not a menu."""
+        kk = keep[a:b]
+        if not kk.any():
+            return False
+        wk = w[a:b][kk]
+        plain = wk[~linked[a:b][kk]]
+        # at least a few words of plain text (a lone arrow beside "Read more" is no text)
+        return float(plain.sum()) >= 0.5 * float(wk.sum()) and \
+            float((plain - 1.0).sum()) >= MIN_PLAIN_CHARS
+
     def _half(a: int, b: int) -> bool:
         """The context may decide for ``[a, b)``: less than half of its characters are link
         text and its character-weighted mean score reaches half the page's threshold (no
         scores given: the context alone decides)."""
         ww = w[a:b]
-        if float(ww[linked[a:b]].sum()) >= 0.5 * float(ww.sum()):
+        if float(ww[linked[a:b]].sum()) >= 0.5 * float(ww.sum()) and not _plain_kept(a, b):
             return False
         if scores is None or threshold is None:
             return scores is None
@@ -187,7 +220,24 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
             continue
         if t in _HEADINGS or t in _BOLD and _bold_line(page, cand[k], leaves, a, b):
             keep[a:b] = True
+    _drop_permalinks(page, leaves, keep)
     return keep
+
+
+def _drop_permalinks(page: Page, leaves: np.ndarray, keep: np.ndarray) -> None:
+    """Drop a heading's permalink mark: a link to an anchor of the page (``href="#..."``)
+    whose text is a symbol, no letter or digit (``¶``, ``#``, ``§``, ``🔗``). Documentation
+    and blog generators put one in every heading; a reader never reads it as text."""
+    tags, attrs, end = page.tag, page.attrs, page.subtree_end
+    for h in (i for i, t in enumerate(tags) if t in _HEADINGS):
+        for i in range(h + 1, int(end[h])):
+            a = attrs[i]
+            if tags[i] != "a" or not a or not (a.get("href") or "").startswith("#"):
+                continue
+            a0, b0 = np.searchsorted(leaves, [i, end[i]])
+            txt = "".join(page.leaf_text(int(j)) for j in leaves[a0:b0])
+            if txt.strip() and not any(ch.isalnum() for ch in txt):
+                keep[a0:b0] = False
 
 
 def _share(keep: np.ndarray, w: np.ndarray, a: int, b: int) -> float:

@@ -102,6 +102,11 @@ def strength(page: Page) -> np.ndarray:
     cache: dict[str, int] = {}
     out = np.fromiter((cache.setdefault(t, _tag_strength(t)) if t != "#text" else INLINE
                        for t in tags), dtype=np.int8, count=page.n)
+    # an inline style's display (``<span style="display:block">``), the only CSS a parsed
+    # page knows (``webseg.parse`` records it)
+    for i, a in enumerate(page.attrs):
+        if a and "display" in a and tags[i] != "br":
+            out[i] = _display_strength(a["display"])
     return out
 
 
@@ -109,8 +114,8 @@ def pre_roots(page: Page) -> np.ndarray:
     """Per node, the id of the code block it lies in (-1: none): the outermost ``pre``-like
     element (:data:`PRE_TAGS`, or an element whose style keeps whitespace, marked with
     :data:`~webseg.page.PRE_STYLE_ATTR`: a timetable or a poem laid out with spaces), or a
-    ``code`` element outside them whose text spans several lines (highlighted code without
-    ``pre``)."""
+    ``code`` element outside them whose text spans several lines, by line breaks or ``<br>``
+    (highlighted code without ``pre``)."""
     root = np.full(page.n, -1, dtype=np.int64)
     tags = page.tag
     end = page.subtree_end
@@ -124,7 +129,7 @@ def pre_roots(page: Page) -> np.ndarray:
             continue
         if tags[i] == "code":
             hi = int(end[i])
-            if not any("\n" in text[j].strip() or "\n" in ws.get(j, "")
+            if not any("\n" in text[j].strip() or "\n" in ws.get(j, "") or tags[j] == "br"
                        for j in range(i + 1, hi)):
                 continue
         root[i:int(end[i])] = i
@@ -189,9 +194,13 @@ def joints(page: Page, kept: np.ndarray) -> tuple[np.ndarray, list[str], np.ndar
     if page.has_layout:  # what the eye sees: a gap between the two text boxes on one line
         spaced |= _gap(page, kept)
     else:  # no CSS known: two elements side by side, word characters on both sides
-        is_el = page.is_element.astype(np.int8)
+        # elements with content only: an empty one (``<wbr>``, an ``<a id>`` anchor) is
+        # neither of two words' boxes (``Donau<wbr>dampf`` is one word)
+        full = el[page.subtree_end[el] > el + 1]
+        is_el = np.zeros(n, dtype=np.int8)
+        is_el[full] = 1
         el_closed = np.zeros(n, dtype=np.int8)
-        el_closed[page.subtree_end[el] - 1] = 1
+        el_closed[page.subtree_end[full] - 1] = 1
         sib = (_range_max(is_el, lo_open, hi_open) > 0) & (
             _range_max(el_closed, kept[:-1], kept[1:]) > 0)
         for k in np.flatnonzero(sib & ~spaced).tolist():

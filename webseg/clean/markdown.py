@@ -8,18 +8,22 @@ some of its items are kept). Inline text is joined as the browser shows it
 
 * tables with data (cells without block content) become GitHub tables, one column per grid
   column: an empty cell stays an empty cell, ``colspan`` and ``rowspan`` are expanded with
-  empty cells, so values stay in their columns; layout tables are unwrapped into their blocks;
+  empty cells, so values stay in their columns; a ``<br>`` in a cell is ``<br>`` and a small
+  table in a cell becomes lines of that cell; layout tables (cells holding lists, headings...,
+  or a single row: page columns side by side) are unwrapped into their blocks;
 * nested lists are indented to their parent item's text (2 columns under ``- ``, 3 under
-  ``1. ``), so every CommonMark reader nests them;
+  ``1. ``), so every CommonMark reader nests them; ordered lists count from ``start`` (down
+  when ``reversed``); an item starting with a checkbox is a task (``- [x] done``);
 * code blocks (``pre``, multi-line ``code``) are fenced verbatim, with the language when a
   ``language-x`` / ``lang-x`` class names it; inline ``code`` is in backticks;
-* ``b``/``strong`` are ``**bold**``, ``i``/``em`` ``*italic*`` (not inside headings);
+* ``b``/``strong`` are ``**bold**``, ``i``/``em`` ``*italic*`` (not inside headings),
+  ``del``/``s`` ``~~struck~~``;
   ``sub``/``sup`` of digits and signs become Unicode sub/superscripts (H₂O, E=mc²), other
   ones stay glued to their word;
 * definition lists are ``term`` / ``: definition`` lines, blockquotes ``>``.
 
 Text is escaped so that it cannot turn into markup, or into raw HTML when the Markdown is
-rendered.
+rendered, and only where it could (``snake_case``, ``a < b`` and ``[1]`` stay as written).
 
 Why not a library (markdownify, html2text): they convert HTML, so the kept subtrees would be
 serialised (:mod:`webseg.clean.html_out`) and parsed again with BeautifulSoup for every page,
@@ -60,14 +64,22 @@ _LISTS = frozenset({"ul", "ol", "menu"})
 _CELL_BLOCKS = frozenset({"ul", "ol", "table", "pre", "blockquote", "h1", "h2", "h3", "h4",
                           "h5", "h6", "dl"})
 _EMPHASIS = {"b": "**", "strong": "**", "i": "*", "em": "*"}
-_MARKS = frozenset({"a", "code", "sub", "sup", *_EMPHASIS})
+#: Deleted text: GitHub's strikethrough, so a correction reads as one (``~~450~~ 480``).
+_STRIKE = frozenset({"del", "s", "strike"})
+_MARKS = frozenset({"a", "code", "sub", "sup", *_EMPHASIS, *_STRIKE})
 _LANG = re.compile(r"(?:^|\s)(?:language|lang)-([A-Za-z0-9_+#.-]{1,30})")
 _SUB = str.maketrans("0123456789+-=()", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087"
                      "\u2088\u2089\u208a\u208b\u208c\u208d\u208e")
 _SUP = str.maketrans("0123456789+-=()n", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076"
                      "\u2077\u2078\u2079\u207a\u207b\u207c\u207d\u207e\u207f")
-_ESCAPE = re.compile(r"([\\`*_\[\]<>|])")
-_LINE_START = re.compile(r"^(\s*)([#+\-=>]|\d+[.)])(?=\s|$)")
+#: Characters that would turn text into markup, escaped only where they would: ``*`` and
+#: backticks anywhere, ``_`` at a word's edge (``snake_case`` stays as written: CommonMark
+#: never reads an underscore inside a word as emphasis), ``<`` before a tag's name (raw HTML),
+#: ``]`` before ``(``/``[``/``:`` (a link), a backslash before punctuation (an escape).
+_ESCAPE = re.compile(r"([`*])|(?<![^\W_])_|_(?![^\W_])|<(?=[A-Za-z/!?])|\](?=[(\[:])|"
+                     r"\\(?=[!-/:-@\[-`{-~])")
+_ESCAPE_CELL = re.compile(r"\|")
+_LINE_START = re.compile(r"^(\s*)(?:([#+\-=>])|(\d+)([.)]))(?=\s|$)", re.M)
 _BAD_SCHEME = re.compile(r"^\s*(javascript|vbscript|data|file):", re.I)
 
 
@@ -86,8 +98,18 @@ def safe_url(href: str | None, base: str | None = None) -> str | None:
     return href
 
 
-def _escape(text: str) -> str:
-    return _ESCAPE.sub(r"\\\1", text)
+def _escape(text: str, cell: bool = False) -> str:
+    """``text`` with the characters of :data:`_ESCAPE` escaped (and ``|`` in a table cell)."""
+    text = _ESCAPE.sub(lambda m: "\\" + m.group(0), text)
+    return _ESCAPE_CELL.sub(r"\\|", text) if cell else text
+
+
+def _escape_line_start(text: str) -> str:
+    """Text that would start a heading, a list item or a quote at a line start escaped
+    (``\\# not a heading``, ``1\\. not a list``): CommonMark escapes the mark, and for a
+    number its dot or parenthesis."""
+    return _LINE_START.sub(lambda m: m.group(1) + (
+        "\\" + m.group(2) if m.group(2) else m.group(3) + "\\" + m.group(4)), text)
 
 
 @dataclass
@@ -113,6 +135,8 @@ def _join(parts: list[tuple[str, str, str]]) -> str:
         if sep == "\n":
             if out and out[-1] != "\n":
                 out.append("\n")
+            if text:  # a block box inside the block (``<span style="display:block">``)
+                out.append(text)
             continue
         if not text:
             continue
@@ -138,7 +162,7 @@ class _Writer:
         self.sep: dict[int, str] = {}
         self.ws: dict[int, str] = {}
         for k, j in enumerate(kept.tolist()):
-            self.sep[j] = "" if sep[k] == NONE else " "
+            self.sep[j] = "" if sep[k] == NONE else "\n" if sep[k] >= ROW else " "
             self.ws[j] = ws[k] + ("\n" if sep[k] >= ROW and "\n" not in ws[k] else "")
         self.pre_root = pre_roots(page)
         self.links = links
@@ -154,6 +178,7 @@ class _Writer:
         self.row: list[str] | None = None
         self.spans: list[int] = []  # rows still covered by a rowspan, per column
         self.cell_col = 0  # the column of the cell being collected
+        self.nested = 0  # small tables open inside a cell of the table: lines of the cell
         self.quotes: list[int] = []  # blockquote depth of every finished block
         self.marks: list[tuple[int, int, _Block]] = []  # open inline marks: (node, part, block)
 
@@ -186,8 +211,7 @@ class _Writer:
         elif b.kind == "h":
             block = "#" * b.level + " " + text.replace("\n", " ")
         else:
-            block = (_LINE_START.sub(r"\1\\\2", text) if b.kind in ("p", "dd", "dt")
-                     else text)
+            block = _escape_line_start(text) if b.kind in ("p", "dd", "dt") else text
             block = b.prefix + block.replace("\n", "\n" + " " * len(b.prefix))
             if b.kind == "p" and self.lists:  # a paragraph inside a list item: indented
                 ind = self._indent(len(self.lists))
@@ -237,8 +261,12 @@ class _Writer:
                     if pre_root >= 0:
                         self.inline("", self.ws.get(i, "") + raw, raw)
                     else:
-                        self.inline(self.sep.get(i, " "), _escape(normalize_text(raw)), raw)
+                        self.inline(self.sep.get(i, " "),
+                                    _escape(normalize_text(raw), self.table is not None), raw)
                 continue
+            if tags[i] == "input" and self.cur is not None and self.cur.kind == "li" \
+                    and not self.cur.parts:
+                self._task_box(i)
             in_cells = self.table is not None and tags[i] in ("td", "th") and self.row is not None
             if not self.has_kept[i] and tags[i] != "br" and not in_cells:
                 continue
@@ -254,6 +282,12 @@ class _Writer:
             stack.extend((c, False) for c in reversed(page.children(i).tolist()))
         self.flush()
         return self.render()
+
+    def _task_box(self, i: int) -> None:
+        """A checkbox that starts a list item: a task list item (``- [x] done``)."""
+        a = self.page.attrs[i] or {}
+        if (a.get("type") or "").lower() == "checkbox" and self.cur is not None:
+            self.cur.prefix += "[x] " if "checked" in a else "[ ] "
 
     def _language(self, i: int) -> str:
         """The language a ``language-x`` / ``lang-x`` class names on the code block or on
@@ -271,6 +305,15 @@ class _Writer:
             if self.cur is None:
                 self.cur = _Block("p")
             self.marks.append((i, len(self.cur.parts), self.cur))
+        elif in_table and (tag == "table" or self.nested):
+            # a small table in a cell (a timetable beside its line): its rows are lines of
+            # the cell and its cells words, since a GitHub table cannot hold a table
+            if tag == "table":
+                self.nested += 1
+            if self.cur is not None and self.cur.parts and tag in ("table", "tr", "br"):
+                self.cur.parts.append(("\n", "", ""))
+            elif self.cur is not None and tag in ("td", "th"):
+                self.cur.parts.append((" ", "", ""))
         elif in_table:
             if tag == "tr":
                 self.flush()
@@ -294,20 +337,22 @@ class _Writer:
                     self.spans.append(0)
                 for c in range(col, col + cs):
                     self.spans[c] = rs - 1
+            elif tag == "br" and self.cur is not None:
+                self.cur.parts.append(("\n", "", ""))  # a line in a cell: <br> below
             elif tag in BLOCK_TAGS and self.cur is not None:
-                self.cur.parts.append((" ", "", ""))  # <br>, <p> in a cell: a space
+                self.cur.parts.append((" ", "", ""))  # <p> in a cell: a space
         elif tag in _HEADINGS:
             self.open("h", _HEADINGS[tag])
             self.heading += 1
         elif tag in _LISTS:
             self.flush()
-            self.lists.append([tag, 0, 2])
+            self.lists.append([tag, 0, 2, *self._numbering(i)])
         elif tag == "li":
             bullet, indent = "- ", ""
             if self.lists:
                 lst = self.lists[-1]
                 lst[1] = int(lst[1]) + 1
-                bullet = f"{lst[1]}. " if lst[0] == "ol" else "- "
+                bullet = f"{lst[3] + lst[4] * (lst[1] - 1)}. " if lst[0] == "ol" else "- "
                 indent = self._indent(len(self.lists) - 1)
                 lst[2] = len(bullet)
             self.open("li", prefix=indent + bullet)
@@ -323,7 +368,7 @@ class _Writer:
             self.table, self.table_root, self.row, self.spans = [], i, None, []
         elif tag == "br":
             if self.cur is not None and self.cur.parts:
-                if self.cur.kind == "p" and self.cur.parts[-1][0] == "\n":
+                if self.cur.kind == "p" and self.cur.parts[-1][:2] == ("\n", ""):
                     # <br><br>: the page shows a blank line, so a new paragraph (a single
                     # newline would join the two in Markdown)
                     self.cur.parts.pop()
@@ -335,6 +380,18 @@ class _Writer:
                     and not self.cur.parts:
                 return  # <li><p>text</p></li>: the paragraph is the item's text
             self.flush()
+
+    def _numbering(self, i: int) -> tuple[int, int]:
+        """The first number and the step of an ordered list: ``start`` (default 1, or the
+        item count for ``reversed``), step -1 when ``reversed`` (counted over its items)."""
+        a = self.page.attrs[i] or {}
+        step = -1 if "reversed" in a else 1
+        m = re.match(r"\s*(-?\d{1,9})", a.get("start") or "")
+        if m:
+            return int(m.group(1)), step
+        if step > 0:
+            return 1, 1
+        return sum(self.page.tag[c] == "li" for c in self.page.children(i).tolist()), -1
 
     def _plain_inside(self, tag: str) -> bool:
         """No emphasis in a heading (it is emphasised already) and no markup in inline code
@@ -356,7 +413,11 @@ class _Writer:
             self._close_mark(tag)
             return
         if self.table is not None:
-            if tag == "table" and i == self.table_root:
+            if tag == "table" and i != self.table_root:
+                self.nested = max(0, self.nested - 1)
+            elif self.nested:
+                pass
+            elif tag == "table" and i == self.table_root:
                 self.flush()
                 rows, self.table, self.row = self.table, None, None
                 self._emit_table(rows)
@@ -388,7 +449,7 @@ class _Writer:
         sep = parts[0][0] if parts[0][0] != "\n" else " "
         if tag == "code":
             inner = "".join((s if k else "") + r for k, (s, _, r) in enumerate(parts)
-                            if s != "\n")
+                            if r or s != "\n")  # not a <br> mark (a "\n" with no text)
             inner = inner.replace("\n", " ").strip()
             if not inner:
                 return
@@ -397,6 +458,11 @@ class _Writer:
                 tick += "`"
             pad = " " if inner.startswith("`") or inner.endswith("`") else ""
             inner = f"{tick}{pad}{inner}{pad}{tick}"
+        elif tag in _STRIKE:
+            inner = _join(parts).strip()
+            if not inner or "\n" in inner or "~~" in inner:
+                return
+            inner = f"~~{inner}~~"
         elif tag in _EMPHASIS:
             inner = _join(parts).strip()
             if not inner or "\n" in inner:
@@ -421,11 +487,19 @@ class _Writer:
         blk.parts[start:] = [(sep, inner, inner)]
 
     def _is_data_table(self, i: int) -> bool:
-        """A table whose kept cells hold no block structure (lists, headings, tables...)."""
+        """A table whose kept cells hold no block structure (lists, headings...); a table
+        in a cell counts as lines of the cell when its own cells hold none."""
         page = self.page
-        for j in range(i + 1, int(page.subtree_end[i])):
+        j, end = i + 1, int(page.subtree_end[i])
+        while j < end:
             if page.tag[j] in _CELL_BLOCKS and self.has_kept[j]:
-                return False
+                if page.tag[j] != "table" or not self._is_data_table(j):
+                    return False
+                if any(page.tag[x] == "table" for x in range(j + 1, int(page.subtree_end[j]))):
+                    return False  # tables nested twice: layout
+                j = int(page.subtree_end[j])
+                continue
+            j += 1
         return True
 
     def _emit_table(self, rows: list[list[str]]) -> None:
@@ -433,13 +507,16 @@ class _Writer:
         if not rows:
             return
         width = max(len(r) for r in rows)
-        if width == 1:  # a one-column "table" reads better as paragraphs
-            for r in rows:
-                self.emit(r[0])
+        if width == 1 or len(rows) == 1:  # one column, or one row (a layout table: page
+            for r in rows:  # columns side by side): paragraphs read better
+                for c in r:
+                    if c.strip():
+                        self.emit(c.strip("\n").replace("\n", "  \n"))
             return
         lines = []
         for k, r in enumerate(rows):
-            cells = [c.replace("\n", " ") for c in r] + [""] * (width - len(r))
+            # a line break in a cell (``<br>``) as GitHub tables write it
+            cells = [c.strip("\n").replace("\n", "<br>") for c in r] + [""] * (width - len(r))
             lines.append("| " + " | ".join(cells) + " |")
             if k == 0:
                 lines.append("|" + " --- |" * width)

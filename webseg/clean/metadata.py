@@ -51,7 +51,25 @@ _TAG_NAME = re.compile(r"<([a-zA-Z][\w:-]*)")
 #: itemprop values read from microdata.
 _ITEMPROPS = frozenset({"author", "creator", "datepublished", "datecreated", "datemodified",
                         "headline", "keywords"})
-_BYLINE_MARK = re.compile(r"author(?!i[zs]|ity)|byline|writer")
+#: A class/id/rel/itemprop word that marks a byline: ``author`` or ``byline`` anywhere
+#: (``post-author``, ``authorName``, ``showtopicauthor``, ``writername``), except where
+#: another word goes on (``authorities``, ``authorize``, ``authoring``,
+#: ``reset-authorcodespan``), ``writer`` not inside a word (``typewriter``), not negated
+#: (``no-byline``) nor a container's flag (``has-byline``).
+_BYLINE_MARK = re.compile(r"(?<!no-)(?<!has-)(?:author(?!i[zst]|ing|code)|byline)|"
+                          r"(?<![a-z])writer")
+#: A marked element that is a form's field (``comment-form-author``: a label and an input),
+#: part of the footer, sidebar or menus (``footer__writers``: the site's writers), or a whole
+#: post whose class names its writer (``hentry post author-kgs``: the byline is inside).
+_FORM_MARK = re.compile(r"(?<![a-z])(?:form|footer|menu|nav)(?![a-z])|(?<![a-z])sidebar|"
+                        r"(?<![\w-])hentry(?![\w-])")
+#: The class or id of the element right around a byline's text fragment that says the text
+#: is something else: the article's type or category (``Guide``, a tag link), a date, the
+#: writer's job title or description.
+_NOT_NAME_MARK = re.compile(r"(?<![a-z])(?:type|categor(?:y|ies)|tags?|topic|label|date[a-z]*|"
+                            r"time|job|title|position|desc(?:ription)?|bio|breadcrumbs?|"
+                            r"sr-only|screen-reader|visually-hidden)(?![a-z])")
+_DESCRIPTION_MARK = re.compile(r"(?<![a-z])(?:job|position|desc(?:ription)?|bio)(?![a-z])")
 _BYLINE_CHECK = re.compile(r"(?:class|id|rel|itemprop)\s*=\s*[\"']?[^\"'>]*"
                            r"(?:author(?!i[zs]|ity)|byline|writer)", re.IGNORECASE)
 _ITEMPROP_CHECK = re.compile(r"itemprop\s*=\s*[\"']?[^\"'>]*(?:author|creator|date|headline|"
@@ -62,13 +80,18 @@ _BYLINE_WORDS = re.compile(
     r"writer|posted|published|von|par|por|di|door|автор|作者|-|–|—|\||·|•)[\s:]*$", re.IGNORECASE)
 _FRAGMENT = re.compile(r">([^<]+)<")
 #: A fragment that leads into the name rather than being one: it ends on a preposition
-#: ("Insights from", "Posted at", "via"), or is a date's label ("Updated", "Last updated").
+#: ("Insights from", "Posted at", "via"), or is a date's label ("Updated", "Last updated",
+#: "Originally published").
 _LEAD_IN = re.compile(r"(?:^|\s)(?:from|by|at|via|on|in|with|of)[\s:]*$|"
-                      r"^(?:last\s+)?(?:updated|modified|reviewed|published|posted)\b[\s:]*$",
+                      r"^(?:[^\W\d]+\s+)?(?:updated|modified|reviewed|published|posted)\b[\s:]*$",
                       re.IGNORECASE)
 #: A heading or label of the byline's box ("About the Authors", "Topic Author"): the name, if
 #: any, comes after it.
 _LABEL = re.compile(r"\b(?:authors?|writers?|byline|contributors?)\b", re.IGNORECASE)
+#: The heading of a writer's bio box ("About Becky"): the name follows.
+_ABOUT = re.compile(r"^about\s+(?=\w{3})", re.IGNORECASE)
+#: A fragment that leads into a category, not a name ("Posted in", "Filed under").
+_INTO_CATEGORY = re.compile(r"(?:^|\s)(?:in|under)[\s:]*$", re.IGNORECASE)
 #: Degrees and titles that follow a name after a comma ("Jane Doe, Ph.D.", "MD", "Sr.").
 _CREDENTIAL = re.compile(r"^(?:[A-Z][a-zA-Z]{0,3}\.){1,3}$|^[A-Z]{2,5}$|^(?i:jr|sr|phd|md|"
                          r"rn|mba|esq)\.?$")
@@ -650,7 +673,7 @@ def _byline(html: str) -> list[str]:
         if tag in _NOT_BYLINE_TAGS:
             continue
         marks = " ".join(a.get(k, "") for k in ("class", "rel", "id", "itemprop")).lower()
-        if not _BYLINE_MARK.search(marks):
+        if not _BYLINE_MARK.search(marks) or _FORM_MARK.search(marks):
             continue
         kind = (tag, a.get("class", "").strip(), a.get("id", "").strip())
         if kind in not_bylines:
@@ -658,9 +681,27 @@ def _byline(html: str) -> list[str]:
         tried += 1
         if tried > 12:
             break
+        stop = _element_end(html, end, tag, end + 600)
+        category = labelled = outside = False
         for f in _FRAGMENT.finditer(html, end - 1, end + 600):
             t = _clean(f.group(1), 200)
-            if not t or _BYLINE_WORDS.match(t) or _LEAD_IN.search(t) or _LABEL.search(t):
+            if f.start() > stop and t:
+                # past the element: only when its last text was a label or a lead-in
+                # ("Topic Author", "Posted by"), and only the first text after it
+                if not labelled or outside:
+                    break
+                outside = True
+            if t and _ABOUT.match(t):  # a bio box's heading: "About Becky"
+                t = _ABOUT.sub("", t)
+            if t:
+                labelled = bool(_LABEL.search(t) or _BYLINE_WORDS.match(t)
+                                or _LEAD_IN.search(t))
+            if t and category:  # the category after "Posted in"
+                category = False
+                continue
+            if not t or _BYLINE_WORDS.match(t) or _LEAD_IN.search(t) or _LABEL.search(t) \
+                    or _other_field(html, f.start(), f.start() == end - 1):
+                category = bool(t) and bool(_INTO_CATEGORY.search(t))
                 continue
             t = _BY_PREFIX.sub("", t)
             if 2 <= len(t) <= 60 and len(t.split()) <= 6 and not _NOT_NAME.search(t) \
@@ -673,7 +714,42 @@ def _byline(html: str) -> list[str]:
 
 
 _NOT_BYLINE_TAGS = frozenset({"meta", "link", "body", "html", "script", "style", "img", "input",
-                              "form", "button", "svg", "section", "main", "source", "iframe"})
+                              "form", "button", "svg", "section", "main", "source", "iframe",
+                              "article", "nav", "label", "select", "option", "textarea"})
+_TAG_AT = re.compile(r"<(/?)([a-zA-Z][\w:-]*)")
+
+
+def _element_end(html: str, start: int, tag: str, limit: int) -> int:
+    """Where the element whose start tag ends at ``start`` ends (its end tag, counting
+    nested elements of the same name), at most ``limit``: a byline's name is inside it, and
+    the text after an empty byline box is the next part of the page (a product's name)."""
+    depth = 1
+    for m in _TAG_AT.finditer(html, start, limit):
+        if m.group(2).lower() != tag:
+            continue
+        depth += -1 if m.group(1) else 1
+        if depth == 0:
+            return m.start()
+    return limit
+
+
+def _other_field(html: str, gt: int, own: bool = False) -> bool:
+    """The text fragment after the ``>`` at ``gt`` is directly inside an element whose class
+    or id names another field (:data:`_NOT_NAME_MARK`: a type, a category or tag, a date, a
+    job title): ``<span class="article_type">Guide</span>`` in a byline. Directly in the
+    byline element itself (``own``) only a description or a job title counts
+    (``byline-date`` holds "By Jo Lee • March 12")."""
+    lt = html.rfind("<", max(0, gt - 1000), gt)
+    if lt < 0 or html.startswith("</", lt):
+        return False
+    m = _TAG_NAME.match(html, lt)
+    if m is None:
+        return False
+    a = _attrs(html[m.end():gt])
+    marks = f"{a.get('class', '')} {a.get('id', '')}".lower()
+    test = _DESCRIPTION_MARK if own else _NOT_NAME_MARK
+    return bool(marks.strip()) and bool(test.search(marks)) \
+        and not re.search(r"name|(?<![a-z])fn(?![a-z])", marks)
 
 
 def _worse_title(title: str, tag_title: str, site_name: str | None) -> bool:

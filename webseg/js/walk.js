@@ -6,7 +6,8 @@
 // JS call stack; it stops with an error record once opts.maxNodes nodes have been seen.
 async (opts) => {
   const KEEP = ["id", "class", "role", "href", "src", "alt", "title", "name", "type",
-                "colspan", "rowspan", "lang", "datetime", "content", "property", "itemprop", "rel"];
+                "colspan", "rowspan", "lang", "datetime", "content", "property", "itemprop", "rel",
+                "start", "reversed", "checked"];
   // Whitespace is kept verbatim inside these (and where the computed white-space preserves it);
   // elsewhere a whitespace-only text node is recorded as one space (webseg.page.PRESERVE_TAGS).
   const PRESERVE = new Set(["pre", "textarea", "listing", "xmp", "plaintext", "code"]);
