@@ -142,11 +142,14 @@ def run_single(warc: Path, out: Path, concurrency: int, parsed: bool = False) ->
     lines = [json.loads(x) for x in (out / "work" / "pages.jsonl").read_text().splitlines()]
     stages: dict[str, list[float]] = {}
     cpu_stages: dict[str, list[float]] = {}
+    proc_stages: dict[str, list[float]] = {}
     for d in lines:
         for k, v in (d.get("timings") or {}).items():
             stages.setdefault(k, []).append(v)
         for k, v in (d.get("cpu_timings") or {}).items():
             cpu_stages.setdefault(k, []).append(v)
+        for k, v in (d.get("process_cpu_timings") or {}).items():
+            proc_stages.setdefault(k, []).append(v)
     n = len(lines)
     return {"mode": "parsed" if parsed else "rendered", "pages": n,
             "ok": sum(d["status"] == "ok" for d in lines),
@@ -158,6 +161,10 @@ def run_single(warc: Path, out: Path, concurrency: int, parsed: bool = False) ->
                                 for k, v in stages.items()},
             "stage_cpu_median_ms": {k: round(1000 * statistics.median(v), 1)
                                     for k, v in cpu_stages.items()},
+            # the whole process's CPU during each stage: the stage's own thread plus, in a
+            # rendered run, the renderer's thread preparing the next pages meanwhile
+            "stage_process_cpu_median_ms": {k: round(1000 * statistics.median(v), 1)
+                                            for k, v in proc_stages.items()},
             "peak_rss_mb_largest_child": round(m["peak_rss_mb_largest_child"]),
             "load_before_after": [before, load()]}
 

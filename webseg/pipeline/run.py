@@ -38,7 +38,7 @@ __all__ = ["RunSummary", "cluster_label", "finalize", "run_pipeline", "split_err
 WORK = "work"
 JOURNAL = "pages.jsonl"
 #: Fields of the journal that stay out of the final pages.jsonl (they live in the index).
-INTERNAL_FIELDS = ("index_doc", "minhash", "cpu_timings")
+INTERNAL_FIELDS = ("index_doc", "minhash", "cpu_timings", "process_cpu_timings")
 
 
 @dataclass
