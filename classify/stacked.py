@@ -47,10 +47,12 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.model_selection import GroupKFold, StratifiedGroupKFold
 
 from classify.pagefeatures import STRUCT_NAMES
+
+# scikit-learn is imported where a model is trained (and for an analyzer the fast path does
+# not cover), not at module level: a shipped model predicts with numpy alone, and importing
+# scikit-learn costs about 1.3 CPU s, paid by every process that classifies pages
 
 __all__ = ["ALL_VIEWS", "DEFAULT_VIEWS", "STACKERS", "StackedModel", "VIEW_SPECS", "sklearn_params",
            "wps_doc"]
@@ -172,14 +174,25 @@ class _Vec:
         self.vocab = vocab
         self.idf = idf
         self.columns: np.ndarray | None = None  # into the count matrix (fit_counts only)
-        self._v: TfidfVectorizer | None = None
-        if vocab is not None and idf is not None:
-            self._build()
+        self._v: Any = None
 
     def _build(self) -> None:
-        p = sklearn_params(self.params, ("min_df", "max_features"))
-        self._v = TfidfVectorizer(**p, vocabulary={t: i for i, t in enumerate(self.vocab)})
-        self._v.idf_ = np.asarray(self.idf, dtype=np.float64)
+        """Forget the fitted state derived from ``vocab`` and ``idf`` (rebuilt on demand)."""
+        self._v = None
+        for k in ("_analyze", "_index", "_idf64"):
+            self.__dict__.pop(k, None)
+
+    def vectorizer(self) -> Any:
+        """The equivalent scikit-learn ``TfidfVectorizer`` (built on first use: prediction
+        needs it only for analyzers :func:`_fast_analyzer` does not cover, such as
+        ``char_wb``)."""
+        if self._v is None:
+            from sklearn.feature_extraction.text import TfidfVectorizer
+
+            p = sklearn_params(self.params, ("min_df", "max_features"))
+            self._v = TfidfVectorizer(**p, vocabulary={t: i for i, t in enumerate(self.vocab)})
+            self._v.idf_ = np.asarray(self.idf, dtype=np.float64)
+        return self._v
 
     def fit(self, docs: Sequence[str]) -> _Vec:
         vocab, X = count_matrix(self.params, docs)
@@ -218,9 +231,9 @@ class _Vec:
     def transform(self, docs: Sequence[str]) -> sp.csr_matrix:
         """TF-IDF rows of raw documents (the same numbers as ``TfidfVectorizer.transform``,
         without its per-call validation, which costs more than the work on one page)."""
-        assert self._v is not None
+        assert self.vocab is not None and self.idf is not None
         if not hasattr(self, "_analyze"):
-            self._analyze = _fast_analyzer(self.params) or self._v.build_analyzer()
+            self._analyze = _fast_analyzer(self.params) or self.vectorizer().build_analyzer()
             self._index = {t: i for i, t in enumerate(self.vocab or [])}
             self._idf64 = np.asarray(self.idf, dtype=np.float64)
         index_get = self._index.get
@@ -395,6 +408,8 @@ class _ViewModel:
 def _folds(y: np.ndarray, groups: np.ndarray, k: int, seed: int) -> list[tuple[np.ndarray,
                                                                                np.ndarray]]:
     """Inner folds grouped by site (stratified when every class can be)."""
+    from sklearn.model_selection import GroupKFold, StratifiedGroupKFold
+
     k = max(2, min(k, len(np.unique(groups))))
     try:
         cv = StratifiedGroupKFold(n_splits=k, shuffle=True, random_state=seed)
