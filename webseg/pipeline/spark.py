@@ -234,8 +234,17 @@ def _row(line: dict[str, Any]) -> tuple[Any, ...]:
                                                               ensure_ascii=False))
 
 
+#: ``lsh_bands`` of the pipeline's defaults (64 permutations, threshold 0.3), as datasketch's
+#: MinHashLSH computes them (``tests/test_pipeline_collect.py`` checks it): importing datasketch
+#: to compute them loads scipy.integrate, about 0.5 CPU s per process.
+_KNOWN_BANDS: dict[tuple[int, float], tuple[int, int]] = {(64, 0.3): (21, 3)}
+
+
 def lsh_bands(num_perm: int, threshold: float) -> tuple[int, int]:
     """(bands, rows) that datasketch's MinHashLSH picks for this threshold and signature size."""
+    known = _KNOWN_BANDS.get((num_perm, threshold))
+    if known is not None:
+        return known
     from datasketch import MinHashLSH
 
     lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)
