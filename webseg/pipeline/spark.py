@@ -187,7 +187,7 @@ def _process_partition(rows: Iterable[tuple[Any, ...]],
     """Render (or, without rendering, parse) and process one partition of records; a
     rendering worker uses its own Chromium, a parsing one never starts a browser."""
     from webseg.inputs import InputRecord, WarcFacts, parse_inputs, render_inputs
-    from webseg.pipeline.run import record_line
+    from webseg.pipeline.run import page_phase_gc, record_line
 
     records = [InputRecord(rid, url, payload, "warc" if "#" in rid else "file", err, skipped,
                            None if warc is None else WarcFacts(**warc))
@@ -200,8 +200,9 @@ def _process_partition(rows: Iterable[tuple[Any, ...]],
         results = render_inputs(records, concurrency, renderer=renderer)
     else:
         results = parse_inputs(records, int(render_options.get("max_nodes", 200_000)))
-    for rec, page, err in results:
-        yield _row(record_line(rec, page, err, processor))
+    with page_phase_gc():
+        for rec, page, err in results:
+            yield _row(record_line(rec, page, err, processor))
 
 
 def _row(line: dict[str, Any]) -> tuple[Any, ...]:
