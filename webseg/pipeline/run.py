@@ -143,7 +143,8 @@ def run_pipeline(inputs: Sequence[str | Path], out_dir: str | Path,
                     bar.update(1)
         finally:
             bar.close()
-    summary = finalize(order, out, config)
+    with page_phase_gc():  # the collection phase parses every journal line: the same holds
+        summary = finalize(order, out, config)
     summary.warc_records = dict(sorted(counts.items()))
     summary.rendered = config.render
     summary.processed_now = processed
@@ -155,7 +156,8 @@ def run_pipeline(inputs: Sequence[str | Path], out_dir: str | Path,
 
 @contextmanager
 def page_phase_gc() -> Iterator[None]:
-    """Collect cyclic garbage less often while pages are processed.
+    """Collect cyclic garbage less often while pages are processed (and while the collection
+    phase reads their journal lines).
 
     A page allocates hundreds of thousands of containers (nodes' attributes, tokens, term
     counts) that reference counting frees, so Python's default collector (a young collection
