@@ -179,7 +179,7 @@ class _Vec:
     def _build(self) -> None:
         """Forget the fitted state derived from ``vocab`` and ``idf`` (rebuilt on demand)."""
         self._v = None
-        for k in ("_analyze", "_index", "_idf64"):
+        for k in ("_analyze", "_index", "_idf64", "_pairs"):
             self.__dict__.pop(k, None)
 
     def vectorizer(self) -> Any:
@@ -236,14 +236,36 @@ class _Vec:
             self._analyze = _fast_analyzer(self.params) or self.vectorizer().build_analyzer()
             self._index = {t: i for i, t in enumerate(self.vocab or [])}
             self._idf64 = np.asarray(self.idf, dtype=np.float64)
+            # words + word pairs (the text, title and url views): pairs are looked up as
+            # (word, word) tuples, not joined strings (no string built and hashed per pair);
+            # tokens never hold a space, so a vocabulary pair is its two words
+            tokenize = _fast_tokenizer(self.params)
+            self._pairs = None
+            if tokenize is not None and tuple(self.params.get("ngram_range", (1, 1))) == (1, 2):
+                self._pairs = ({tuple(t.split(" ")): i for t, i in self._index.items()
+                                if t.count(" ") == 1}, tokenize)
         index_get = self._index.get
         indptr, indices, data = [0], [], []
         for doc in docs:
-            counts = Counter(self._analyze(doc))
-            # vocabulary lookups through C-level map (no Python loop per distinct token)
-            js = np.fromiter(map(index_get, counts.keys(), repeat(-1)), dtype=np.int64,
-                             count=len(counts))
-            tf = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+            if self._pairs is not None:
+                # the same terms, counts and order as Counter(words + joined pairs): every
+                # word before every pair, each in its first occurrence's order
+                pair_index, tokenize = self._pairs
+                toks = tokenize(doc)
+                uni, bi = Counter(toks), Counter(zip(toks, toks[1:], strict=False))
+                js = np.concatenate([
+                    np.fromiter(map(index_get, uni.keys(), repeat(-1)), dtype=np.int64,
+                                count=len(uni)),
+                    np.fromiter(map(pair_index.get, bi.keys(), repeat(-1)), dtype=np.int64,
+                                count=len(bi))])
+                tf = np.concatenate([np.fromiter(uni.values(), dtype=np.float64, count=len(uni)),
+                                     np.fromiter(bi.values(), dtype=np.float64, count=len(bi))])
+            else:
+                counts = Counter(self._analyze(doc))
+                # vocabulary lookups through C-level map (no Python loop per distinct token)
+                js = np.fromiter(map(index_get, counts.keys(), repeat(-1)), dtype=np.int64,
+                                 count=len(counts))
+                tf = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
             keep = js >= 0
             cols, tf = js[keep], tf[keep]
             if self.params.get("sublinear_tf"):
@@ -284,6 +306,25 @@ def sklearn_params(params: dict[str, Any], drop: Sequence[str] = ()) -> dict[str
 
         p.update(tokenizer=words, token_pattern=None, lowercase=False)
     return p
+
+
+def _fast_tokenizer(params: dict[str, Any]) -> Callable[[str], list[str]] | None:
+    """The word tokens (before n-grams) of :func:`_fast_analyzer`'s analyzer for ``params``;
+    None where it has none."""
+    if params.get("tokens") == "words" and params.get("analyzer", "word") == "word":
+        from classify.text import words
+
+        return words
+    if params.get("analyzer", "word") != "word" or not params.get("lowercase", True) or \
+            params.get("strip_accents") or params.get("stop_words") or \
+            params.get("preprocessor") or params.get("tokenizer"):
+        return None
+    pattern = params.get("token_pattern", r"(?u)\b\w\w+\b")
+    rx = re.compile(pattern)
+    if rx.groups > 1:
+        return None
+    split = str.split if pattern == r"\S+" else rx.findall
+    return lambda doc: split(doc.lower())
 
 
 def _fast_analyzer(params: dict[str, Any]) -> Callable[[str], list[str]] | None:
