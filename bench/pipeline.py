@@ -13,8 +13,11 @@ Real pages (the first ``--pages`` of the manifest, sorted by id) are written int
    process, rendered and then parsed (``--no-render``, ``--modes``); wall time, pages/s, CPU
    seconds per page of the whole process tree (Chromium's processes included: see
    :func:`run_measured`), pages per CPU second, the median wall and CPU milliseconds per page
-   of every page stage (from the journal) and the peak RSS of the largest process are
-   reported, and the parsed / rendered ratio of pages per CPU second;
+   of every page stage (from the journal: ``stage_cpu_median_ms`` is the CPU of the thread
+   that ran the stage, ``stage_process_cpu_median_ms`` the whole process's, which in a
+   rendered run also counts the renderer's thread preparing the next pages) and the peak RSS
+   of the largest process are reported, and the parsed / rendered ratio of pages per CPU
+   second;
 2. with ``--spark``, the same WARC goes through :func:`webseg.pipeline.spark.run_spark` (the
    parsed pipeline by default, ``--spark-mode``) once per listed master, each in its own
    child process (a fresh JVM), in one run: session start-up (SparkSession + a trivial job)
