@@ -13,8 +13,11 @@ Real pages (the first ``--pages`` of the manifest, sorted by id) are written int
    process, rendered and then parsed (``--no-render``, ``--modes``); wall time, pages/s, CPU
    seconds per page of the whole process tree (Chromium's processes included: see
    :func:`run_measured`), pages per CPU second, the median wall and CPU milliseconds per page
-   of every page stage (from the journal) and the peak RSS of the largest process are
-   reported, and the parsed / rendered ratio of pages per CPU second;
+   of every page stage (from the journal: ``stage_cpu_median_ms`` is the CPU of the thread
+   that ran the stage, ``stage_process_cpu_median_ms`` the whole process's, which in a
+   rendered run also counts the renderer's thread preparing the next pages) and the peak RSS
+   of the largest process are reported, and the parsed / rendered ratio of pages per CPU
+   second;
 2. with ``--spark``, the same WARC goes through :func:`webseg.pipeline.spark.run_spark` (the
    parsed pipeline by default, ``--spark-mode``) once per listed master, each in its own
    child process (a fresh JVM), in one run: session start-up (SparkSession + a trivial job)
@@ -142,11 +145,14 @@ def run_single(warc: Path, out: Path, concurrency: int, parsed: bool = False) ->
     lines = [json.loads(x) for x in (out / "work" / "pages.jsonl").read_text().splitlines()]
     stages: dict[str, list[float]] = {}
     cpu_stages: dict[str, list[float]] = {}
+    proc_stages: dict[str, list[float]] = {}
     for d in lines:
         for k, v in (d.get("timings") or {}).items():
             stages.setdefault(k, []).append(v)
         for k, v in (d.get("cpu_timings") or {}).items():
             cpu_stages.setdefault(k, []).append(v)
+        for k, v in (d.get("process_cpu_timings") or {}).items():
+            proc_stages.setdefault(k, []).append(v)
     n = len(lines)
     return {"mode": "parsed" if parsed else "rendered", "pages": n,
             "ok": sum(d["status"] == "ok" for d in lines),
@@ -158,6 +164,10 @@ def run_single(warc: Path, out: Path, concurrency: int, parsed: bool = False) ->
                                 for k, v in stages.items()},
             "stage_cpu_median_ms": {k: round(1000 * statistics.median(v), 1)
                                     for k, v in cpu_stages.items()},
+            # the whole process's CPU during each stage: the stage's own thread plus, in a
+            # rendered run, the renderer's thread preparing the next pages meanwhile
+            "stage_process_cpu_median_ms": {k: round(1000 * statistics.median(v), 1)
+                                            for k, v in proc_stages.items()},
             "peak_rss_mb_largest_child": round(m["peak_rss_mb_largest_child"]),
             "load_before_after": [before, load()]}
 

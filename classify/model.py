@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sklearn.pipeline import Pipeline
 
-from classify.features import PositionTfIsf
-from classify.svm import OvRLinearSVM
 from webseg.page import Page
+
+# The paper model's classes are scikit-learn estimators; they are imported where that model is
+# built or loaded, so loading the default (stacked) model never imports scikit-learn.
 
 __all__ = ["MODEL_SCHEMA", "MODEL_VERSION", "PageTypeModel", "default_model_path",
            "make_pipeline"]
@@ -53,8 +53,14 @@ def stacked_model_path() -> Path:
 
 
 def make_pipeline(n_positions: int = 10, select: float = 0.1, C: float = 1.0,
-                  class_weight: str | None = "balanced", platt_folds: int = 3) -> Pipeline:
-    """TF-ISF features (IG top ``select``) + one-vs-rest linear SVM."""
+                  class_weight: str | None = "balanced", platt_folds: int = 3) -> Any:
+    """TF-ISF features (IG top ``select``) + one-vs-rest linear SVM (a scikit-learn
+    ``Pipeline``)."""
+    from sklearn.pipeline import Pipeline
+
+    from classify.features import PositionTfIsf
+    from classify.svm import OvRLinearSVM
+
     return Pipeline([
         ("features", PositionTfIsf(n_positions=n_positions, select=select)),
         ("svm", OvRLinearSVM(C=C, class_weight=class_weight, platt_folds=platt_folds)),
@@ -74,7 +80,7 @@ class PageTypeModel:
     (training data, counts, the WPS model's hash, training time).
     """
 
-    pipeline: Pipeline
+    pipeline: Any  # sklearn.pipeline.Pipeline
     segmenter: str = "wps-margin"
     info: dict[str, Any] = field(default_factory=dict)
 
@@ -141,6 +147,11 @@ class PageTypeModel:
         if (not isinstance(d, dict) or d.get("schema") != MODEL_SCHEMA
                 or d.get("version") != MODEL_VERSION):
             raise ValueError(f"{where} is not a page-type model of version {MODEL_VERSION}")
+        from sklearn.pipeline import Pipeline
+
+        from classify.features import PositionTfIsf
+        from classify.svm import OvRLinearSVM
+
         try:
             feats = PositionTfIsf.from_dict(d["features"])
             svm = OvRLinearSVM.from_dict(d["svm"])

@@ -47,10 +47,12 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.model_selection import GroupKFold, StratifiedGroupKFold
 
 from classify.pagefeatures import STRUCT_NAMES
+
+# scikit-learn is imported where a model is trained (and for an analyzer the fast path does
+# not cover), not at module level: a shipped model predicts with numpy alone, and importing
+# scikit-learn costs about 1.3 CPU s, paid by every process that classifies pages
 
 __all__ = ["ALL_VIEWS", "DEFAULT_VIEWS", "STACKERS", "StackedModel", "VIEW_SPECS", "sklearn_params",
            "wps_doc"]
@@ -172,14 +174,25 @@ class _Vec:
         self.vocab = vocab
         self.idf = idf
         self.columns: np.ndarray | None = None  # into the count matrix (fit_counts only)
-        self._v: TfidfVectorizer | None = None
-        if vocab is not None and idf is not None:
-            self._build()
+        self._v: Any = None
 
     def _build(self) -> None:
-        p = sklearn_params(self.params, ("min_df", "max_features"))
-        self._v = TfidfVectorizer(**p, vocabulary={t: i for i, t in enumerate(self.vocab)})
-        self._v.idf_ = np.asarray(self.idf, dtype=np.float64)
+        """Forget the fitted state derived from ``vocab`` and ``idf`` (rebuilt on demand)."""
+        self._v = None
+        for k in ("_analyze", "_index", "_idf64", "_pairs"):
+            self.__dict__.pop(k, None)
+
+    def vectorizer(self) -> Any:
+        """The equivalent scikit-learn ``TfidfVectorizer`` (built on first use: prediction
+        needs it only for analyzers :func:`_fast_analyzer` does not cover, such as
+        ``char_wb``)."""
+        if self._v is None:
+            from sklearn.feature_extraction.text import TfidfVectorizer
+
+            p = sklearn_params(self.params, ("min_df", "max_features"))
+            self._v = TfidfVectorizer(**p, vocabulary={t: i for i, t in enumerate(self.vocab)})
+            self._v.idf_ = np.asarray(self.idf, dtype=np.float64)
+        return self._v
 
     def fit(self, docs: Sequence[str]) -> _Vec:
         vocab, X = count_matrix(self.params, docs)
@@ -218,19 +231,41 @@ class _Vec:
     def transform(self, docs: Sequence[str]) -> sp.csr_matrix:
         """TF-IDF rows of raw documents (the same numbers as ``TfidfVectorizer.transform``,
         without its per-call validation, which costs more than the work on one page)."""
-        assert self._v is not None
+        assert self.vocab is not None and self.idf is not None
         if not hasattr(self, "_analyze"):
-            self._analyze = _fast_analyzer(self.params) or self._v.build_analyzer()
+            self._analyze = _fast_analyzer(self.params) or self.vectorizer().build_analyzer()
             self._index = {t: i for i, t in enumerate(self.vocab or [])}
             self._idf64 = np.asarray(self.idf, dtype=np.float64)
+            # words + word pairs (the text, title and url views): pairs are looked up as
+            # (word, word) tuples, not joined strings (no string built and hashed per pair);
+            # tokens never hold a space, so a vocabulary pair is its two words
+            tokenize = _fast_tokenizer(self.params)
+            self._pairs = None
+            if tokenize is not None and tuple(self.params.get("ngram_range", (1, 1))) == (1, 2):
+                self._pairs = ({tuple(t.split(" ")): i for t, i in self._index.items()
+                                if t.count(" ") == 1}, tokenize)
         index_get = self._index.get
         indptr, indices, data = [0], [], []
         for doc in docs:
-            counts = Counter(self._analyze(doc))
-            # vocabulary lookups through C-level map (no Python loop per distinct token)
-            js = np.fromiter(map(index_get, counts.keys(), repeat(-1)), dtype=np.int64,
-                             count=len(counts))
-            tf = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+            if self._pairs is not None:
+                # the same terms, counts and order as Counter(words + joined pairs): every
+                # word before every pair, each in its first occurrence's order
+                pair_index, tokenize = self._pairs
+                toks = tokenize(doc)
+                uni, bi = Counter(toks), Counter(zip(toks, toks[1:], strict=False))
+                js = np.concatenate([
+                    np.fromiter(map(index_get, uni.keys(), repeat(-1)), dtype=np.int64,
+                                count=len(uni)),
+                    np.fromiter(map(pair_index.get, bi.keys(), repeat(-1)), dtype=np.int64,
+                                count=len(bi))])
+                tf = np.concatenate([np.fromiter(uni.values(), dtype=np.float64, count=len(uni)),
+                                     np.fromiter(bi.values(), dtype=np.float64, count=len(bi))])
+            else:
+                counts = Counter(self._analyze(doc))
+                # vocabulary lookups through C-level map (no Python loop per distinct token)
+                js = np.fromiter(map(index_get, counts.keys(), repeat(-1)), dtype=np.int64,
+                                 count=len(counts))
+                tf = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
             keep = js >= 0
             cols, tf = js[keep], tf[keep]
             if self.params.get("sublinear_tf"):
@@ -271,6 +306,25 @@ def sklearn_params(params: dict[str, Any], drop: Sequence[str] = ()) -> dict[str
 
         p.update(tokenizer=words, token_pattern=None, lowercase=False)
     return p
+
+
+def _fast_tokenizer(params: dict[str, Any]) -> Callable[[str], list[str]] | None:
+    """The word tokens (before n-grams) of :func:`_fast_analyzer`'s analyzer for ``params``;
+    None where it has none."""
+    if params.get("tokens") == "words" and params.get("analyzer", "word") == "word":
+        from classify.text import words
+
+        return words
+    if params.get("analyzer", "word") != "word" or not params.get("lowercase", True) or \
+            params.get("strip_accents") or params.get("stop_words") or \
+            params.get("preprocessor") or params.get("tokenizer"):
+        return None
+    pattern = params.get("token_pattern", r"(?u)\b\w\w+\b")
+    rx = re.compile(pattern)
+    if rx.groups > 1:
+        return None
+    split = str.split if pattern == r"\S+" else rx.findall
+    return lambda doc: split(doc.lower())
 
 
 def _fast_analyzer(params: dict[str, Any]) -> Callable[[str], list[str]] | None:
@@ -395,6 +449,8 @@ class _ViewModel:
 def _folds(y: np.ndarray, groups: np.ndarray, k: int, seed: int) -> list[tuple[np.ndarray,
                                                                                np.ndarray]]:
     """Inner folds grouped by site (stratified when every class can be)."""
+    from sklearn.model_selection import GroupKFold, StratifiedGroupKFold
+
     k = max(2, min(k, len(np.unique(groups))))
     try:
         cv = StratifiedGroupKFold(n_splits=k, shuffle=True, random_state=seed)

@@ -28,11 +28,23 @@ from collections import Counter
 from functools import lru_cache
 from typing import Any
 
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+__all__ = ["STOP_WORDS", "term_counts", "tokenize", "words"]  # noqa: F822 - module __getattr__
 
-__all__ = ["STOP_WORDS", "term_counts", "tokenize", "words"]
 
-STOP_WORDS: frozenset[str] = frozenset(ENGLISH_STOP_WORDS)
+@lru_cache(maxsize=1)
+def _english_stop() -> frozenset[str]:
+    """scikit-learn's English stop words, imported on first use: the page-type pipeline that
+    never tokenises this way does not pay for importing scikit-learn."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
+def __getattr__(name: str) -> Any:
+    """``STOP_WORDS`` (scikit-learn's English list), loaded lazily (see :func:`_english_stop`)."""
+    if name == "STOP_WORDS":
+        return _english_stop()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _TOKEN = re.compile(r"(?<![^\W_])[^\W\d_][^\W_]{1,29}(?![^\W_])")
 _MAX_LEN = 30
@@ -99,15 +111,17 @@ def tokenize(text: str) -> list[str]:
         return []
     low = text.lower()
     if text.isascii():  # English and every other ASCII text: exactly the original terms
-        return [t for t in _TOKEN.findall(low) if t not in STOP_WORDS]
+        english = _english_stop()
+        return [t for t in _TOKEN.findall(low) if t not in english]
     stop = _stop_words(_language(text))
+    english = _english_stop()
     out: list[str] = []
     for k, part in enumerate(_unspaced_runs().split(low)):
         if k % 2:  # an unspaced run (the split's captured group): character bigrams
             out.extend(words(part))
         else:
             out.extend(t for t in _TOKEN.findall(part)
-                       if t not in STOP_WORDS and _unmarked(t.casefold()) not in stop)
+                       if t not in english and _unmarked(t.casefold()) not in stop)
     return out
 
 

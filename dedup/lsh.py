@@ -33,11 +33,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-from datasketch import MinHash, MinHashLSH
 
 from dedup.shingle import ShingleParams, estimated_jaccard, is_duplicate, shared
+
+if TYPE_CHECKING:
+    from datasketch import MinHash
+
+# datasketch is imported where its objects are made (MinHash, MinHashLSH), not here: importing
+# it loads scipy.integrate (about 0.5 CPU s), which a process that only computes signatures
+# (:func:`minhash_values`, the pipeline's sketch stage) does not need.
 
 __all__ = ["DuplicateIndex", "Pair", "clusters", "minhash", "minhash_values"]
 
@@ -47,10 +54,16 @@ _PERMS: dict[tuple[int, int], np.ndarray] = {}
 
 
 def _permutations(num_perm: int, seed: int) -> np.ndarray:
-    """datasketch's own affine32 permutation parameters (shape (2, num_perm), uint32)."""
+    """datasketch's own affine32 permutation parameters (shape (2, num_perm), uint32), drawn
+    as ``datasketch.MinHash(num_perm, seed)`` draws them (datasketch 2's default scheme:
+    odd multipliers ``a``, offsets ``b``, from ``RandomState(seed)``), without importing
+    datasketch; ``tests/test_dedup.py`` checks they are the same arrays."""
     key = (num_perm, seed)
     if key not in _PERMS:
-        _PERMS[key] = np.asarray(MinHash(num_perm=num_perm, seed=seed).permutations)
+        gen = np.random.RandomState(seed)
+        a = gen.randint(0, 1 << 31, num_perm, dtype=np.uint32) * np.uint32(2) + np.uint32(1)
+        b = gen.randint(0, 1 << 32, num_perm, dtype=np.uint32)
+        _PERMS[key] = np.array([a, b])
     return _PERMS[key]
 
 
@@ -86,6 +99,8 @@ def minhash(hashes: np.ndarray, num_perm: int = 64, seed: int = 1) -> MinHash:
 
 
 def _minhash_of(values: np.ndarray, num_perm: int, seed: int) -> MinHash:
+    from datasketch import MinHash
+
     return MinHash(num_perm=num_perm, seed=seed, hashvalues=values,
                    permutations=_permutations(num_perm, seed), scheme="affine32")
 
@@ -123,6 +138,8 @@ class DuplicateIndex:
     keep_sketches: bool = True
 
     def __post_init__(self) -> None:
+        from datasketch import MinHashLSH
+
         self.lsh = MinHashLSH(threshold=self.lsh_threshold, num_perm=self.num_perm,
                               storage_config=self.storage_config)
         self.keys: list[Hashable] = []

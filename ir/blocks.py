@@ -88,34 +88,35 @@ def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
         raise ValueError("word_weights must have one weight per word")
     # spaced text (nearly all): whitespace words, as always; unspaced scripts: pieces
     whole_words = spaced(text)
-    units = _units(words) if not whole_words else None  # whole words: the words themselves
+    units = None if whole_words else _units(words)
     n_units = len(words) if units is None else len(units)
     spans = _spans(pieces, len(words)) if whole_words and pieces is not None else None
     at = 0  # the first span not wholly in earlier windows
     out = []
     for k, i in enumerate(range(0, n_units, size)):
-        if units is None:
-            t = " ".join(words[i: i + size])
-            n_chunk = min(size, n_units - i)
+        if units is None:  # whole words (nearly every page): the window is its words
+            chunk_words = words[i: i + size]
+            t = " ".join(chunk_words)
+            n = len(chunk_words)
+            ws = None if word_weights is None else word_weights[i: i + n]
         else:
             chunk = units[i: i + size]
-            n_chunk = len(chunk)
             parts = []
             for j, (piece, w) in enumerate(chunk):
                 if j and w != chunk[j - 1][1]:
                     parts.append(" ")
                 parts.append(piece)
             t = "".join(parts)
+            n = len(chunk)
+            ws = None if word_weights is None else [word_weights[w] for _, w in chunk]
         if spans is None:
             toks = an.tokens(t)
         else:
-            toks, at = _span_tokens(an, spans, at, i, i + n_chunk, words)
+            toks, at = _span_tokens(an, spans, at, i, i + n, words)
         if text_tokens is not None and whole_words:
             text_tokens.extend(toks)
         blk = Block(text=t, terms=dict(Counter(toks)), seg=k, rank=k)
-        if word_weights is not None:
-            ws = (word_weights[i: i + size] if units is None
-                  else [word_weights[w] for _, w in chunk])
+        if ws is not None:
             blk.weight = round(sum(ws) / len(ws), 4)
             blk.role = "main" if blk.weight >= 0.5 else "template"
         out.append(blk)
@@ -238,7 +239,10 @@ def segmentation_blocks(seg: Any, an: Analyzer, non_template_only: bool = False,
             terms = _terms(an, t)
         else:  # t is its leaves' texts joined by spaces: no token crosses one, and the page's
             # analyzer has seen each leaf's text already (the fields)
-            terms = dict(Counter(tok for part in parts for tok in an.tokens(part)))
+            toks: list[str] = []
+            for part in parts:
+                toks += an.tokens(part)
+            terms = dict(Counter(toks))
         out.append(Block(text=t, terms=terms, seg=int(s.id), rank=r,
                          box=tuple(float(v) for v in s.box)))
     if p_main is not None:
@@ -276,8 +280,12 @@ def _joined_texts(page: Any, segs: list[Any],
     ends = page.subtree_end
     out = []
     for s in segs:
-        idx = sorted({i for r in s.nodes for i in range(
-            int(np.searchsorted(leaves, r)), int(np.searchsorted(leaves, ends[r])))})
+        roots = np.asarray(list(s.nodes), dtype=np.int64)
+        lo = np.searchsorted(leaves, roots).tolist()
+        hi = np.searchsorted(leaves, ends[roots]).tolist()
+        # the leaves under the segment's roots, in order (one root: a range already)
+        idx = range(lo[0], hi[0]) if len(lo) == 1 else sorted(
+            {i for a, b in zip(lo, hi, strict=True) for i in range(a, b)})
         parts: list[str] = []
         texts: list[str] | None = []  # the leaves' texts, while every joint is a space
         prev = -2

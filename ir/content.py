@@ -93,13 +93,25 @@ def page_fields(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float | 
     0.1-0.25 on boilerplate would otherwise leave a fifth of each in the other field);
     ``None`` splits each leaf's counts softly by its probability.
     """
-    if threshold is not None:
-        p_main = (p_main >= threshold).astype(np.float64)
     from webseg.page import normalize_text
 
     main: Counter[str] = Counter()
     rest: Counter[str] = Counter()
     vis = np.asarray(page.visible, dtype=bool)
+    if threshold is not None:
+        # a hard split: each leaf's whole counts go to one field; integer sums, made floats
+        # at the end, are exactly the sums of the counts as floats (and in the same order)
+        is_main = (p_main >= threshold).tolist()
+        for leaf, m in zip(page.text_leaves.tolist(), is_main, strict=True):
+            if not vis[leaf]:
+                continue
+            counts = _counts(an, normalize_text(page.text[leaf]))
+            if counts:
+                (main if m else rest).update(counts)
+        title = Counter(an.tokens((page.title or "").strip()))
+        return {"title": {t: float(c) for t, c in title.items()},
+                "main": {t: float(c) for t, c in main.items()},
+                "rest": {t: float(c) for t, c in rest.items()}}
     for leaf, p in zip(page.text_leaves.tolist(), p_main.tolist(), strict=True):
         if not vis[leaf]:
             continue

@@ -139,6 +139,17 @@ def test_minhash_values_equal_datasketch_update_batch():
     assert minhash_values(np.zeros(0, dtype=np.uint64)).tolist() == [0xFFFFFFFF] * 64
 
 
+def test_permutations_are_datasketchs_own():
+    """The affine32 parameters drawn without importing datasketch are the very arrays
+    ``datasketch.MinHash`` draws (several sizes and seeds)."""
+    from dedup.lsh import _permutations
+
+    for num_perm, seed in ((64, 1), (128, 1), (16, 7), (1, 0)):
+        ref = MinHash(num_perm=num_perm, seed=seed).permutations
+        got = _permutations(num_perm, seed)
+        assert got.dtype == ref.dtype and np.array_equal(got, ref)
+
+
 def test_lsh_candidates_cover_planted_duplicates():
     rng = random.Random(7)
     texts = {}

@@ -98,3 +98,17 @@ def test_finalize_from_a_synthetic_journal_and_index_from_the_folder(tmp_path: P
         a, b = ix.search(q, k=5, prf="blocks", fb_pages=5), again.search(q, k=5, prf="blocks",
                                                                           fb_pages=5)
         assert [(h.id, h.score) for h in a.hits] == [(h.id, h.score) for h in b.hits]
+
+
+def test_known_lsh_bands_are_datasketchs():
+    """The (bands, rows) kept for the defaults are what datasketch's MinHashLSH computes; other
+    settings are computed by it."""
+    from datasketch import MinHashLSH
+
+    from webseg.pipeline.spark import _KNOWN_BANDS, lsh_bands
+
+    for (num_perm, threshold), got in _KNOWN_BANDS.items():
+        ref = MinHashLSH(threshold=threshold, num_perm=num_perm)
+        assert got == (ref.b, ref.r) == lsh_bands(num_perm, threshold)
+    ref = MinHashLSH(threshold=0.5, num_perm=32)
+    assert lsh_bands(32, 0.5) == (ref.b, ref.r)

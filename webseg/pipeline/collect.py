@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from webseg.pipeline.fastjson import loads
+
 __all__ = ["CompactDuplicateIndex", "JournalScan", "scan_journal"]
 
 
@@ -163,7 +165,7 @@ def scan_journal(path: Path, dedup: CompactDuplicateIndex | None) -> JournalScan
     scan = JournalScan(dedup=dedup)
     for pos, line in iter_lines(path):
         try:
-            rec = json.loads(line)
+            rec = loads(line)
         except ValueError:
             break  # a torn tail: what follows was never committed
         rid = str(rec["id"])
@@ -183,7 +185,7 @@ def scan_journal(path: Path, dedup: CompactDuplicateIndex | None) -> JournalScan
 
 def read_at(f: Any, pos: int) -> dict[str, Any]:
     f.seek(pos)
-    return json.loads(f.readline())
+    return loads(f.readline())
 
 
 def write_final(order: Sequence[str], journal: Path, scan: JournalScan, final: Path,

@@ -10,11 +10,12 @@ flushed to the OS after every record (which is what survives a killed process; `
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from webseg.pipeline.fastjson import dumps_line, loads
 
 __all__ = ["Journal", "read_journal"]
 
@@ -27,7 +28,7 @@ def _complete_prefix(path: Path) -> int:
             if not line.endswith(b"\n"):
                 break
             try:
-                json.loads(line)
+                loads(line)
             except ValueError:
                 break
             good += len(line)
@@ -44,7 +45,7 @@ def read_journal(path: str | Path) -> Iterator[dict[str, Any]]:
             if not line.endswith(b"\n"):
                 return
             try:
-                yield json.loads(line)
+                yield loads(line)
             except ValueError:
                 return
 
@@ -82,8 +83,7 @@ class Journal:
         rid = str(record["id"])
         if rid in self.done:
             raise ValueError(f"record {rid!r} is already in the journal")
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
-        self._f.write(line.encode("utf-8"))
+        self._f.write(dumps_line(record))
         self._f.flush()
         self.done.add(rid)
         self._unsynced += 1

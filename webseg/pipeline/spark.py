@@ -187,7 +187,7 @@ def _process_partition(rows: Iterable[tuple[Any, ...]],
     """Render (or, without rendering, parse) and process one partition of records; a
     rendering worker uses its own Chromium, a parsing one never starts a browser."""
     from webseg.inputs import InputRecord, WarcFacts, parse_inputs, render_inputs
-    from webseg.pipeline.run import record_line
+    from webseg.pipeline.run import page_phase_gc, record_line
 
     records = [InputRecord(rid, url, payload, "warc" if "#" in rid else "file", err, skipped,
                            None if warc is None else WarcFacts(**warc))
@@ -200,8 +200,9 @@ def _process_partition(rows: Iterable[tuple[Any, ...]],
         results = render_inputs(records, concurrency, renderer=renderer)
     else:
         results = parse_inputs(records, int(render_options.get("max_nodes", 200_000)))
-    for rec, page, err in results:
-        yield _row(record_line(rec, page, err, processor))
+    with page_phase_gc():
+        for rec, page, err in results:
+            yield _row(record_line(rec, page, err, processor))
 
 
 def _row(line: dict[str, Any]) -> tuple[Any, ...]:
@@ -234,8 +235,17 @@ def _row(line: dict[str, Any]) -> tuple[Any, ...]:
                                                               ensure_ascii=False))
 
 
+#: ``lsh_bands`` of the pipeline's defaults (64 permutations, threshold 0.3), as datasketch's
+#: MinHashLSH computes them (``tests/test_pipeline_collect.py`` checks it): importing datasketch
+#: to compute them loads scipy.integrate, about 0.5 CPU s per process.
+_KNOWN_BANDS: dict[tuple[int, float], tuple[int, int]] = {(64, 0.3): (21, 3)}
+
+
 def lsh_bands(num_perm: int, threshold: float) -> tuple[int, int]:
     """(bands, rows) that datasketch's MinHashLSH picks for this threshold and signature size."""
+    known = _KNOWN_BANDS.get((num_perm, threshold))
+    if known is not None:
+        return known
     from datasketch import MinHashLSH
 
     lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)

@@ -28,7 +28,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linprog
 from scipy.sparse import csr_matrix
 
 from webseg.wps.graph import WPSGraph
@@ -114,6 +113,10 @@ def infer(graph_or_n: WPSGraph | int, scores: Sequence[float] | np.ndarray,
             cols = np.column_stack([idx[ee[:, 1]], idx[ee[:, 0]]]).ravel()
             vals = np.tile([1.0, -1.0], m)
             a = csr_matrix((vals, (rows, cols)), shape=(m, len(keep)))
+            # imported here: the segmenter registry imports this module, and scipy.optimize
+            # costs every process that never runs WPS about 0.2 CPU s
+            from scipy.optimize import linprog
+
             res = linprog(-f[keep], A_ub=a, b_ub=np.zeros(m), bounds=(0.0, 1.0),
                           method="highs-ds")
             if res.status != 0:
