@@ -420,14 +420,19 @@ def _weak_name(name: str) -> bool:
     return " " not in name and name == name.lower() and name.isascii()
 
 
+#: What separates keywords in one string: commas and semicolons, ASCII or full-width, the
+#: ideographic enumeration comma and the bar (``亿元|销售|药品``, ``a、b``).
+_TAG_SEPARATORS = re.compile(r"[,;|，；、]")
+
+
 def _tags_list(raw: Any) -> list[str]:
-    """Keywords as a list (comma-separated strings are split)."""
+    """Keywords as a list (strings are split at :data:`_TAG_SEPARATORS`)."""
     items = raw if isinstance(raw, list) else [raw]
     out: list[str] = []
     for v in items:
         if not isinstance(v, str):
             continue
-        for t in (v.split(",") if "," in v else [v]):
+        for t in _TAG_SEPARATORS.split(v):
             t = _clean(t, 100)
             if t and t not in out:
                 out.append(t)
@@ -763,6 +768,34 @@ def _worse_title(title: str, tag_title: str, site_name: str | None) -> bool:
             and tag_title.casefold().startswith(stem) and len(tag_title) > len(stem))
 
 
+#: Characters that join a headline and the site's name in a ``<title>``.
+_TITLE_SEPARATORS = "-–—|:·»«/•~"
+
+
+def _first_h1(html: str) -> str | None:
+    """The text of the body's first ``<h1>`` (tags removed, not spaced: inline markup sits
+    inside words), None without one."""
+    m = re.search(r"<h1\b[^>]*>", html[_body_start(html):], re.IGNORECASE)
+    if not m:
+        return None
+    start = _body_start(html) + m.end()
+    chunk = html[start:start + 1000]
+    end = re.search(r"</h1\s*>", chunk, re.IGNORECASE)
+    return _clean(_TAGS_IN.sub("", chunk[:end.start()]), 500) if end else None
+
+
+def _headline_in_title(tag_title: str, h1: str | None) -> str | None:
+    """The page's headline when the ``<title>`` is that headline followed by the site's name
+    (or section, keywords) after a separator (``Headline - Site``, ``Headline | Section``): a
+    reader's title is the headline alone. None when the ``<title>`` is not built that way.
+    Only the headline-first form: when the first ``<h1>`` ends a ``Section - Name`` title it
+    is, on documentation and forum pages, the site's name in the page's banner."""
+    if not h1 or len(h1) < 4 or h1 == tag_title or not tag_title.startswith(h1):
+        return None
+    rest = tag_title[len(h1):].lstrip()
+    return h1 if rest[:1] and rest[:1] in _TITLE_SEPARATORS else None
+
+
 def _page_title(page: Any) -> str | None:
     return _clean(getattr(page, "title", None), 500) if page is not None else None
 
@@ -916,6 +949,8 @@ def extract_metadata(html: str | None = None, page: Any = None, url: str | None 
     if md.title and tag_title and _worse_title(md.title, tag_title, md.site_name):
         md.title = None
         md.sources.pop("title", None)
+    if md.title is None and tag_title and html:
+        tag_title = _headline_in_title(tag_title, _first_h1(html)) or tag_title
     md._set("title", tag_title, "page")
     url_date = _url_date(url)
     if url_date and md.date_published and md.date_published[:10] != url_date \
