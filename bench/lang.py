@@ -6,9 +6,13 @@ All times are CPU times (the machine is shared).
 
 * ``index``: CPU seconds of ``webseg index --format jsonl`` (CLI defaults) on the CACM
   abstracts, this checkout vs ``--base`` (a checkout of the code before every script was
-  analysed, e.g. ``git archive <commit> | tar -x -C .cache/base``), best of ``--repeat`` runs
-  each, in subprocesses; the indexing cost now includes one language identification per
-  document;
+  analysed, e.g. ``git archive <commit> | tar -x -C .cache/base``), ``--repeat`` runs each in
+  subprocesses, the two checkouts taking turns: the median CPU seconds of each (``_best``:
+  the least), and ``index_slowdown``, the median of the run-by-run ratios; the indexing cost
+  now includes one language identification per document. Python compiles the project's
+  modules in every run when ``PYTHONDONTWRITEBYTECODE`` is set (no ``__pycache__``), which
+  costs both checkouts more than an installed package does: ``--bytecode`` measures with
+  compiled modules (``--index-only``: this measure alone);
 * ``analyzer``: tokens per second of :class:`ir.Analyzer` on the daniel-dev gold texts (every
   script) and on CACM (English, the ASCII path);
 * ``identify``: ms per page of :func:`webseg.lang.identify` on the daniel-dev gold texts,
@@ -28,6 +32,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -45,19 +50,34 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def index_time(tree: Path, docs: Path, repeat: int) -> float:
-    """Least CPU seconds (user + system) of ``repeat`` index runs: CPU time, not wall time,
-    because the machine is shared and wall time measures the neighbours."""
-    best = float("inf")
+def index_run(tree: Path, docs: Path, bytecode: bool = False) -> float:
+    """CPU seconds (user + system) of one index run in a subprocess: CPU time, not wall time,
+    because the machine is shared and wall time measures the neighbours. ``--format``, the
+    option's old name, because the older checkout knows only that one."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    if bytecode:  # as an installed package runs: modules read from __pycache__
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = _children_cpu()
+        subprocess.run([sys.executable, "-c", "from webseg.cli import main; main()",
+                        "index", str(docs), "--format", "jsonl", "-o", f"{tmp}/idx"],
+                       cwd=tree, env=env, check=True, capture_output=True)
+        return _children_cpu() - t0
+
+
+def index_times(trees: list[Path], docs: Path, repeat: int,
+                bytecode: bool = False) -> list[list[float]]:
+    """``repeat`` CPU times per tree, the trees interleaved run by run, so that a busy
+    minute on the shared machine slows both sides rather than one. ``bytecode``: one run
+    each first, unmeasured, writes the trees' ``__pycache__``."""
+    got: list[list[float]] = [[] for _ in trees]
+    if bytecode:
+        for tree in trees:
+            index_run(tree, docs, bytecode)
     for _ in range(repeat):
-        with tempfile.TemporaryDirectory() as tmp:
-            t0 = _children_cpu()
-            subprocess.run([sys.executable, "-c", "from webseg.cli import main; main()",
-                            "index", str(docs), "--format", "jsonl", "-o", f"{tmp}/idx"],
-                           cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)}, check=True,
-                           capture_output=True)
-            best = min(best, _children_cpu() - t0)
-    return best
+        for i, tree in enumerate(trees):
+            got[i].append(index_run(tree, docs, bytecode))
+    return got
 
 
 def add_times(repeat: int) -> dict[str, float]:
@@ -97,16 +117,30 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--base", type=Path, default=ROOT / ".cache" / "base")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--bytecode", action="store_true",
+                    help="index runs with compiled modules (__pycache__ written in both trees), "
+                         "as an installed package runs, even where PYTHONDONTWRITEBYTECODE is set")
+    ap.add_argument("--index-only", action="store_true",
+                    help="only the index command's CPU, this checkout against --base")
     args = ap.parse_args(argv)
     from ir import Analyzer
     from webseg.lang import identify, identify_many
 
     out: dict[str, float] = {}
     if CACM.is_file():
-        out["index_cacm_cpu_s"] = round(index_time(ROOT, CACM, args.repeat), 3)
-        if (args.base / "webseg").is_dir():
-            out["index_cacm_base_cpu_s"] = round(index_time(args.base, CACM, args.repeat), 3)
-            out["index_slowdown"] = round(out["index_cacm_cpu_s"] / out["index_cacm_base_cpu_s"], 3)
+        trees = [ROOT] + ([args.base] if (args.base / "webseg").is_dir() else [])
+        runs = index_times(trees, CACM, args.repeat, args.bytecode)
+        out["index_cacm_cpu_s"] = round(statistics.median(runs[0]), 3)
+        out["index_cacm_cpu_s_best"] = round(min(runs[0]), 3)
+        if len(runs) > 1:
+            out["index_cacm_base_cpu_s"] = round(statistics.median(runs[1]), 3)
+            out["index_cacm_base_cpu_s_best"] = round(min(runs[1]), 3)
+            # the ratio of each interleaved pair, then their median: robust to a busy minute
+            out["index_slowdown"] = round(statistics.median(
+                a / b for a, b in zip(runs[0], runs[1], strict=True)), 3)
+        if args.index_only:
+            print(json.dumps(out, indent=1))
+            return 0
         recs = [json.loads(x) for x in CACM.open(encoding="utf-8")]
         texts = [r.get("text", "") for r in recs]
         an = Analyzer()

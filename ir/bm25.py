@@ -28,9 +28,13 @@ query builds no per-hit objects; :class:`ir.index.SearchResult` creates hits laz
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
+
+if TYPE_CHECKING:  # scipy.sparse is imported where it is used: building an index never needs
+    # it (only the first query and a replace do), and importing it costs ~0.1 s of CPU
+    import scipy.sparse as sp
 
 __all__ = ["EmbeddedBM25", "bm25_term_scores", "lucene_idf", "top_candidates"]
 
@@ -141,6 +145,8 @@ class EmbeddedBM25:
         rows = sorted(docs)
         if rows[0] < 0 or rows[-1] >= self._rows:
             raise IndexError(f"row out of range 0..{self._rows - 1}")
+        import scipy.sparse as sp
+
         indptr, ids, tfs = self._encode(docs[r] for r in rows)
         m = self._matrix()
         shape = (self._rows, len(self._terms))
@@ -175,6 +181,8 @@ class EmbeddedBM25:
 
     def _matrix(self) -> sp.csr_matrix:
         """All rows as one CSR matrix of term frequencies (chunks merged once, then kept)."""
+        import scipy.sparse as sp
+
         shape = (self._rows, len(self._terms))
         if self._csr is not None and not self._chunks:
             if self._csr.shape != shape:
@@ -234,6 +242,8 @@ class EmbeddedBM25:
             rows_of = np.repeat(np.arange(r0, r1, dtype=np.int32), lens[r0:r1])
             t = tf[a:z]
             w[a:z] = idf32[ind[a:z]] * (t * np.float32(self.k1 + 1)) / (t + norm[rows_of])
+        import scipy.sparse as sp
+
         wm = sp.csr_matrix((w, m.indices, m.indptr), shape=m.shape).tocsc()
         del w
         self._post_ptr, self._post_doc, self._post_w = wm.indptr, wm.indices, wm.data

@@ -241,8 +241,6 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str |
         TEXT_SURFACE,
     )
     from ir.store import IndexCorruptError, IndexNotFoundError
-    from webseg.pipeline.process import PARSED_SEGMENTER, needs_layout
-    from webseg.segmenters import available
 
     if append and overwrite:
         raise click.UsageError("--append and --overwrite exclude each other")
@@ -252,6 +250,8 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str |
             raise click.UsageError("inputs mix text collections (.jsonl/.json) and pages: "
                                    "index them in two runs (the second with --append)")
         fmt = "jsonl" if kinds == {True} else "html"
+    if no_render:  # the pipeline and the segmenter registry load only when needed (start-up)
+        from webseg.pipeline.process import PARSED_SEGMENTER, needs_layout
     if sources is None:
         sources = PARSED_SEGMENTER if no_render else "vips"
     srcs = [s.strip() for s in sources.split(",") if s.strip()]
@@ -261,7 +261,12 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str |
     pas = dict(DEFAULT_PASSAGES)
     if no_render and pas["source"] not in srcs:
         pas["source"] = srcs[0]  # the tuned source needs layout: the first layout-free one
-    known = set(SOURCES) | set(available())
+    if any(s not in SOURCES for s in srcs):  # importing every segmenter costs 0.2 s
+        from webseg.segmenters import available
+
+        known = set(SOURCES) | set(available())
+    else:
+        known = set(SOURCES)
     for s in srcs:
         if s not in known:
             raise click.UsageError(f"unknown block source {s!r}; use one of "

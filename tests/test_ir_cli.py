@@ -108,3 +108,28 @@ def test_quiet_index_prints_nothing(tmp_path, jsonl):
     assert r.exit_code == 0 and r.output == "", r.output
     r = CliRunner().invoke(main, ["index", str(jsonl), "-o", str(tmp_path / "idx2")])
     assert r.exit_code == 0 and "3 documents" in r.output
+
+
+def test_index_text_collection_loads_no_segmenter(tmp_path, jsonl):
+    """Indexing a text collection with the built-in block sources must not import the
+    segmenter registry, the page pipeline or scipy (a quarter of the command's CPU on CACM,
+    where nothing uses them; the first query builds the postings with scipy): checked in
+    a fresh interpreter, because this test process has imported them already."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    code = ("import sys; from webseg.cli import main\n"
+            "try:\n"
+            f"    main(['index', {str(jsonl)!r}, '--input-format', 'jsonl', '-o', "
+            f"{str(tmp_path / 'idx')!r}, '-q'])\n"
+            "except SystemExit as e:\n"
+            "    assert not e.code, e.code\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('webseg.segmenters', "
+            "'webseg.graphseg', 'webseg.pipeline', 'webseg.wps', 'scipy'))))\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
+                       env={**__import__("os").environ, "PYTHONPATH": str(root)}, check=False)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
+    assert (tmp_path / "idx" / "index.json").is_file()
