@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.optimize
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webseg.wps import NonIntegralSolution, build_graph, infer
-from webseg.wps import inference as inf
 from webseg.wps.inference import exhaustive, loss_augmented_scores, prune_leaves
 
 
@@ -90,7 +90,8 @@ def test_fractional_solution_is_reported(monkeypatch):
         status, message = 0, "ok"
         x = np.array([0.5, 0.5])
 
-    monkeypatch.setattr(inf, "linprog", lambda *a, **k: Fake())
+    # inference imports linprog from scipy.optimize when it solves
+    monkeypatch.setattr(scipy.optimize, "linprog", lambda *a, **k: Fake())
     with pytest.raises(NonIntegralSolution, match="fractional"):
         infer(2, [1.0, 1.0], np.array([[0, 1]]))
 
