@@ -314,6 +314,9 @@ def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
     skip_until = -1
     end = page.subtree_end.tolist()
     skipped = ("script", "style", "template", "svg", "head")
+    # strings built once per distinct tag / (tag, class) of the page, not once per element
+    tag_tok: dict[str, str] = {}
+    sigs: dict[tuple[str, str], str] = {}
     for i in np.flatnonzero(page.is_element).tolist():
         if i < skip_until:
             continue
@@ -322,7 +325,10 @@ def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
         if t in skipped:
             skip_until = end[i]  # their insides are not page structure
             continue
-        toks.append(f"t:{t}")
+        tt = tag_tok.get(t)
+        if tt is None:
+            tt = tag_tok[t] = f"t:{t}"
+        toks.append(tt)
         a = attrs[i]
         cls = ""
         if a:
@@ -343,8 +349,10 @@ def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
                 toks.append(f"role:{a['role'].lower()[:20]}")
         p = parent[i]
         if p >= 0:
-            first = cls.split(None, 1)
-            s = f"{t}.{first[0]}" if first else f"{t}."
+            s = sigs.get((t, cls))
+            if s is None:
+                first = cls.split(None, 1)
+                s = sigs[t, cls] = f"{t}.{first[0]}" if first else f"{t}."
             sig[i] = s
             g = (p, s)
             groups[g] = groups.get(g, 0) + 1
