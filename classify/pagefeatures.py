@@ -55,10 +55,13 @@ _PRICE = re.compile(
     r"Ft|lei|руб)\b)\s?\d[\d.,\s]{0,12}\d?|\d[\d.,]{0,12}\s?(?:[$€£¥₹₽₩₺₴]|\b(?:USD|EUR|GBP|"
     r"CHF|PLN|SEK|NOK|DKK|CZK|zł|kr|Kč|Ft|lei|руб|грн)\b)")
 #: numeric dates; digit boundaries, not word boundaries (``\b`` finds none between a Chinese
-#: character and a digit: ``日期2012-01-04``), and the CJK form ``2012年1月4日``
-_DATE = re.compile(r"(?<![\d.])(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}"
-                   r"|\d{4}\s?年\s?\d{1,2}\s?月(?:\s?\d{1,2}\s?日)?)(?![\d.])")
-_CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?![\d:])")
+#: character and a digit: ``日期2012-01-04``), and the CJK form ``2012年1月4日``. Both patterns
+#: start with their first digit and test what precedes it after it (``\d(?<![\d.]\d)``, the
+#: same matches as a leading ``(?<![\d.])``): a pattern that starts with a character class lets
+#: the regular expression engine skip to the next digit, five times faster over a page's text.
+_DATE = re.compile(r"\d(?<![\d.]\d)(?:\d{3}[-/.]\d{1,2}[-/.]\d{1,2}|\d?[-/.]\d{1,2}[-/.]\d{2,4}"
+                   r"|\d{3}\s?年\s?\d{1,2}\s?月(?:\s?\d{1,2}\s?日)?)(?![\d.])")
+_CLOCK = re.compile(r"\d(?<![\d:]\d)\d?:\d{2}(?![\d:])")
 #: class/id stems counted as structure (markup vocabulary, not natural language)
 _STEMS = {
     "comment": ("comment", "reply", "replies", "respond"),
@@ -314,6 +317,9 @@ def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
     skip_until = -1
     end = page.subtree_end.tolist()
     skipped = ("script", "style", "template", "svg", "head")
+    # strings built once per distinct tag / (tag, class) of the page, not once per element
+    tag_tok: dict[str, str] = {}
+    sigs: dict[tuple[str, str], str] = {}
     for i in np.flatnonzero(page.is_element).tolist():
         if i < skip_until:
             continue
@@ -322,7 +328,10 @@ def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
         if t in skipped:
             skip_until = end[i]  # their insides are not page structure
             continue
-        toks.append(f"t:{t}")
+        tt = tag_tok.get(t)
+        if tt is None:
+            tt = tag_tok[t] = f"t:{t}"
+        toks.append(tt)
         a = attrs[i]
         cls = ""
         if a:
@@ -343,8 +352,10 @@ def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
                 toks.append(f"role:{a['role'].lower()[:20]}")
         p = parent[i]
         if p >= 0:
-            first = cls.split(None, 1)
-            s = f"{t}.{first[0]}" if first else f"{t}."
+            s = sigs.get((t, cls))
+            if s is None:
+                first = cls.split(None, 1)
+                s = sigs[t, cls] = f"{t}.{first[0]}" if first else f"{t}."
             sig[i] = s
             g = (p, s)
             groups[g] = groups.get(g, 0) + 1

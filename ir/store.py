@@ -217,23 +217,51 @@ def _sha256(path: Path) -> str:
 #: One encoder for every line (``json.dumps`` with options builds a new one per call).
 _JSON_LINE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
+try:  # pragma: no cover - which branch runs depends on the environment
+    import orjson as _orjson
+except ImportError:  # pragma: no cover
+    _orjson = None
+
+
+def _json_line(row: dict[str, Any]) -> bytes:
+    """One row as compact UTF-8 JSON that reads back as the standard module's line does.
+
+    orjson writes the same objects several times faster (a page's blocks are ~80 KB of JSON:
+    a tenth of the collection phase's CPU went to the standard encoder). The text may differ
+    (a float's exponent, ``1e-05`` / ``1e-5``) but never the value read back: floats are
+    written in their shortest round-trip form by both. What orjson refuses (a non-string key,
+    an integer wider than 64 bits, a lone surrogate) and a row
+    where orjson wrote ``null`` for something that is not ``None`` (``NaN``, which the
+    standard module writes as ``NaN``) go through the standard module exactly as before."""
+    if _orjson is not None:
+        try:
+            out = _orjson.dumps(row)
+        except TypeError:  # orjson.JSONEncodeError
+            pass
+        else:
+            if b"null" not in out or _orjson.loads(out) == row:
+                return out
+    return _JSON_LINE(row).encode("utf-8")
+
 
 def _write_jsonl_gz(path: Path, rows: Iterator[dict[str, Any]]) -> None:
     """JSON lines, gzip level 4 (a third less CPU than 5 for 3% more bytes), written in
     pieces of about 1 MB (one compressor call each, not one per line)."""
     tmp = path.with_name(path.name + ".tmp")
     with gzip.open(tmp, "wb", compresslevel=4) as f:
-        buf: list[str] = []
+        buf: list[bytes] = []
         size = 0
         for r in rows:
-            line = _JSON_LINE(r)
+            line = _json_line(r)
             buf.append(line)
             size += len(line)
             if size >= 1 << 20:
-                f.write(("\n".join(buf) + "\n").encode("utf-8"))
+                buf.append(b"")
+                f.write(b"\n".join(buf))
                 buf, size = [], 0
         if buf:
-            f.write(("\n".join(buf) + "\n").encode("utf-8"))
+            buf.append(b"")
+            f.write(b"\n".join(buf))
     os.replace(tmp, path)
 
 

@@ -380,6 +380,20 @@ def test_structure_counts_do_not_assume_spaces_or_word_boundaries():
     assert "新闻" in toks and "first:新闻" in toks and st_["url_date"] == 1.0
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="0123456789.-/: 年月日x\u0661", max_size=24))
+def test_date_and_clock_patterns_match_as_their_lookbehind_first_forms(s):
+    """The date and clock patterns start with a digit (fast) and find exactly what the
+    plain forms, a lookbehind then the alternatives, find."""
+    import re
+
+    date = re.compile(r"(?<![\d.])(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}"
+                      r"[-/.]\d{2,4}|\d{4}\s?年\s?\d{1,2}\s?月(?:\s?\d{1,2}\s?日)?)(?![\d.])")
+    clock = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?![\d:])")
+    assert pf._DATE.findall(s) == date.findall(s)
+    assert pf._CLOCK.findall(s) == clock.findall(s)
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.lists(st.sampled_from(["a", "b", "Cc", "dd", "é", "北京", "ff"]), max_size=9),
                 min_size=2, max_size=8),

@@ -136,3 +136,31 @@ def test_a_pre_line_block_keeps_its_line_breaks_and_collapses_its_spaces(parser:
     assert "Jane Doe\n12 Harbour Road\nOslo" in res.text
     md = res.to_markdown()
     assert "Jane Doe\n12 Harbour Road\nOslo" in md and "```" not in md  # prose, not code
+
+
+def test_layout_results_are_remembered_per_page_and_handed_out_as_copies():
+    """strength / pre_roots / joints are computed once per page; changing what a caller got
+    changes neither the remembered result nor what the next caller gets."""
+    from webseg.clean import layout
+
+    html = ("<html><body><p>Hello <b>wor</b>ld</p><table><tr><td>a</td><td>b</td></tr>"
+            "</table><pre>x\n  y</pre></body></html>")
+    page = parse(html)
+    fresh = parse(html)
+    kept = page.text_leaves
+    st, pre = layout.strength(page), layout.pre_roots(page)
+    sep, ws, cells = layout.joints(page, kept)
+    st[:] = 0
+    pre[:] = 7
+    sep[:] = 0
+    ws.append("junk")
+    cells[:] = 9
+    assert np.array_equal(layout.strength(page), layout.strength(fresh))
+    assert np.array_equal(layout.pre_roots(page), layout.pre_roots(fresh))
+    again, fresh_j = layout.joints(page, kept), layout.joints(fresh, fresh.text_leaves)
+    assert np.array_equal(again[0], fresh_j[0]) and again[1] == fresh_j[1]
+    assert np.array_equal(again[2], fresh_j[2])
+    for k in range(8):  # many leaf sets: the memory stays bounded, the answers right
+        sub = kept[: 1 + k % len(kept)]
+        assert np.array_equal(layout.joints(page, sub)[0], layout.joints(fresh, sub)[0])
+    assert sum(isinstance(k, tuple) for k in page.__dict__["_layout_memo"]) <= 4

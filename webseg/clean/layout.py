@@ -21,9 +21,18 @@ writers (:mod:`webseg.clean.txt`, :mod:`webseg.clean.markdown`) use the same rul
 
 All of it is computed with prefix maxima over the pre-order intervals of the Page
 (``np.maximum.reduceat``), never a Python loop over nodes.
+
+A page's :func:`strength`, :func:`pre_roots` and :func:`joints` (per set of kept leaves) are
+computed once per Page object and remembered on it (as its ``cached_property`` values are: a
+Page is not changed after it is built): the text and Markdown writers, the table-cell columns
+and the search index's segment texts all ask for them, up to four times a page. Callers get
+copies, so changing a result never changes the remembered one.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -89,9 +98,27 @@ def _tag_strength(t: str) -> int:
     return INLINE
 
 
+#: Joints remembered per page (distinct sets of kept leaves: the writers' and the index's).
+_JOINTS_KEPT = 4
+
+
+def _memo(page: Page, key: Any, compute: Callable[[], Any]) -> Any:
+    """``compute()`` remembered on ``page`` under ``key`` (in the page's ``__dict__``, as a
+    ``cached_property`` keeps its value: it goes when the page goes)."""
+    memo = page.__dict__.setdefault("_layout_memo", {})
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = compute()
+    return got
+
+
 def strength(page: Page) -> np.ndarray:
     """Separator strength of every node (int8): what its start and end put between the text
     before and after it. ``<br>`` always breaks the line; text nodes are inline."""
+    return _memo(page, "strength", lambda: _strength(page)).copy()
+
+
+def _strength(page: Page) -> np.ndarray:
     tags = page.tag
     if page.has_layout and len(page.displays):
         by_code = np.array([_display_strength(d) for d in page.displays], dtype=np.int8)
@@ -116,6 +143,10 @@ def pre_roots(page: Page) -> np.ndarray:
     :data:`~webseg.page.PRE_STYLE_ATTR`: a timetable or a poem laid out with spaces), or a
     ``code`` element outside them whose text spans several lines, by line breaks or ``<br>``
     (highlighted code without ``pre``)."""
+    return _memo(page, "pre_roots", lambda: _pre_roots(page)).copy()
+
+
+def _pre_roots(page: Page) -> np.ndarray:
     root = np.full(page.n, -1, dtype=np.int64)
     tags = page.tag
     end = page.subtree_end
@@ -156,15 +187,25 @@ def joints(page: Page, kept: np.ndarray) -> tuple[np.ndarray, list[str], np.ndar
     ``BLOCK``; ``sep[0]`` is ``BLOCK``), and ``ws[k]`` the source's whitespace-only text
     between the two leaves when both are in one code block (verbatim), and ``cells[k]`` the
     number of table cells that start between them (a tab each in text)."""
+    kept = np.asarray(kept, dtype=np.int64)
+    key = ("joints", kept.tobytes())
+    memo = page.__dict__.get("_layout_memo", {})
+    if key not in memo and sum(isinstance(k, tuple) for k in memo) >= _JOINTS_KEPT:
+        for k in [k for k in memo if isinstance(k, tuple)]:
+            del memo[k]  # a caller trying many leaf sets: keep the memory bounded
+    sep, ws_text, cells = _memo(page, key, lambda: _joints(page, kept))
+    return sep.copy(), list(ws_text), cells.copy()
+
+
+def _joints(page: Page, kept: np.ndarray) -> tuple[np.ndarray, list[str], np.ndarray]:
     m = len(kept)
     sep = np.full(m, BLOCK, dtype=np.int8)
     ws_text = [""] * m
     cells = np.zeros(m, dtype=np.int64)
     if m < 2:
         return sep, ws_text, cells
-    kept = np.asarray(kept, dtype=np.int64)
     n = page.n
-    st = strength(page).astype(np.int8)
+    st = _memo(page, "strength", lambda: _strength(page))
     # elements opened in (a, b] and elements closed in [a, b) (an element closes at its last
     # descendant): the strongest of them separates a from b
     close = np.zeros(n, dtype=np.int8)
@@ -177,7 +218,7 @@ def joints(page: Page, kept: np.ndarray) -> tuple[np.ndarray, list[str], np.ndar
     # whitespace: recorded whitespace-only text in (a, b], the leaves' own edges, a dropped
     # visible leaf in between
     ws = page.ws_before
-    pre = pre_roots(page)[kept]
+    pre = _memo(page, "pre_roots", lambda: _pre_roots(page))[kept]
     has_ws = np.zeros(n, dtype=np.int8)
     if ws:
         has_ws[np.fromiter(ws.keys(), dtype=np.int64, count=len(ws))] = 1
@@ -258,7 +299,7 @@ def cell_columns(page: Page, kept: np.ndarray
     of cells in that row (``-1, 0`` outside a table cell) and the cell's node (-1), so text
     can put one tab between cells and keep empty cells at the start and the end of a row.
     A paragraph or ``div`` inside a cell (``<td><p>``) is still in that cell."""
-    st = strength(page)
+    st = _memo(page, "strength", lambda: _strength(page))
     col = np.full(len(kept), -1, dtype=np.int64)
     ncell = np.zeros(len(kept), dtype=np.int64)
     cell = np.full(len(kept), -1, dtype=np.int64)
