@@ -165,6 +165,11 @@ def test_run_of_dropped_units_between_kept_content_is_one_hole() -> None:
     loose = BODY.format("<p>Run this:</p><span>Advertisement</span><pre>make all</pre>")
     assert "Run this:" not in _units(loose, keep, scores | {"Advertisement": 0.3},
                                      threshold=0.4)
+    # several short boxes with no heading or code among them: page furniture (a forum
+    # post's user box), each box alone is no hole either
+    box = BODY.format("<p>pnomes said:</p><dl><dt>Joined</dt><dd>Jun 2016</dd></dl>")
+    box_scores = {"pnomes said:": 0.3, "Joined": 0.3, "Jun 2016": 0.3}
+    assert _units(box, keep, box_scores, threshold=0.4) == ["before text", "after text"]
 
 
 def test_code_listing_table_between_kept_content_is_kept_whole() -> None:

@@ -218,11 +218,23 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
     np.add.at(in_struct, lo[inner], 1)
     np.add.at(in_struct, hi[inner], -1)
     structured = np.cumsum(in_struct)[:m] > 0
+    # leaves of headings and code blocks: a run of several units is a gap the reader sees as
+    # one only around them (a section under its heading, the line that introduces a code
+    # block); a run of short boxes without them is page furniture (a forum post's user box,
+    # share buttons, a gallery's captions)
+    anchor = np.zeros(m + 1, dtype=np.int64)
+    marks = np.flatnonzero(np.asarray([t in _HEADINGS or t == "pre" for t in ntags])
+                           | np.isin(np.arange(len(cand)), list(code_table)))
+    np.add.at(anchor, lo[marks], 1)
+    np.add.at(anchor, hi[marks], -1)
+    anchored = np.cumsum(anchor)[:m] > 0
+    spans = {(int(lo[k]), int(hi[k])) for k in np.flatnonzero(unit).tolist()}
 
     def _hole(a: int, b: int) -> tuple[int, int] | None:
         """The run of dropped leaves around ``[a, b)``, when kept leaves close it on both
-        sides, it holds at most :data:`MAX_HOLE_CHARS` characters and every leaf of it lies
-        in a unit or a heading."""
+        sides, it holds at most :data:`MAX_HOLE_CHARS` characters, every leaf of it lies
+        in a unit or a heading, and, when it is more than one unit (a figure with its table
+        and caption is one), it holds a heading or a code block."""
         i, j = a, b
         while i > 0 and not keep[i - 1]:
             i -= 1
@@ -233,6 +245,8 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
             if cw[j] - cw[i] > MAX_HOLE_CHARS:
                 return None
         if i == 0 or j == m or cw[j] - cw[i] > MAX_HOLE_CHARS or not structured[i:j].all():
+            return None
+        if (i, j) not in spans and not anchored[i:j].any():
             return None
         return i, j
 
