@@ -32,6 +32,20 @@ they are (only the keep mask changes):
   when it is short (at most :data:`MAX_HOLE_CHARS` characters): a hole between kept
   paragraphs (a caption, a short list), where the context is evidence the model's leaf
   features do not see; a long block the model judged on its own evidence stays dropped.
+* A **code listing laid out as a table** (all its text inside ``pre``: Pygments'
+  ``highlighttable``, Rouge's ``rouge-table``, a column of line numbers beside the code) is a
+  unit; dropped entirely between kept text, it is kept whole whatever its length and scores:
+  its tiny table cells hide from the leaf features that it is code.
+* A **run** of dropped leaves between two kept ones, made only of units and headings and at
+  most :data:`MAX_HOLE_CHARS` long, is one hole when it is one unit or holds a heading or a
+  code block (a section the model dropped under its heading, the line introducing a code
+  block and the code); a data table in it needs no score test (tiny cells again). A run of
+  short boxes without them (a forum post's user box, share buttons) stays dropped.
+* A **flex or grid container** of at most :data:`MAX_HOLE_CHARS` characters (computed
+  ``display`` when rendered, the inline style when parsed) is a unit, a row like a table
+  row (``Departure | 08:00 | Pier 3``); a **one-line** ``div`` (no block element inside) is
+  decided by its kept share alone: kept whole from half its characters, else left to its
+  leaves (a caption whose ``<small>`` photo credit the model dropped).
 * A **heading** (``h1``-``h6``, or a paragraph that is one short bold run) of at most
   :data:`MAX_HEADING_CHARS` characters that is immediately followed by a kept leaf is kept;
   its permalink mark (a link to ``#anchor`` whose text is a symbol: ``¶``, ``#``) is not.
@@ -205,7 +219,7 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
         return float(np.dot(ww, scores[a:b]) / ww.sum()) >= threshold / 2
 
     # units with other units inside them
-    uk = np.flatnonzero(unit)
+    uk = np.flatnonzero(unit & np.asarray([t != _LINE for t in ntags]))  # a line decides
     has_inner = np.zeros(len(cand), dtype=bool)
     if len(uk):
         nxt = np.append(uk[1:], -1)
