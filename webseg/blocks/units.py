@@ -37,15 +37,16 @@ they are (only the keep mask changes):
   unit; dropped entirely between kept text, it is kept whole whatever its length and scores:
   its tiny table cells hide from the leaf features that it is code.
 * A **run** of dropped leaves between two kept ones, made only of units and headings and at
-  most :data:`MAX_HOLE_CHARS` long, is one hole when it is one unit or holds a heading or a
-  code block (a section the model dropped under its heading, the line introducing a code
+  most :data:`MAX_HOLE_CHARS` long, is one hole when it is one unit, starts with a heading or
+  holds a code block (a section the model dropped under its heading, the line introducing a code
   block and the code); a data table in it needs no score test (tiny cells again). A run of
   short boxes without them (a forum post's user box, share buttons) stays dropped.
 * A **flex or grid container** of at most :data:`MAX_HOLE_CHARS` characters (computed
   ``display`` when rendered, the inline style when parsed) is a unit, a row like a table
-  row (``Departure | 08:00 | Pier 3``); a **one-line** ``div`` (no block element inside) is
-  decided by its kept share alone: kept whole from half its characters, else left to its
-  leaves (a caption whose ``<small>`` photo credit the model dropped).
+  row (``Departure | 08:00 | Pier 3``); a **one-line** ``div`` (no block element inside)
+  between kept text is decided by its kept share alone: kept whole from half its
+  characters, else left to its leaves (a caption whose ``<small>`` photo credit the model
+  dropped).
 * A **heading** (``h1``-``h6``, or a paragraph that is one short bold run) of at most
   :data:`MAX_HEADING_CHARS` characters that is immediately followed by a kept leaf is kept;
   its permalink mark (a link to ``#anchor`` whose text is a symbol: ``¶``, ``#``) is not.
@@ -236,19 +237,22 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
     # one only around them (a section under its heading, the line that introduces a code
     # block); a run of short boxes without them is page furniture (a forum post's user box,
     # share buttons, a gallery's captions)
-    anchor = np.zeros(m + 1, dtype=np.int64)
-    marks = np.flatnonzero(np.asarray([t in _HEADINGS or t == "pre" for t in ntags])
-                           | np.isin(np.arange(len(cand)), list(code_table)))
-    np.add.at(anchor, lo[marks], 1)
-    np.add.at(anchor, hi[marks], -1)
-    anchored = np.cumsum(anchor)[:m] > 0
+    def _leaf_flags(sel: np.ndarray) -> np.ndarray:
+        d = np.zeros(m + 1, dtype=np.int64)
+        np.add.at(d, lo[sel], 1)
+        np.add.at(d, hi[sel], -1)
+        return np.cumsum(d)[:m] > 0
+
+    in_heading = _leaf_flags(np.flatnonzero([t in _HEADINGS for t in ntags]))
+    in_code = _leaf_flags(np.flatnonzero(np.asarray([t == "pre" for t in ntags])
+                                         | np.isin(np.arange(len(cand)), list(code_table))))
     spans = {(int(lo[k]), int(hi[k])) for k in np.flatnonzero(unit).tolist()}
 
     def _hole(a: int, b: int) -> tuple[int, int] | None:
         """The run of dropped leaves around ``[a, b)``, when kept leaves close it on both
         sides, it holds at most :data:`MAX_HOLE_CHARS` characters, every leaf of it lies
         in a unit or a heading, and, when it is more than one unit (a figure with its table
-        and caption is one), it holds a heading or a code block."""
+        and caption is one), it starts with a heading or holds a code block."""
         i, j = a, b
         while i > 0 and not keep[i - 1]:
             i -= 1
@@ -260,7 +264,7 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
                 return None
         if i == 0 or j == m or cw[j] - cw[i] > MAX_HOLE_CHARS or not structured[i:j].all():
             return None
-        if (i, j) not in spans and not anchored[i:j].any():
+        if (i, j) not in spans and not in_heading[i] and not in_code[i:j].any():
             return None
         return i, j
 
@@ -273,8 +277,8 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
         part = keep[a:b]
         if part.all():
             continue
-        if ntags[k] == _LINE:  # only its own bulk decides: kept whole or left to its leaves
-            if part.any() and _share(keep, w, a, b) >= 0.5:
+        if ntags[k] == _LINE:  # its own bulk, between kept text: kept whole, else left
+            if part.any() and _share(keep, w, a, b) >= 0.5 and _inside_kept(keep, a, b):
                 keep[a:b] = True
                 covered = b
             continue
