@@ -41,12 +41,13 @@ they are (only the keep mask changes):
   holds a code block (a section the model dropped under its heading, the line introducing a code
   block and the code); a data table in it needs no score test (tiny cells again). A run of
   short boxes without them (a forum post's user box, share buttons) stays dropped.
-* A **flex or grid container** of at most :data:`MAX_HOLE_CHARS` characters (computed
-  ``display`` when rendered, the inline style when parsed) is a unit, a row like a table
-  row (``Departure | 08:00 | Pier 3``); a **one-line** ``div`` (no block element inside)
-  between kept text is decided by its kept share alone: kept whole from half its
-  characters, else left to its leaves (a caption whose ``<small>`` photo credit the model
-  dropped).
+* A **flex or grid container** of phrasing items (``span``...; computed ``display`` when
+  rendered, the inline style when parsed) of at most :data:`MAX_HOLE_CHARS` characters is a
+  unit, a row like a table row (``Departure | 08:00 | Pier 3``).
+* A **one-line** ``div`` (no block element inside) between kept text is decided by its kept
+  share alone: kept whole from half its characters, else left to its leaves, never taken
+  back when dropped entirely (such boxes are also buttons, price boxes and bylines). A
+  caption line keeps the ``<small>`` photo credit the model dropped.
 * A **heading** (``h1``-``h6``, or a paragraph that is one short bold run) of at most
   :data:`MAX_HEADING_CHARS` characters that is immediately followed by a kept leaf is kept;
   its permalink mark (a link to ``#anchor`` whose text is a symbol: ``¶``, ``#``) is not.
@@ -88,6 +89,12 @@ _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _BOLD = frozenset({"b", "strong"})
 _FLEX = "<flex>"  # the unit kind of a flex or grid container
 _LINE = "<line>"  # the unit kind of a div without block elements inside: a line of text
+#: Units decided by their kept share alone, never taken back as a hole: one-line boxes are
+#: also buttons, price boxes and bylines.
+_SHARE_ONLY = frozenset({_LINE})
+_PHRASING = frozenset({"span", "b", "strong", "em", "i", "small", "time", "code", "abbr",
+                       "mark", "data", "sub", "sup", "s", "u", "kbd", "q", "cite", "label",
+                       "bdi", "bdo", "var", "samp", "dfn"})
 _FLEX_DISPLAYS = frozenset({"flex", "grid", "inline-flex", "inline-grid", "block flex",
                             "block grid", "inline flex", "inline grid"})
 
@@ -220,14 +227,14 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
         return float(np.dot(ww, scores[a:b]) / ww.sum()) >= threshold / 2
 
     # units with other units inside them
-    uk = np.flatnonzero(unit & np.asarray([t != _LINE for t in ntags]))  # a line decides
+    uk = np.flatnonzero(unit & np.asarray([t not in _SHARE_ONLY for t in ntags]))
     has_inner = np.zeros(len(cand), dtype=bool)
     if len(uk):
         nxt = np.append(uk[1:], -1)
         has_inner[uk] = (nxt >= 0) & (nodes[np.maximum(nxt, 0)] < end[nodes[uk]])
     # leaves inside a unit or a heading: a run of dropped leaves made only of them is
     # structure the reader sees as one gap in the article (a heading, its paragraph and code)
-    inner = np.flatnonzero(unit & np.asarray([t != _LINE for t in ntags])
+    inner = np.flatnonzero(unit & np.asarray([t not in _SHARE_ONLY for t in ntags])
                            | np.asarray([t in _HEADINGS for t in ntags]))
     in_struct = np.zeros(m + 1, dtype=np.int64)
     np.add.at(in_struct, lo[inner], 1)
@@ -277,7 +284,7 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
         part = keep[a:b]
         if part.all():
             continue
-        if ntags[k] == _LINE:  # its own bulk, between kept text: kept whole, else left
+        if ntags[k] in _SHARE_ONLY:  # its own bulk, between kept text: whole, else left
             if part.any() and _share(keep, w, a, b) >= 0.5 and _inside_kept(keep, a, b):
                 keep[a:b] = True
                 covered = b
@@ -329,14 +336,25 @@ def _drop_permalinks(page: Page, leaves: np.ndarray, keep: np.ndarray) -> None:
 
 def _flex_rows(page: Page) -> set[int]:
     """Elements laid out as a flex or grid container (computed ``display`` on a rendered
-    page, an inline style's on a parsed one): items side by side, a row like a table's."""
+    page, an inline style's on a parsed one) whose items are all phrasing elements (``span``,
+    ``b``, ``time``...): short items side by side, a row like a table's. Containers of
+    ``div``, ``p`` or links are cards, buttons and menus (measured on rendered WCXB pages:
+    taking them whole kept calls to action, price boxes and bylines)."""
     if page.has_layout and len(page.displays):
         codes = [c for c, d in enumerate(page.displays) if d in _FLEX_DISPLAYS]
         if not codes:
             return set()
-        return set(np.flatnonzero(np.isin(page.display, codes)).tolist())
-    return {i for i, a in enumerate(page.attrs)
-            if a and a.get("display", "").strip() in _FLEX_DISPLAYS}
+        flex = np.flatnonzero(np.isin(page.display, codes)).tolist()
+    else:
+        flex = [i for i, a in enumerate(page.attrs)
+                if a and a.get("display", "").strip() in _FLEX_DISPLAYS]
+    if not flex:
+        return set()
+    kids: dict[int, list[str]] = {}
+    for i, par in enumerate(page.parent.tolist()):
+        if par >= 0 and page.tag[i] != "#text":
+            kids.setdefault(par, []).append(page.tag[i])
+    return {i for i in flex if kids.get(i) and all(t in _PHRASING for t in kids[i])}
 
 
 def _code_listing(page: Page, table: int, leaves: np.ndarray) -> bool:
