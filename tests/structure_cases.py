@@ -782,5 +782,21 @@ REAL_CASES: tuple[Case, ...] = (
          txt=("安装\n运行以下命令：\npip install harbour # 安装港口工具\nharbour init",),
          md=("### 安装\n\n运行以下命令：\n\n```shell\npip install harbour # 安装港口工具\n"
              "harbour init\n```",)),
+    Case("hugo-chroma-lntable", "<p>The handler:</p><div class=\"highlight\"><div class=\"chroma"
+         "\"><table class=\"lntable\"><tr><td class=\"lntd\"><pre tabindex=\"0\" class=\"chroma"
+         "\"><code><span class=\"lnt\">1\n</span><span class=\"lnt\">2\n</span></code></pre></td>"
+         "<td class=\"lntd\"><pre tabindex=\"0\" class=\"chroma\"><code class=\"language-go\" "
+         "data-lang=\"go\"><span class=\"line\"><span class=\"cl\"><span class=\"kn\">package"
+         "</span> <span class=\"nx\">main</span>\n</span></span><span class=\"line\"><span class="
+         "\"cl\"><span class=\"kd\">func</span> <span class=\"nf\">serve</span><span class=\"p\">"
+         "()</span> <span class=\"p\">{}</span>\n</span></span></code></pre></td></tr></table>"
+         "</div></div>",
+         txt=("The handler:\npackage main\nfunc serve() {}",),
+         md=("```go\npackage main\nfunc serve() {}\n```",), absent=("1\n2",)),
+    Case("sphinx-highlight-wrapper", "<p>In the shell:</p><div class=\"highlight-console "
+         "notranslate\"><div class=\"highlight\"><pre><span></span><span class=\"gp\">$ </span>"
+         "harbour<span class=\"w\"> </span>--version\n</pre></div></div>",
+         txt=("In the shell:\n$ harbour --version",),
+         md=("```console\n$ harbour --version\n```",)),
 )
 CASES = CASES + HARD_CASES + REAL_CASES
