@@ -6,7 +6,9 @@ Parsed pages (``webseg.parse``; ``--render``: rendered by Chromium), the shipped
 txt and Markdown: prints the txt and
 Markdown checks passed, over all cases and over the harder variations alone
 (``HARD_CASES``: sectioned and nested tables, list attributes, task lists, Markdown's special
-characters, scripts without spaces...). ``--no-units`` runs the decoder without its structure units
+characters, scripts without spaces...) and over the real-world markup alone (``REAL_CASES``:
+Pygments and Rouge code tables, GitHub READMEs, MDN, Wikipedia, Stack Overflow, Medium and
+WordPress blocks). ``--no-units`` runs the decoder without its structure units
 (:mod:`webseg.blocks.units`); ``--trafilatura`` scores trafilatura (default options; txt
 and ``output_format="markdown"``) on the same pages instead. To score an older checkout,
 copy ``tests/structure_cases.py`` and this file into it and run it there without
@@ -22,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.structure_cases import CASES, HARD_CASES, article  # noqa: E402
+from tests.structure_cases import CASES, HARD_CASES, REAL_CASES, article  # noqa: E402
 from webseg.clean import extract  # noqa: E402
 from webseg.parse import parse  # noqa: E402
 
@@ -35,8 +37,8 @@ def main() -> int:
         from webseg.render import Renderer
 
         renderer = Renderer().__enter__()
-    hard = {c.name for c in HARD_CASES}
-    counts = {"all": [0, 0, 0, 0], "hard": [0, 0, 0, 0]}
+    groups = {"hard": {c.name for c in HARD_CASES}, "real": {c.name for c in REAL_CASES}}
+    counts = {"all": [0, 0, 0, 0], "hard": [0, 0, 0, 0], "real": [0, 0, 0, 0]}
     for c in CASES:
         html = article(c.fragment, c.lang)
         if traf:
@@ -48,14 +50,15 @@ def main() -> int:
             page = renderer.render(html.encode("utf-8")) if renderer else parse(html)
             res = extract(page, "blocks", **params)
             text, md = res.text, res.to_markdown()
-        for key in ("all", "hard") if c.name in hard else ("all",):
+        for key in ["all"] + [g for g, names in groups.items() if c.name in names]:
             n = counts[key]
             n[0] += len(c.txt)
             n[1] += sum(x in text for x in c.txt)
             n[2] += len(c.md)
             n[3] += sum(x in md for x in c.md)
     for key, label in (("all", f"{len(CASES)} cases"),
-                       ("hard", f"{len(HARD_CASES)} harder variations")):
+                       ("hard", f"{len(HARD_CASES)} harder variations"),
+                       ("real", f"{len(REAL_CASES)} real-world markup")):
         nt, pt, nm, pm = counts[key]
         print(f"{label}: txt checks {pt}/{nt}, Markdown checks {pm}/{nm}")
     if renderer is not None:

@@ -629,4 +629,174 @@ HARD_CASES += (
          txt=("발표\n서울시는 새로운 항구 계획을 발표했으며",),
          md=("##### 발표\n\n서울**시**는 새로운 항구 계획을",)),
 )
-CASES = CASES + HARD_CASES
+#: Real-world markup: what blog engines, documentation generators, wikis, Q&A sites and CMSs
+#: write (Pygments and Rouge code tables, GitHub README headings and code, MDN reference
+#: lists, Wikipedia tables and infoboxes, Stack Overflow answers, Medium and WordPress
+#: blocks), in several scripts.
+_PY_CODE = ('<span class="kn">import</span> <span class="nn">json</span>\n<span class="n">data'
+            '</span> <span class="o">=</span> <span class="n">json</span><span class="o">.</span>'
+            '<span class="n">load</span><span class="p">(</span><span class="n">f</span>'
+            '<span class="p">)</span>\n<span class="k">print</span><span class="p">(</span>'
+            '<span class="n">data</span><span class="p">)</span>\n')
+REAL_CASES: tuple[Case, ...] = (
+    Case("pygments-highlighttable", "<p>The loader is short:</p><table class=\"highlighttable\">"
+         "<tr><td class=\"linenos\"><div class=\"linenodiv\"><pre>1\n2\n3</pre></div></td><td "
+         f"class=\"code\"><div class=\"highlight\"><pre>{_PY_CODE}</pre></div></td></tr></table>",
+         txt=("The loader is short:\nimport json\ndata = json.load(f)\nprint(data)",),
+         md=("```\nimport json\ndata = json.load(f)\nprint(data)\n```",),
+         absent=("1\n2\n3",)),
+    Case("ru-pygments-linenos-spans", "<p>Скрипт загрузки:</p><div class=\"highlight\"><table "
+         "class=\"highlighttable\"><tr><td class=\"linenos\"><div class=\"linenodiv\"><pre>"
+         "<span class=\"normal\">1</span>\n<span class=\"normal\">2</span>\n<span class=\"normal"
+         "\">3</span></pre></div></td><td class=\"code\"><div><pre><span></span>"
+         f"{_PY_CODE}</pre></div></td></tr></table></div>", lang="ru",
+         txt=("Скрипт загрузки:\nimport json\ndata = json.load(f)\nprint(data)",),
+         md=("```\nimport json\ndata = json.load(f)\nprint(data)\n```",),
+         absent=("1\n2\n3",)),
+    Case("rouge-table-in-code", "<p>In Ruby:</p><figure class=\"highlight\"><pre><code "
+         "class=\"language-ruby\" data-lang=\"ruby\"><table class=\"rouge-table\"><tbody><tr>"
+         "<td class=\"gutter gl\"><pre class=\"lineno\">1\n2\n</pre></td><td class=\"code\">"
+         "<pre><span class=\"nb\">puts</span> <span class=\"s2\">\"ahoy\"</span>\n<span "
+         "class=\"nb\">exit</span>\n</pre></td></tr></tbody></table></code></pre></figure>",
+         txt=("In Ruby:\nputs \"ahoy\"\nexit",),
+         md=("```ruby\nputs \"ahoy\"\nexit\n```",), absent=("1\n2",)),
+    Case("flex-row-spans", "<p>Next ferry:</p><div class=\"departure\" style=\"display:flex\">"
+         "<span>Departure</span><span>08:00</span><span>Pier 3</span></div>",
+         txt=("Next ferry:\nDeparture\n08:00\nPier 3",), md=("Departure\n08:00\nPier 3",)),
+    Case("caption-small-credit", "<div class=\"image\"><img src=\"/shipyard.jpg\" alt=\"\">"
+         "<div class=\"caption\">Cranes over the old shipyard. <small>Photo: Anna Berg</small>"
+         "</div></div>",
+         txt=("Cranes over the old shipyard. Photo: Anna Berg",),
+         md=("Cranes over the old shipyard. Photo: Anna Berg",)),
+    Case("github-readme-heading-code", "<div class=\"markdown-body\"><h3><a id=\"user-content-"
+         "install\" class=\"anchor\" aria-hidden=\"true\" href=\"#install\"><svg class=\"octicon "
+         "octicon-link\" viewBox=\"0 0 16 16\" width=\"16\" height=\"16\"><path d=\"M0 0h16\">"
+         "</path></svg></a>Install</h3><p>Fetch the tide tables with:</p><div class=\"highlight "
+         "highlight-source-python notranslate position-relative overflow-auto\"><pre><span "
+         "class=\"pl-k\">import</span> <span class=\"pl-s1\">harbour</span>\n<span class=\"pl-s1"
+         "\">tides</span> <span class=\"pl-c1\">=</span> <span class=\"pl-s1\">harbour</span>."
+         "<span class=\"pl-en\">fetch</span>(<span class=\"pl-s\">\"north\"</span>)</pre></div>"
+         "</div>",
+         txt=("Install\nFetch the tide tables with:\nimport harbour\ntides = harbour.fetch("
+              "\"north\")",),
+         md=("### Install\n\nFetch the tide tables with:\n\n```python\nimport harbour\ntides = "
+             "harbour.fetch(\"north\")\n```",)),
+    Case("github-markdown-heading-div", "<div class=\"markdown-heading\"><h3 class=\"heading-"
+         "element\">Usage</h3><a id=\"user-content-usage\" class=\"anchor\" aria-label="
+         "\"Permalink: Usage\" href=\"#usage\"><svg class=\"octicon octicon-link\" width=\"16\" "
+         "height=\"16\"><path d=\"M0 0h16\"></path></svg></a></div><p>Run <code>harbour serve"
+         "</code> in the project folder.</p>",
+         txt=("Usage\nRun harbour serve in the project folder.",),
+         md=("### Usage\n\nRun `harbour serve` in the project folder.",),
+         absent=("Permalink",)),
+    Case("mdn-dl-code-heading", "<h3 id=\"syntax\"><code>fetch()</code> syntax</h3><dl><dt "
+         "id=\"resource\"><code>resource</code></dt><dd><p>The URL of the tide table.</p></dd>"
+         "<dt id=\"options\"><code>options</code> <span class=\"badge inline optional\">"
+         "Optional</span></dt><dd><p>An object with the request's settings.</p></dd></dl>",
+         txt=("fetch() syntax\nresource\nThe URL of the tide table.\noptions Optional\nAn "
+              "object with the request's settings.",),
+         md=("### `fetch()` syntax", "`resource`\n: The URL of the tide table.",
+             "`options` Optional\n: An object with the request's settings.")),
+    Case("wikipedia-row-headers-refs", "<table class=\"wikitable sortable\"><caption>Busiest "
+         "ports</caption><tbody><tr><th>Port</th><th>Cargo (Mt)</th></tr><tr><th scope=\"row\">"
+         "Rotterdam</th><td>438.8<sup id=\"cite_ref-1\" class=\"reference\"><a href=\"#cite_note"
+         "-1\">[1]</a></sup></td></tr><tr><th scope=\"row\">Antwerp</th><td>231.0</td></tr><tr>"
+         "<th scope=\"row\">Hamburg</th><td>114.3<sup class=\"reference\"><a href=\"#cite_note-2"
+         "\">[2]</a></sup></td></tr></tbody></table>",
+         txt=("Port\tCargo (Mt)\nRotterdam\t438.8[1]\nAntwerp\t231.0\nHamburg\t114.3[2]",),
+         md=("| Port | Cargo (Mt) |\n| --- | --- |\n| Rotterdam | 438.8[1] |\n| Antwerp | 231.0 "
+             "|\n| Hamburg | 114.3[2] |",)),
+    Case("wikipedia-infobox-beside-text", "<table class=\"infobox vcard\" style=\"float:right;"
+         "width:22em\"><tbody><tr><th colspan=\"2\" class=\"infobox-above\">Port of Harbourtown"
+         "</th></tr><tr><th scope=\"row\" class=\"infobox-label\">Opened</th><td class=\"infobox"
+         "-data\">1871</td></tr><tr><th scope=\"row\" class=\"infobox-label\">Berths</th><td "
+         "class=\"infobox-data\">12</td></tr></tbody></table><p>The <b>Port of Harbourtown</b> "
+         "is a seaport<sup id=\"cite_ref-3\" class=\"reference\"><a href=\"#cite_note-3\">[3]"
+         "</a></sup> on the north coast, run by the city since 1871.</p>",
+         txt=("Opened\t1871\nBerths\t12", "The Port of Harbourtown is a seaport[3] on the north "
+              "coast"),
+         md=("| Opened | 1871 |", "The **Port of Harbourtown** is a seaport[3] on the north "
+             "coast")),
+    Case("zh-wikipedia-table-refs", "<table class=\"wikitable\"><tbody><tr><th>港口</th><th>"
+         "吞吐量</th></tr><tr><th scope=\"row\">上海</th><td>4730万<sup class=\"reference\">"
+         "<a href=\"#cite_note-1\">[1]</a></sup></td></tr><tr><th scope=\"row\">宁波</th><td>"
+         "3335万</td></tr></tbody></table>", lang="zh",
+         txt=("港口\t吞吐量\n上海\t4730万[1]\n宁波\t3335万",),
+         md=("| 港口 | 吞吐量 |\n| --- | --- |\n| 上海 | 4730万[1] |\n| 宁波 | 3335万 |",)),
+    Case("stackoverflow-answer", "<div class=\"answercell post-layout--right\"><div class=\"s-"
+         "prose js-post-body\" itemprop=\"text\"><p>Use <code>sorted()</code> with a key:</p>"
+         "<pre class=\"lang-py s-code-block\"><code class=\"hljs language-python\">rows = <span "
+         "class=\"hljs-built_in\">sorted</span>(rows, key=<span class=\"hljs-keyword\">lambda"
+         "</span> r: r[<span class=\"hljs-number\">1</span>])\n</code></pre><blockquote><p>"
+         "Sorting is <em>stable</em> in Python.</p></blockquote></div></div>",
+         txt=("Use sorted() with a key:\nrows = sorted(rows, key=lambda r: r[1])\nSorting is "
+              "stable in Python.",),
+         md=("Use `sorted()` with a key:\n\n```python\nrows = sorted(rows, key=lambda r: r[1])"
+             "\n```\n\n> Sorting is *stable* in Python.",)),
+    Case("el-stackoverflow-answer", "<div class=\"s-prose js-post-body\"><p>Δοκιμάστε "
+         "<code>git stash</code> πρώτα:</p><pre><code>git stash\ngit pull --rebase\n</code></pre>"
+         "</div>", lang="el",
+         txt=("Δοκιμάστε git stash πρώτα:\ngit stash\ngit pull --rebase",),
+         md=("Δοκιμάστε `git stash` πρώτα:\n\n```\ngit stash\ngit pull --rebase\n```",)),
+    Case("medium-figure", "<figure class=\"paragraph-image\"><div role=\"button\" tabindex="
+         "\"0\"><picture><source srcset=\"/h.webp 700w\" type=\"image/webp\"><img alt=\"Harbour"
+         "\" src=\"/h.jpg\" width=\"700\" height=\"467\" loading=\"lazy\"></picture></div>"
+         "<figcaption class=\"mw\">The harbour at dawn (photo by <a href=\"/@anna\">Anna Berg"
+         "</a>)</figcaption></figure>",
+         txt=("The harbour at dawn (photo by Anna Berg)",),
+         md=("The harbour at dawn (photo by Anna Berg)",)),
+    Case("wp-block-table", "<figure class=\"wp-block-table is-style-stripes\"><table class="
+         "\"has-fixed-layout\"><thead><tr><th>Ferry</th><th>Departs</th></tr></thead><tbody>"
+         "<tr><td>A</td><td>08:00</td></tr><tr><td>B</td><td></td></tr></tbody></table>"
+         "<figcaption class=\"wp-element-caption\">Winter timetable</figcaption></figure>",
+         txt=("Ferry\tDeparts\nA\t08:00\nB", "Winter timetable"),
+         md=("| Ferry | Departs |\n| --- | --- |\n| A | 08:00 |\n| B | |", "Winter timetable")),
+    Case("wp-block-code", "<p>The server block:</p><pre class=\"wp-block-code\"><code>server {"
+         "\n    listen 80;\n    root /srv/harbour;\n}</code></pre>",
+         txt=("server {\n    listen 80;\n    root /srv/harbour;\n}",),
+         md=("```\nserver {\n    listen 80;\n    root /srv/harbour;\n}\n```",)),
+    Case("wp-block-quote-cite", "<blockquote class=\"wp-block-quote\"><p>A harbour is a promise"
+         " to the sea.</p><cite>Anna Berg, harbour master</cite></blockquote>",
+         txt=("A harbour is a promise to the sea.\nAnna Berg, harbour master",),
+         md=("> A harbour is a promise to the sea.", "> Anna Berg, harbour master")),
+    Case("ar-wp-block-quote-cite", "<blockquote class=\"wp-block-quote\"><p>الميناء وعدٌ "
+         "للبحر.</p><cite>آنا بيرغ، مديرة الميناء</cite></blockquote>", lang="ar",
+         txt=("الميناء وعدٌ للبحر.\nآنا بيرغ، مديرة الميناء",),
+         md=("> الميناء وعدٌ للبحر.", "> آنا بيرغ، مديرة الميناء")),
+    Case("ar-figure-figcaption", "<figure class=\"wp-block-image\"><img src=\"/port.jpg\" "
+         "alt=\"\"><figcaption>الرافعات فوق حوض بناء السفن القديم <small>تصوير: آنا بيرغ"
+         "</small></figcaption></figure>", lang="ar",
+         txt=("الرافعات فوق حوض بناء السفن القديم تصوير: آنا بيرغ",),
+         md=("الرافعات فوق حوض بناء السفن القديم تصوير: آنا بيرغ",)),
+    Case("ru-mdn-dl", "<h3>Параметры</h3><dl><dt><code>url</code></dt><dd>Адрес таблицы "
+         "приливов.</dd><dt><code>timeout</code> <span class=\"badge\">Необязательный</span>"
+         "</dt><dd>Время ожидания в секундах.</dd></dl>", lang="ru",
+         txt=("Параметры\nurl\nАдрес таблицы приливов.\ntimeout Необязательный\nВремя "
+              "ожидания в секундах.",),
+         md=("### Параметры", "`url`\n: Адрес таблицы приливов.",
+             "`timeout` Необязательный\n: Время ожидания в секундах.")),
+    Case("zh-github-code-comment", "<div class=\"markdown-body\"><h3>安装</h3><p>运行以下命令："
+         "</p><div class=\"highlight highlight-source-shell\"><pre>pip install harbour <span "
+         "class=\"pl-c\"><span class=\"pl-c\">#</span> 安装港口工具</span>\nharbour init</pre>"
+         "</div></div>", lang="zh",
+         txt=("安装\n运行以下命令：\npip install harbour # 安装港口工具\nharbour init",),
+         md=("### 安装\n\n运行以下命令：\n\n```shell\npip install harbour # 安装港口工具\n"
+             "harbour init\n```",)),
+    Case("hugo-chroma-lntable", "<p>The handler:</p><div class=\"highlight\"><div class=\"chroma"
+         "\"><table class=\"lntable\"><tr><td class=\"lntd\"><pre tabindex=\"0\" class=\"chroma"
+         "\"><code><span class=\"lnt\">1\n</span><span class=\"lnt\">2\n</span></code></pre></td>"
+         "<td class=\"lntd\"><pre tabindex=\"0\" class=\"chroma\"><code class=\"language-go\" "
+         "data-lang=\"go\"><span class=\"line\"><span class=\"cl\"><span class=\"kn\">package"
+         "</span> <span class=\"nx\">main</span>\n</span></span><span class=\"line\"><span class="
+         "\"cl\"><span class=\"kd\">func</span> <span class=\"nf\">serve</span><span class=\"p\">"
+         "()</span> <span class=\"p\">{}</span>\n</span></span></code></pre></td></tr></table>"
+         "</div></div>",
+         txt=("The handler:\npackage main\nfunc serve() {}",),
+         md=("```go\npackage main\nfunc serve() {}\n```",), absent=("1\n2",)),
+    Case("sphinx-highlight-wrapper", "<p>In the shell:</p><div class=\"highlight-console "
+         "notranslate\"><div class=\"highlight\"><pre><span></span><span class=\"gp\">$ </span>"
+         "harbour<span class=\"w\"> </span>--version\n</pre></div></div>",
+         txt=("In the shell:\n$ harbour --version",),
+         md=("```console\n$ harbour --version\n```",)),
+)
+CASES = CASES + HARD_CASES + REAL_CASES

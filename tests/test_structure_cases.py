@@ -10,6 +10,7 @@ import pytest
 from tests.structure_cases import CASES, Case, article
 from webseg.blocks.units import apply_units
 from webseg.clean import CleanResult, extract
+from webseg.clean.txt import without_gutters
 from webseg.parse import parse
 from webseg.render import Renderer
 
@@ -150,3 +151,58 @@ def test_link_list_gets_context_help_only_when_its_kept_part_is_plain_text() -> 
     assert "Main text" in _units(plain, keep, scores, threshold=0.4)
     menu = BODY.format(links.format("<a href=/c>Minutes of hearings</a>"))
     assert "Main text" not in _units(menu, keep, scores, threshold=0.4)
+
+
+def test_run_of_dropped_units_between_kept_content_is_one_hole() -> None:
+    html = BODY.format("<h3>Install</h3><p>Run this:</p><pre>make all</pre>")
+    keep = {"before text", "after text"}
+    scores = {"Install": 0.3, "Run this:": 0.3, "make all": 0.25}
+    assert _units(html, keep, scores, threshold=0.4)[:4] == ["before text", "Install",
+                                                              "Run this:", "make all"]
+    low = {"Install": 0.1, "Run this:": 0.1, "make all": 0.1}
+    assert _units(html, keep, low, threshold=0.4) == ["before text", "after text"]
+    # a loose line (no unit, no heading) in the run: no structure the reader sees as a gap
+    loose = BODY.format("<p>Run this:</p><span>Advertisement</span><pre>make all</pre>")
+    assert "Run this:" not in _units(loose, keep, scores | {"Advertisement": 0.3},
+                                     threshold=0.4)
+    # several short boxes with no heading or code among them: page furniture (a forum
+    # post's user box), each box alone is no hole either
+    box = BODY.format("<p>pnomes said:</p><dl><dt>Joined</dt><dd>Jun 2016</dd></dl>")
+    box_scores = {"pnomes said:": 0.3, "Joined": 0.3, "Jun 2016": 0.3}
+    assert _units(box, keep, box_scores, threshold=0.4) == ["before text", "after text"]
+
+
+def test_code_listing_table_between_kept_content_is_kept_whole() -> None:
+    code = "\n".join(f"line_{k} = compute({k})" for k in range(20))
+    html = BODY.format("<table class=highlighttable><tr><td><pre>" +
+                       "\n".join(str(k) for k in range(1, 21)) + f"</pre></td><td><pre>{code}"
+                       "</pre></td></tr></table>")
+    keep = {"before text", "after text"}
+    kept = _units(html, keep, {}, threshold=0.4)  # scores 0: the context alone decides
+    assert " ".join(code.split()) in kept and len(code) > 200  # leaf texts are normalised
+    table = BODY.format("<table><tr><td><pre>1</pre></td><td>a cell</td></tr></table>")
+    assert _units(table, keep, {}, threshold=0.4) == ["before text", "after text"]
+
+
+def test_flex_row_and_one_line_div_are_decided_by_their_kept_share() -> None:
+    flex = BODY.format("<div style=\"display:flex\"><span>Departure</span><span>08:00</span>"
+                       "<span>Pier 3</span></div>")
+    assert "08:00" in _units(flex, {"before text", "Departure", "Pier 3", "after text"})
+    line = BODY.format("<div>Cranes over the shipyard. <small>Photo: A. Berg</small></div>")
+    assert "Photo: A. Berg" in _units(line, {"before text", "Cranes over the shipyard.",
+                                             "after text"})
+    # the share alone decides a line: a short kept part takes nothing back, drops nothing
+    assert _units(line, {"before text", "Photo: A. Berg", "after text"}) == [
+        "before text", "Photo: A. Berg", "after text"]
+
+
+def test_line_numbers_of_a_code_listing_are_left_out() -> None:
+    html = ("<body><table><tr><td><pre>7\n8\n9</pre></td><td><pre>a = 1\nb = 2\nc = 3</pre>"
+            "</td></tr></table><table><tr><td>1</td><td>2</td></tr><tr><td>3</td><td>4</td>"
+            "</tr></table></body>")
+    page = parse(html)
+    res = without_gutters(page, np.ones(len(page.text_leaves), dtype=bool))
+    kept = [page.leaf_text(j) for j, k in zip(page.text_leaves.tolist(), res, strict=True)
+            if k]
+    assert kept[0] == "a = 1 b = 2 c = 3" and "7 8 9" not in kept  # leaf texts normalised
+    assert kept[-4:] == ["1", "2", "3", "4"]  # numbers in a table without code stay

@@ -32,6 +32,22 @@ they are (only the keep mask changes):
   when it is short (at most :data:`MAX_HOLE_CHARS` characters): a hole between kept
   paragraphs (a caption, a short list), where the context is evidence the model's leaf
   features do not see; a long block the model judged on its own evidence stays dropped.
+* A **code listing laid out as a table** (all its text inside ``pre``: Pygments'
+  ``highlighttable``, Rouge's ``rouge-table``, a column of line numbers beside the code) is a
+  unit; dropped entirely between kept text, it is kept whole whatever its length and scores:
+  its tiny table cells hide from the leaf features that it is code.
+* A **run** of dropped leaves between two kept ones, made only of units and headings and at
+  most :data:`MAX_HOLE_CHARS` long, is one hole when it is one unit, starts with a heading or
+  holds a code block (a section the model dropped under its heading, the line introducing a code
+  block and the code); a data table in it needs no score test (tiny cells again). A run of
+  short boxes without them (a forum post's user box, share buttons) stays dropped.
+* A **flex or grid container** of phrasing items (``span``...; computed ``display`` when
+  rendered, the inline style when parsed) of at most :data:`MAX_HOLE_CHARS` characters is a
+  unit, a row like a table row (``Departure | 08:00 | Pier 3``).
+* A **one-line** ``div`` (no block element inside) between kept text is decided by its kept
+  share alone: kept whole from half its characters, else left to its leaves, never taken
+  back when dropped entirely (such boxes are also buttons, price boxes and bylines). A
+  caption line keeps the ``<small>`` photo credit the model dropped.
 * A **heading** (``h1``-``h6``, or a paragraph that is one short bold run) of at most
   :data:`MAX_HEADING_CHARS` characters that is immediately followed by a kept leaf is kept;
   its permalink mark (a link to ``#anchor`` whose text is a symbol: ``¶``, ``#``) is not.
@@ -45,6 +61,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from webseg.clean.layout import DEFAULT_BLOCK
 from webseg.page import Page
 
 __all__ = ["MAX_CELL_CHARS", "MAX_HEADING_CHARS", "MAX_HOLE_CHARS", "MAX_UNIT_CHARS",
@@ -70,6 +87,16 @@ _LAYOUT_TAGS = frozenset({"article", "section", "nav", "aside", "header", "foote
                           "form", "h1", "h2", "body", "html", "iframe", "frameset"})
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _BOLD = frozenset({"b", "strong"})
+_FLEX = "<flex>"  # the unit kind of a flex or grid container
+_LINE = "<line>"  # the unit kind of a div without block elements inside: a line of text
+#: Units decided by their kept share alone, never taken back as a hole: one-line boxes are
+#: also buttons, price boxes and bylines.
+_SHARE_ONLY = frozenset({_LINE})
+_PHRASING = frozenset({"span", "b", "strong", "em", "i", "small", "time", "code", "abbr",
+                       "mark", "data", "sub", "sup", "s", "u", "kbd", "q", "cite", "label",
+                       "bdi", "bdo", "var", "samp", "dfn"})
+_FLEX_DISPLAYS = frozenset({"flex", "grid", "inline-flex", "inline-grid", "block flex",
+                            "block grid", "inline flex", "inline grid"})
 
 
 def _prefix(flags: np.ndarray) -> np.ndarray:
@@ -100,8 +127,12 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
     end = page.subtree_end
     is_table = np.fromiter((t == "table" for t in tags), dtype=bool, count=page.n)
     is_layout = np.fromiter((t in _LAYOUT_TAGS for t in tags), dtype=bool, count=page.n)
+    flex = _flex_rows(page)
+    is_block = np.fromiter((t in DEFAULT_BLOCK for t in tags), dtype=bool, count=page.n)
+    cblk = _prefix(is_block)
+    line = {i for i, t in enumerate(tags) if t == "div" and cblk[end[i]] == cblk[i + 1]}
     cand = [i for i, t in enumerate(tags) if t in _UNIT_TAGS or t == "table" or t == "tr"
-            or t in _HEADINGS or t in _BOLD]
+            or t in _HEADINGS or t in _BOLD or i in flex or i in line]
     if not cand:
         return keep
     nodes = np.asarray(cand, dtype=np.int64)
@@ -113,7 +144,7 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
     total = cw[hi] - cw[lo]
     tables_inside = ctab[end[nodes]] - ctab[nodes + 1]
     layout_inside = clay[end[nodes]] - clay[nodes + 1]
-    ntags = [tags[i] for i in cand]
+    ntags = [_FLEX if i in flex else _LINE if i in line else tags[i] for i in cand]
     row_of: dict[int, list[int]] = {}  # data table -> positions of its rows in ``cand``
     table_stack: list[int] = []
     for k, i in enumerate(cand):
@@ -128,12 +159,19 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
                   if len(rows) >= 2 and tables_inside[k] == 0 and layout_inside[k] == 0
                   and total[k] <= MAX_UNIT_CHARS * 4 and _cells_short(page, cand[k], leaves,
                                                                       cw)}
+    code_table = {k for k in row_of if k not in data_table and layout_inside[k] == 0
+                  and total[k] <= MAX_UNIT_CHARS and _code_listing(page, cand[k], leaves)}
     unit = np.zeros(len(cand), dtype=bool)
     for k, t in enumerate(ntags):
         if hi[k] <= lo[k]:
             continue
         if t == "table":
-            unit[k] = k in data_table
+            unit[k] = k in data_table or k in code_table
+        elif t == _FLEX:  # a row of short items side by side, read as one line
+            unit[k] = (tables_inside[k] == 0 and layout_inside[k] == 0
+                       and total[k] <= MAX_HOLE_CHARS)
+        elif t == _LINE:
+            unit[k] = layout_inside[k] == 0 and total[k] <= MAX_UNIT_CHARS
         elif t == "tr":  # rows of data tables, and short rows of other tables (below)
             unit[k] = True
         elif t in _UNIT_TAGS:  # a figure may hold a table (a table with its caption)
@@ -175,23 +213,68 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
         return float(plain.sum()) >= 0.5 * float(wk.sum()) and \
             float((plain - 1.0).sum()) >= MIN_PLAIN_CHARS
 
-    def _half(a: int, b: int) -> bool:
+    def _half(a: int, b: int, scored: bool = True) -> bool:
         """The context may decide for ``[a, b)``: less than half of its characters are link
         text and its character-weighted mean score reaches half the page's threshold (no
-        scores given: the context alone decides)."""
+        scores given, or ``scored`` false: the context alone decides)."""
         ww = w[a:b]
         if float(ww[linked[a:b]].sum()) >= 0.5 * float(ww.sum()) and not _plain_kept(a, b):
             return False
+        if not scored:
+            return True
         if scores is None or threshold is None:
             return scores is None
         return float(np.dot(ww, scores[a:b]) / ww.sum()) >= threshold / 2
 
     # units with other units inside them
-    uk = np.flatnonzero(unit)
+    uk = np.flatnonzero(unit & np.asarray([t not in _SHARE_ONLY for t in ntags]))
     has_inner = np.zeros(len(cand), dtype=bool)
     if len(uk):
         nxt = np.append(uk[1:], -1)
         has_inner[uk] = (nxt >= 0) & (nodes[np.maximum(nxt, 0)] < end[nodes[uk]])
+    # leaves inside a unit or a heading: a run of dropped leaves made only of them is
+    # structure the reader sees as one gap in the article (a heading, its paragraph and code)
+    inner = np.flatnonzero(unit & np.asarray([t not in _SHARE_ONLY for t in ntags])
+                           | np.asarray([t in _HEADINGS for t in ntags]))
+    in_struct = np.zeros(m + 1, dtype=np.int64)
+    np.add.at(in_struct, lo[inner], 1)
+    np.add.at(in_struct, hi[inner], -1)
+    structured = np.cumsum(in_struct)[:m] > 0
+    # leaves of headings and code blocks: a run of several units is a gap the reader sees as
+    # one only around them (a section under its heading, the line that introduces a code
+    # block); a run of short boxes without them is page furniture (a forum post's user box,
+    # share buttons, a gallery's captions)
+    def _leaf_flags(sel: np.ndarray) -> np.ndarray:
+        d = np.zeros(m + 1, dtype=np.int64)
+        np.add.at(d, lo[sel], 1)
+        np.add.at(d, hi[sel], -1)
+        return np.cumsum(d)[:m] > 0
+
+    in_heading = _leaf_flags(np.flatnonzero([t in _HEADINGS for t in ntags]))
+    in_code = _leaf_flags(np.flatnonzero(np.asarray([t == "pre" for t in ntags])
+                                         | np.isin(np.arange(len(cand)), list(code_table))))
+    spans = {(int(lo[k]), int(hi[k])) for k in np.flatnonzero(unit).tolist()}
+
+    def _hole(a: int, b: int) -> tuple[int, int] | None:
+        """The run of dropped leaves around ``[a, b)``, when kept leaves close it on both
+        sides, it holds at most :data:`MAX_HOLE_CHARS` characters, every leaf of it lies
+        in a unit or a heading, and, when it is more than one unit (a figure with its table
+        and caption is one), it starts with a heading or holds a code block."""
+        i, j = a, b
+        while i > 0 and not keep[i - 1]:
+            i -= 1
+            if cw[j] - cw[i] > MAX_HOLE_CHARS:
+                return None
+        while j < m and not keep[j]:
+            j += 1
+            if cw[j] - cw[i] > MAX_HOLE_CHARS:
+                return None
+        if i == 0 or j == m or cw[j] - cw[i] > MAX_HOLE_CHARS or not structured[i:j].all():
+            return None
+        if (i, j) not in spans and not in_heading[i] and not in_code[i:j].any():
+            return None
+        return i, j
+
     # decide, outermost first (pre-order): a decided unit covers [lo, hi)
     covered = 0
     for k in np.flatnonzero(unit).tolist():
@@ -201,11 +284,22 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
         part = keep[a:b]
         if part.all():
             continue
-        if not part.any():
-            if (scores is not None and total[k] <= MAX_HOLE_CHARS and _inside_kept(keep, a, b)
-                    and _half(a, b)):
+        if ntags[k] in _SHARE_ONLY:  # its own bulk, between kept text: whole, else left
+            if part.any() and _share(keep, w, a, b) >= 0.5 and _inside_kept(keep, a, b):
                 keep[a:b] = True
                 covered = b
+            continue
+        if not part.any():
+            if scores is None:
+                continue
+            # a code listing or a data table hides what it is from the leaf features (tiny
+            # cells of a table): between kept text, the context alone decides (a listing of
+            # any length, a table in a short gap)
+            listing = k in code_table
+            run = (a, b) if listing and _inside_kept(keep, a, b) else _hole(a, b)
+            if run is not None and _half(*run, scored=not (listing or k in data_table)):
+                keep[run[0]:run[1]] = True
+                covered = max(covered, run[1])
             continue
         if _share(keep, w, a, b) >= 0.5 or _inside_kept(keep, a, b) and _half(a, b):
             keep[a:b] = True
@@ -238,6 +332,45 @@ def _drop_permalinks(page: Page, leaves: np.ndarray, keep: np.ndarray) -> None:
             txt = "".join(page.leaf_text(int(j)) for j in leaves[a0:b0])
             if txt.strip() and not any(ch.isalnum() for ch in txt):
                 keep[a0:b0] = False
+
+
+def _flex_rows(page: Page) -> set[int]:
+    """Elements laid out as a flex or grid container (computed ``display`` on a rendered
+    page, an inline style's on a parsed one) whose items are all phrasing elements (``span``,
+    ``b``, ``time``...): short items side by side, a row like a table's. Containers of
+    ``div``, ``p`` or links are cards, buttons and menus (measured on rendered WCXB pages:
+    taking them whole kept calls to action, price boxes and bylines)."""
+    if page.has_layout and len(page.displays):
+        codes = [c for c, d in enumerate(page.displays) if d in _FLEX_DISPLAYS]
+        if not codes:
+            return set()
+        flex = np.flatnonzero(np.isin(page.display, codes)).tolist()
+    else:
+        flex = [i for i, a in enumerate(page.attrs)
+                if a and a.get("display", "").strip() in _FLEX_DISPLAYS]
+    if not flex:
+        return set()
+    kids: dict[int, list[str]] = {}
+    for i, par in enumerate(page.parent.tolist()):
+        if par >= 0 and page.tag[i] != "#text":
+            kids.setdefault(par, []).append(page.tag[i])
+    return {i for i in flex if kids.get(i) and all(t in _PHRASING for t in kids[i])}
+
+
+def _code_listing(page: Page, table: int, leaves: np.ndarray) -> bool:
+    """All the text of ``table`` is inside code blocks (``pre``): a code listing laid out as
+    a row of line numbers beside the code (Pygments' ``highlighttable``, Rouge's
+    ``rouge-table``), not data."""
+    end = page.subtree_end
+    a, b = np.searchsorted(leaves, [table, end[table]])
+    if b <= a:
+        return False
+    inside = np.zeros(int(b - a), dtype=bool)
+    for j in range(table + 1, int(end[table])):
+        if page.tag[j] == "pre":
+            pa, pb = np.searchsorted(leaves, [j, end[j]])
+            inside[pa - a:pb - a] = True
+    return bool(inside.all())
 
 
 def _share(keep: np.ndarray, w: np.ndarray, a: int, b: int) -> float:

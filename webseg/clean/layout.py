@@ -62,6 +62,7 @@ _INLINE_DISPLAYS = frozenset({"inline", "contents", "none", "#text", "ruby", "ru
                               "ruby-text", "ruby-base-container", "ruby-text-container"})
 _SPACED_DISPLAYS = frozenset({"inline-block", "inline-flex", "inline-grid", "inline-table",
                               "inline flow-root", "inline flex", "inline grid"})
+_FLEX_GRID = frozenset({"flex", "grid", "inline-flex", "inline-grid"})
 #: Elements whose text keeps its whitespace as written (a code block).
 PRE_TAGS = frozenset({"pre", "textarea", "listing", "xmp", "plaintext"})
 #: Characters that are not text: soft hyphens, zero-width spaces, stray byte-order marks.
@@ -134,6 +135,9 @@ def _strength(page: Page) -> np.ndarray:
     for i, a in enumerate(page.attrs):
         if a and "display" in a and tags[i] != "br":
             out[i] = _display_strength(a["display"])
+            if a["display"].strip() in _FLEX_GRID:  # its items are blockified (CSS Flexbox
+                kids = np.flatnonzero(page.parent == i)  # 4, CSS Grid 6.1)
+                out[kids[~page.is_text[kids]]] = BLOCK
     return out
 
 

@@ -54,7 +54,7 @@ from webseg.clean.layout import (
     pre_roots,
 )
 from webseg.clean.mask import kept_counts
-from webseg.clean.txt import BLOCK_TAGS
+from webseg.clean.txt import BLOCK_TAGS, without_gutters
 from webseg.page import TEXT, Page, normalize_text
 
 __all__ = ["to_markdown", "safe_url"]
@@ -67,7 +67,15 @@ _EMPHASIS = {"b": "**", "strong": "**", "i": "*", "em": "*"}
 #: Deleted text: GitHub's strikethrough, so a correction reads as one (``~~450~~ 480``).
 _STRIKE = frozenset({"del", "s", "strike"})
 _MARKS = frozenset({"a", "code", "sub", "sup", *_EMPHASIS, *_STRIKE})
-_LANG = re.compile(r"(?:^|\s)(?:language|lang)-([A-Za-z0-9_+#.-]{1,30})")
+#: Class names that name a code block's language, most explicit first: ``language-x`` (the
+#: HTML standard's suggestion, highlight.js, Prism), ``lang-x`` (Stack Overflow's hint),
+#: ``highlight-source-x`` / ``highlight-text-x`` (GitHub), ``highlight-x`` (Sphinx), ``brush:
+#: x`` (SyntaxHighlighter).
+_LANGS = (re.compile(r"(?:^|\s)language-([A-Za-z0-9_+#.-]{1,30})"),
+          re.compile(r"(?:^|\s)lang-([A-Za-z0-9_+#.-]{1,30})"),
+          re.compile(r"(?:^|\s)highlight-(?:source|text)-([A-Za-z0-9_+#]{1,30})"),
+          re.compile(r"(?:^|\s)highlight-(?!source-|text-|default\b)([A-Za-z0-9_+#]{1,30})"),
+          re.compile(r"(?:^|\s)brush:\s*([A-Za-z0-9_+#]{1,30})"))
 _SUB = str.maketrans("0123456789+-=()", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087"
                      "\u2088\u2089\u208a\u208b\u208c\u208d\u208e")
 _SUP = str.maketrans("0123456789+-=()n", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076"
@@ -290,13 +298,23 @@ class _Writer:
             self.cur.prefix += "[x] " if "checked" in a else "[ ] "
 
     def _language(self, i: int) -> str:
-        """The language a ``language-x`` / ``lang-x`` class names on the code block or on
-        its first ``code`` element, else ``""``."""
+        """The language a class names (:data:`_LANGS`, the most explicit kind first) on the
+        code block, the first elements inside it or the wrappers around it (GitHub's and
+        Sphinx's ``div.highlight-...`` around the ``pre``), else ``""``."""
         page = self.page
-        for j in range(i, min(int(page.subtree_end[i]), i + 50)):
-            m = _LANG.search(page.attrs[j].get("class", "")) if page.attrs[j] else None
-            if m:
-                return m.group(1).lower()
+        nodes = list(range(i, min(int(page.subtree_end[i]), i + 50)))
+        up = int(page.parent[i])
+        for _ in range(3):  # the wrappers: div.highlight > div.highlight-source-x > pre
+            if up < 0 or page.tag[up] in ("body", "html", "article", "main", "section"):
+                break
+            nodes.append(up)
+            up = int(page.parent[up])
+        classes = [page.attrs[j].get("class", "") for j in nodes if page.attrs[j]]
+        for pat in _LANGS:
+            for c in classes:
+                m = pat.search(c)
+                if m:
+                    return m.group(1).lower()
         return ""
 
     def enter(self, i: int, tag: str) -> None:
@@ -543,7 +561,7 @@ def _span(v: str | None) -> int:
 
 def to_markdown(page: Page, leaf_keep: np.ndarray, links: bool = False) -> str:
     """Markdown of the kept text of ``page`` (``leaf_keep``: bool per visible text leaf)."""
-    leaf_keep = np.asarray(leaf_keep, dtype=bool)
+    leaf_keep = without_gutters(page, leaf_keep)  # a code listing's line numbers
     if not leaf_keep.any():
         return ""
     _, kept = kept_counts(page, leaf_keep)

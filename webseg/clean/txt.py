@@ -94,13 +94,46 @@ def join_inline(parts: list[tuple[str, str]]) -> str:
     return "".join(out)
 
 
+def without_gutters(page: Page, leaf_keep: np.ndarray) -> np.ndarray:
+    """``leaf_keep`` without the line numbers of code listings: a table cell holding only
+    consecutive numbers (``1 2 3``) beside a cell of the same row holding a ``pre`` (the
+    gutter of Pygments' ``highlighttable``, Rouge's ``rouge-table``). A reader copies the
+    code, not its numbering; a new array when a gutter is found."""
+    keep = np.asarray(leaf_keep, dtype=bool)
+    tags = page.tag
+    if "pre" not in tags or "td" not in tags:
+        return keep
+    leaves, end, par = page.text_leaves, page.subtree_end, page.parent
+    out = keep
+    for i, t in enumerate(tags):
+        if t not in ("td", "th") or par[i] < 0:
+            continue
+        row = int(par[i])
+        if not any(tags[j] == "pre" for j in range(row + 1, int(end[row]))
+                   if not i <= j < end[i]):
+            continue
+        a, b = np.searchsorted(leaves, [i, end[i]])
+        if b <= a or not keep[a:b].any():
+            continue
+        words = " ".join(page.leaf_text(int(j)) for j in leaves[a:b]).split()
+        if not all(w.isdigit() and w.isascii() for w in words):
+            continue
+        nums = [int(w) for w in words]
+        if nums != list(range(nums[0], nums[0] + len(nums))):
+            continue
+        if out is keep:
+            out = keep.copy()
+        out[a:b] = False
+    return out
+
+
 def to_text(page: Page, leaf_keep: np.ndarray, groups: np.ndarray | None = None) -> str:
     """The kept leaves as text lines (see the module docstring).
 
     ``leaf_keep`` is a bool per ``page.text_leaves`` entry; ``groups`` (optional, same length)
     a segment label per leaf: a change of label starts a new line too.
     """
-    keep = np.asarray(leaf_keep, dtype=bool)
+    keep = without_gutters(page, leaf_keep)
     kept = page.text_leaves[keep]
     if not len(kept):
         return ""
