@@ -323,6 +323,7 @@ def _fast_tokenizer(params: dict[str, Any]) -> Callable[[str], list[str]] | None
     rx = re.compile(pattern)
     if rx.groups > 1:
         return None
+    # ``\S+`` runs are what str.split gives (both use Unicode whitespace), without a regex
     split = str.split if pattern == r"\S+" else rx.findall
     return lambda doc: split(doc.lower())
 
@@ -332,32 +333,13 @@ def _fast_analyzer(params: dict[str, Any]) -> Callable[[str], list[str]] | None:
     pattern or :func:`classify.text.words`, word n-grams), without its per-token Python loop
     for n-grams (``map`` over ``zip``): the same tokens, for prediction's speed. None for
     other analyzers."""
+    tokenize = _fast_tokenizer(params)
+    if tokenize is None:
+        return None
     lo, hi = params.get("ngram_range", (1, 1))
-    if params.get("tokens") == "words" and params.get("analyzer", "word") == "word":
-        from classify.text import words
-
-        def analyze_words(doc: str) -> list[str]:
-            toks = words(doc)
-            out = toks if lo == 1 else []
-            for n in range(max(2, lo), hi + 1):
-                out = out + list(map(" ".join, zip(*(toks[k:] for k in range(n)),
-                                                   strict=False)))
-            return out
-
-        return analyze_words
-    if params.get("analyzer", "word") != "word" or not params.get("lowercase", True) or \
-            params.get("strip_accents") or params.get("stop_words") or \
-            params.get("preprocessor") or params.get("tokenizer"):
-        return None
-    pattern = params.get("token_pattern", r"(?u)\b\w\w+\b")
-    rx = re.compile(pattern)
-    if rx.groups > 1:
-        return None
-    # ``\S+`` runs are what str.split gives (both use Unicode whitespace), without a regex
-    split = str.split if pattern == r"\S+" else rx.findall
 
     def analyze(doc: str) -> list[str]:
-        toks = split(doc.lower())
+        toks = tokenize(doc)
         out = toks if lo == 1 else []
         for n in range(max(2, lo), hi + 1):
             out = out + list(map(" ".join, zip(*(toks[k:] for k in range(n)), strict=False)))
