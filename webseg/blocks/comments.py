@@ -10,7 +10,7 @@ falsely kept words are under a ``comment``-category element).
 So a kept leaf under an element of the ``comment`` category (:mod:`webseg.blocks.vocab`:
 ``comment``, ``reply``, ``disqus``, ``respond``...) must score at least :data:`COMMENT_MARGIN`
 above the page's decision threshold: a forum's posts, which the model is sure of, stay; the
-uncertain tail of an article's thread goes. Measured on out-of-fold scores (tenth run of
+uncertain tail of an article's thread goes. Measured on out-of-fold scores (the "tenth run" of
 ``eval/results/blocks/README.md``): Dragnet test +0.003, no set below -0.003 (dropping every
 comment under a longer article won Dragnet +0.005 but lost WCXB's forum pages -0.005).
 """
