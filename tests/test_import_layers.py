@@ -89,8 +89,9 @@ def test_detects_lazy_and_relative_imports(tmp_path: Path) -> None:
 
 
 #: the ``webseg.clean`` modules that only write a result (text, Markdown, HTML, JSON, masks)
+#: or lay its text out (``layout``: where a line breaks, which the decoder's units also ask)
 #: and import nothing above :mod:`webseg.page`; the package itself is the facade over methods
-CLEAN_WRITERS = ("txt", "html_out", "markdown", "mask", "json_out")
+CLEAN_WRITERS = ("txt", "html_out", "markdown", "mask", "json_out", "layout")
 
 
 @pytest.mark.parametrize("package", ["blocks", "templates"])
