@@ -16,7 +16,8 @@ and types (:data:`FIELDS`; the pipeline adds its own stage fields after them: ``
 ``reason``          why the status is not ``ok`` (``no text``, ``script-only shell``,
                     ``too deep``, ``render: timeout``...), else null
 ``error``           ``{"stage", "message"}`` when ``status`` is ``error``, else null
-``title``           the page's title (headline from JSON-LD / Open Graph, else ``<title>``)
+``title``           the headline: JSON-LD / Open Graph, else the ``<title>`` (less the site's
+                    name when it starts with the first ``<h1>``)
 ``text``            the main content as plain text (the txt format); ``""`` when not ok
 ``language``        ``{"code", "confidence", "source"}`` (:mod:`webseg.lang`) or null
 ``authors``         list of names; ``date_published``, ``date_modified``: ISO 8601 or null;
