@@ -1,4 +1,5 @@
-"""The journal's JSON (orjson when installed) gives back exactly what the standard module does."""
+"""The journal's and the shards' JSON (orjson when installed) gives back exactly what the standard
+module does."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from webseg.pipeline.fastjson import dumps_line, loads
+from webseg.fastjson import dumps_line, loads
 from webseg.pipeline.run import page_phase_gc
 
 _SCALARS = (st.none() | st.booleans() | st.integers(-(2 ** 63), 2 ** 64 - 1)

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from webseg.pipeline.fastjson import loads
+from webseg.fastjson import loads
 
 __all__ = ["CompactDuplicateIndex", "JournalScan", "scan_journal"]
 

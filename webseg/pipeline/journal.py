@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from webseg.pipeline.fastjson import dumps_line, loads
+from webseg.fastjson import dumps_line, loads
 
 __all__ = ["Journal", "read_journal"]
 
