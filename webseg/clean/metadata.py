@@ -772,14 +772,16 @@ def _worse_title(title: str, tag_title: str, site_name: str | None) -> bool:
 _TITLE_SEPARATORS = "-–—|:·»«/•~"
 
 
+_H1_START = re.compile(r"<h1\b[^>]*>", re.IGNORECASE)
+
+
 def _first_h1(html: str) -> str | None:
     """The text of the body's first ``<h1>`` (tags removed, not spaced: inline markup sits
     inside words), None without one."""
-    m = re.search(r"<h1\b[^>]*>", html[_body_start(html):], re.IGNORECASE)
+    m = _H1_START.search(html, _body_start(html))
     if not m:
         return None
-    start = _body_start(html) + m.end()
-    chunk = html[start:start + 1000]
+    chunk = html[m.end():m.end() + 1000]
     end = re.search(r"</h1\s*>", chunk, re.IGNORECASE)
     return _clean(_TAGS_IN.sub("", chunk[:end.start()]), 500) if end else None
 
