@@ -82,19 +82,31 @@ def test_predict_usage_errors(tmp_path):
     assert CliRunner().invoke(main, ["classify", "predict"]).exit_code == 2
 
 
-@pytest.mark.browser
-def test_train_on_a_dataset_folder_then_predict(tmp_path, monkeypatch, renderer):
+def _toyset(tmp_path: Path, n: int, urls: bool = False,
+            extra: list[dict] | None = None) -> Path:
+    """A dataset folder of ``n`` pages, forums and products by turns, one site each (with
+    URLs when ``urls``), plus the manifest rows ``extra``."""
     data = tmp_path / "toyset"
     (data / "html").mkdir(parents=True)
     rows = []
-    for k in range(8):
+    for k in range(n):
         kind, tpl = (("forum", FORUM) if k % 2 == 0 else ("product", SHOP))
         name = f"html/{k}.html.gz"
         (data / name).write_bytes(gzip.compress(tpl.format(k=k).encode()))
-        rows.append({"id": str(k), "html": name, "page_type": kind, "source": "toyset",
-                     "site": f"s{k}.example"})
-    rows.append({"id": "nolabel", "html": "html/0.html.gz", "source": "toyset"})
+        row = {"id": str(k), "html": name, "page_type": kind, "source": "toyset",
+               "site": f"s{k}.example"}
+        if urls:
+            row["url"] = f"http://s{k}.example/p/{k}"
+        rows.append(row)
+    rows += extra or []
     (data / "manifest.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return data
+
+
+@pytest.mark.browser
+def test_train_on_a_dataset_folder_then_predict(tmp_path, monkeypatch, renderer):
+    data = _toyset(tmp_path, 8, extra=[{"id": "nolabel", "html": "html/0.html.gz",
+                                        "source": "toyset"}])
     monkeypatch.chdir(tmp_path)  # render and view caches go under tmp_path/.cache
     out = tmp_path / "toy.json.gz"
     r = CliRunner().invoke(main, ["classify", "train", "--data", str(data), "-o", str(out),
@@ -112,16 +124,7 @@ def test_train_on_a_dataset_folder_then_predict(tmp_path, monkeypatch, renderer)
 
 
 def test_train_stacked_on_parsed_pages_without_a_browser(tmp_path, monkeypatch):
-    data = tmp_path / "toyset"
-    (data / "html").mkdir(parents=True)
-    rows = []
-    for k in range(12):
-        kind, tpl = (("forum", FORUM) if k % 2 == 0 else ("product", SHOP))
-        name = f"html/{k}.html.gz"
-        (data / name).write_bytes(gzip.compress(tpl.format(k=k).encode()))
-        rows.append({"id": str(k), "html": name, "page_type": kind, "source": "toyset",
-                     "site": f"s{k}.example", "url": f"http://s{k}.example/p/{k}"})
-    (data / "manifest.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    data = _toyset(tmp_path, 12, urls=True)
     monkeypatch.chdir(tmp_path)  # view caches go under tmp_path/.cache
     out = tmp_path / "toy.json.gz"
     r = CliRunner().invoke(main, ["classify", "train", "--data", str(data), "-o", str(out),
