@@ -28,7 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from webseg.blocks.comments import comment_margin
+from webseg.blocks.boilerplate import boilerplate_margin
+from webseg.blocks.comments import comment_margin, comment_threads
 from webseg.blocks.features import FEATURE_NAMES
 from webseg.blocks.model import FALLBACK_MIN, decide
 from webseg.blocks.repeats import drop_copies, drop_repeated
@@ -113,6 +114,48 @@ def _cat_margin(cats: str, margin: float) -> Variant:
 BOILER = "nav+footer+sidebar+comment+share+related+ad+cookie"
 
 
+def _boiler_near(margin: float) -> Variant:
+    """The shipped nearby-boilerplate step (:func:`webseg.blocks.boilerplate
+    .boilerplate_margin`) at ``margin``."""
+    def f(t: PageTable, p: int, s: np.ndarray, keep: np.ndarray, thr: float) -> np.ndarray:
+        return boilerplate_margin(t.X[t.off[p]:t.off[p + 1]], s, keep, thr, margin)
+    return f
+
+
+def _threads(share: float) -> Variant:
+    """The shipped comment-thread step (:func:`webseg.blocks.comments.comment_threads`)."""
+    def f(t: PageTable, p: int, s: np.ndarray, keep: np.ndarray, thr: float) -> np.ndarray:
+        a, b = t.off[p], t.off[p + 1]
+        return comment_threads(t.X[a:b], t.ranges[a:b], t.chars[a:b], keep, share)
+    return f
+
+
+def _comment_runs(share: float) -> Variant:
+    """Tried, not shipped: a thread taken as the maximal run of consecutive comment-markup
+    leaves in document order (instead of the widest all-comment context subtree), dropped
+    when less than ``share`` of its characters is kept and something outside it is."""
+    def f(t: PageTable, p: int, s: np.ndarray, keep: np.ndarray, thr: float) -> np.ndarray:
+        a, b = t.off[p], t.off[p + 1]
+        com = t.X[a:b, FEATURE_NAMES.index("cat_any_comment")] > 0
+        ch = t.chars[a:b].astype(np.float64)
+        out = keep.copy()
+        i, n = 0, len(keep)
+        while i < n:
+            j = i
+            while j < n and com[j]:
+                j += 1
+            if j > i and keep[i:j].any() and keep[:i].sum() + keep[j:].sum() > 0 \
+                    and (ch[i:j] * keep[i:j]).sum() < share * ch[i:j].sum():
+                out[i:j] = False
+            i = max(j, i + 1)
+        return out
+    return f
+
+
+#: the default decoder steps before this comparison (copies, comment margin 0.2)
+_DEFAULT_STEPS = (_copies, _comment_margin(0.2))
+
+
 VARIANTS: dict[str, Variant] = {
     "base": lambda t, p, s, keep, thr: keep,
     "repeats-8": _repeats(8),
@@ -136,6 +179,19 @@ VARIANTS: dict[str, Variant] = {
     "copies+comment-0.2+sidebar-0.1": _chain(_copies, _comment_margin(0.2),
                                              _cat_margin("sidebar", 0.1)),
     "comment-margin-0.4": _comment_margin(0.4),
+    # against the default steps (copies + comment margin 0.2): nearby boilerplate markup
+    # needs a margin; comment threads decided by their majority
+    "default": _chain(*_DEFAULT_STEPS),
+    "default+boiler-near-0.1": _chain(*_DEFAULT_STEPS, _boiler_near(0.1)),
+    "default+threads-0.5": _chain(*_DEFAULT_STEPS, _threads(0.5)),
+    "default+boiler-near-0.1+threads-0.5": _chain(*_DEFAULT_STEPS, _boiler_near(0.1),
+                                                  _threads(0.5)),
+    "default+boiler-near-0.05": _chain(*_DEFAULT_STEPS, _boiler_near(0.05)),
+    "default+boiler-near-0.15": _chain(*_DEFAULT_STEPS, _boiler_near(0.15)),
+    "default+threads-0.3": _chain(*_DEFAULT_STEPS, _threads(0.3)),
+    "default+threads-0.7": _chain(*_DEFAULT_STEPS, _threads(0.7)),
+    "default+comment-runs-0.5": _chain(*_DEFAULT_STEPS, _comment_runs(0.5)),
+    "default+boiler-any-0.1": _chain(*_DEFAULT_STEPS, _cat_margin(BOILER, 0.1)),
 }
 
 
