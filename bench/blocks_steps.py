@@ -1,11 +1,11 @@
-"""CPU time of the block decoder's two steps after the decision (copies, comment margin).
+"""CPU time of the block decoder's steps after the decision (:mod:`webseg.blocks.steps`).
 
     python bench/blocks_steps.py --cache .cache/webseg/boilerplate/wcxb \\
         --cache .cache/webseg/boilerplate/dragnet --limit 60
 
 Per rendered page of each ``--cache`` folder (the first ``--limit`` in name order): the shipped
-model's decision, then :func:`webseg.blocks.repeats.drop_copies` and
-:func:`webseg.blocks.comments.comment_margin` timed together (CPU time, mean of 20 repeats);
+model's decision, then :func:`webseg.blocks.steps.decoder_steps` (copies, comment margin,
+nearby-boilerplate margin, comment threads) timed together (CPU time, mean of 20 repeats);
 prints the median and 90th percentile over pages.
 """
 
@@ -22,10 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from webseg.blocks.comments import comment_margin  # noqa: E402
 from webseg.blocks.features import leaf_features  # noqa: E402
 from webseg.blocks.model import load_model  # noqa: E402
-from webseg.blocks.repeats import drop_copies  # noqa: E402
+from webseg.blocks.steps import decoder_steps  # noqa: E402
 from webseg.page import Page  # noqa: E402
 
 
@@ -44,11 +43,11 @@ def main(argv: list[str] | None = None) -> int:
             thr = m.decision_threshold(s, lf)
             t0 = time.process_time()
             for _ in range(20):
-                comment_margin(lf.X, s, drop_copies(lf.tokens, lf.X, keep), thr)
+                decoder_steps(lf, s, keep, thr)
             ms.append((time.process_time() - t0) / 20 * 1000)
     if not ms:
         raise SystemExit("no rendered pages (*.json.gz) in the --cache folders")
-    print(f"{len(ms)} pages: both steps {np.median(ms):.3f} ms median, "
+    print(f"{len(ms)} pages: the steps {np.median(ms):.3f} ms median, "
           f"{np.percentile(ms, 90):.3f} ms p90 (CPU)")
     return 0
 

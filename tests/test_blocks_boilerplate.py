@@ -44,3 +44,25 @@ def test_dropped_leaves_stay_dropped_and_shapes_checked():
     assert boilerplate_margin(_X(0), np.zeros(0), np.zeros(0, dtype=bool), 0.4).tolist() == []
     with pytest.raises(ValueError):
         boilerplate_margin(_X(3), np.zeros(2), np.zeros(2, dtype=bool), 0.4)
+
+
+def test_decoder_steps_apply_margins_and_threads_in_order():
+    from webseg.blocks.features import LeafFeatures
+    from webseg.blocks.steps import decoder_steps
+
+    # 0-1 the article, 2 a widget line (nearby sidebar markup) at the edge, 3-6 a comment
+    # thread: 3 and 5 "Posted by" lines scored high enough for the comment margin, 4 and 6
+    # the replies, dropped
+    n = 7
+    X = _X(n, sidebar=[2]) + _X(n, kind="any", comment=[3, 4, 5, 6])
+    R = np.zeros((n, 8, 2), dtype=np.int64)
+    R[:, :, 0] = np.arange(n)[:, None]
+    R[:, :, 1] = np.arange(n)[:, None] + 1
+    R[3:7, 1] = (3, 7)
+    chars = np.array([400, 300, 40, 30, 200, 30, 200], dtype=np.float64)
+    lf = LeafFeatures(np.arange(n), X, chars, chars / 5, R,
+                      [[f"w{i}{j}" for j in range(3)] for i in range(n)])
+    s = np.array([0.9, 0.9, 0.45, 0.7, 0.1, 0.7, 0.1])
+    keep = s >= 0.4
+    out = decoder_steps(lf, s, keep, 0.4)
+    assert out.tolist() == [True, True, False, False, False, False, False]

@@ -26,13 +26,12 @@ from pathlib import Path
 
 import numpy as np
 
-from webseg.blocks.comments import comment_margin
 from webseg.blocks.features import LeafFeatures, leaf_features
 from webseg.blocks.model import DEFAULT_MODEL, BlockModel, load_model
-from webseg.blocks.repeats import drop_copies
 from webseg.blocks.reveal import revealed
 from webseg.blocks.roles import HEADS, RoleModel, load_role_model
 from webseg.blocks.siterepeat import SiteRepeats, leaf_keys, repeated_drop
+from webseg.blocks.steps import decoder_steps
 from webseg.blocks.units import apply_units
 from webseg.page import Page, normalize_text
 
@@ -177,10 +176,10 @@ def block_functions(page: Page, site_pages: Sequence[Page] | SiteRepeats = (),
     page's structure units (tables by rows, lists, ``pre``, figures, quotes, paragraphs kept or
     dropped whole; headings before kept content kept: :mod:`webseg.blocks.units`), whatever
     the decoder; ``False`` gives the decoder's leaf decision alone. Every decoder's decision
-    then drops repeats of kept text under print/hidden markup
-    (:func:`webseg.blocks.repeats.drop_copies`) and the kept leaves under comment markup that
-    score less than :data:`webseg.blocks.comments.COMMENT_MARGIN` above the threshold
-    (:func:`webseg.blocks.comments.comment_margin`). When ``page`` shows
+    first goes through :func:`webseg.blocks.steps.decoder_steps`: repeats of kept text under
+    print/hidden markup dropped, kept leaves under comment markup or nearby boilerplate
+    markup that score too little above the threshold dropped, and comment threads the
+    decision mostly dropped dropped whole. When ``page`` shows
     almost none of its laid-out text (:func:`webseg.blocks.reveal.revealed`), the result's
     ``page`` is a copy in which that text is visible: index with ``result.page.text_leaves``.
     """
@@ -192,10 +191,9 @@ def block_functions(page: Page, site_pages: Sequence[Page] | SiteRepeats = (),
     lf = leaf_features(page)
     s, keep_leaf = m.decode(lf, decoder)
     threshold = m.decision_threshold(s, lf, decoder)
-    # copies the reader does not see (a print layer), and comment threads the model is unsure
-    # of: decoder steps on the leaf decision (webseg.blocks.repeats, webseg.blocks.comments)
-    keep_leaf = drop_copies(lf.tokens, lf.X, keep_leaf)
-    keep_leaf = comment_margin(lf.X, s, keep_leaf, threshold)
+    # copies the reader does not see (a print layer), comment threads and nearby boilerplate
+    # the model is unsure of: decoder steps on the leaf decision (webseg.blocks.steps)
+    keep_leaf = decoder_steps(lf, s, keep_leaf, threshold)
     if units:
         keep_leaf = apply_units(page, lf.leaves, lf.chars, keep_leaf, s, threshold)
     site_drop = None
