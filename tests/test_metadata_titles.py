@@ -29,9 +29,14 @@ def test_title_kept_whole_when_the_h1_is_not_its_headline() -> None:
     assert md.title == "News of the day"
 
 
-def test_structured_title_wins_over_the_headline_rule() -> None:
+def test_title_and_h1_agreeing_win_over_the_structured_title() -> None:
+    head = '<meta property="og:title" content="POLECAM: Chiny: Apel o spokój">'
+    md = extract_metadata(_page("Chiny: Apel o spokój - fakty.interia.pl",
+                                "Chiny: Apel o spokój", head))
+    assert md.title == "Chiny: Apel o spokój"
+    # the <title> alone does not make a short h1 the headline of another structured title
     head = '<meta property="og:title" content="Headline from Open Graph">'
-    md = extract_metadata(_page("Headline - Site", "Headline", head))
+    md = extract_metadata(_page("Headline from a page", "Headline", head))
     assert md.title == "Headline from Open Graph"
 
 
@@ -155,3 +160,23 @@ def test_double_encoded_utf8_is_read_again() -> None:
     assert undo_double_utf8("日本語 \u00e2\u0080\u0094 x") == "日本語 — x"
     head = '<meta property="og:title" content="itertools \u00e2\u0080\u0094 Functions">'
     assert extract_metadata(_page("x", "y", head)).title == "itertools — Functions"
+
+
+def test_site_name_ending_the_title_goes_without_a_headline_to_cut_at() -> None:
+    from webseg.clean.titles import without_site_name
+
+    head = '<meta property="og:site_name" content="Quanta Magazine">'
+    md = extract_metadata(_page("The Year in Mathematics | Quanta Magazine", "Menu", head))
+    assert md.title == "The Year in Mathematics"
+    # the domain names the site: "Newegg.com", "REI Co-op" for rei.com
+    md = extract_metadata(_page("GAME CHANGER | Newegg.com", "x"), url="https://www.newegg.com/p")
+    assert md.title == "GAME CHANGER"
+    assert without_site_name("Hiking Boots | REI Co-op", [], "rei.com") == "Hiking Boots"
+    # only the last part; a section stays, and so does a name in front or another last part
+    assert without_site_name("Jobs | News | Acme", ["Acme"]) == "Jobs | News"
+    assert without_site_name("Acme | Jobs", ["Acme"]) == "Acme | Jobs"
+    assert without_site_name("Why hike heavy? - Lightweight packs", ["Acme"], "acme.com") \
+        == "Why hike heavy? - Lightweight packs"
+    assert without_site_name("| Acme", ["Acme"]) == "| Acme"  # nothing before it
+    assert without_site_name("新闻标题_新浪网", [], "sina.com.cn") == "新闻标题_新浪网"
+    assert without_site_name("新闻标题_新浪网", ["新浪网"]) == "新闻标题"

@@ -39,7 +39,12 @@ from datetime import date, datetime
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from webseg.clean.titles import first_h1, headline_title, undo_double_utf8
+from webseg.clean.titles import (
+    first_h1,
+    headline_title,
+    undo_double_utf8,
+    without_site_name,
+)
 
 __all__ = ["Metadata", "base_href", "base_url", "canonical_url", "extract_metadata",
            "normalize_date", "scan_tags"]
@@ -936,6 +941,12 @@ def extract_metadata(html: str | None = None, page: Any = None, url: str | None 
         if headline:
             md.title = None
             md._set("title", headline, "page")
+        else:  # no headline to cut at: the site's name, when it ends the title, goes
+            site = [md.site_name] if md.site_name else []
+            if md.title:
+                md.title = without_site_name(md.title, site, _site_domain(url))
+            elif tag_title:
+                tag_title = without_site_name(tag_title, site, _site_domain(url))
     md._set("title", tag_title, "page")
     url_date = _url_date(url)
     if url_date and md.date_published and md.date_published[:10] != url_date \

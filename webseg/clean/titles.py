@@ -17,11 +17,14 @@ label, a date, a comment count or a breadcrumb. So, in order:
 3. one text node of the ``<h1>`` is a run of the declared title's parts and holds most of the
    heading's words, the rest being child elements (``<span>Sponsored by</span> Headline``,
    ``Site 〉 Section 〉 Headline``): that run of the declared title;
-4. the ``<h1>`` is the declared title in other punctuation (``'``/``’``), or a part of it
+4. the ``<h1>`` is the leading part of the ``<title>`` (``Headline - Site``) where the
+   structured title is another ("POLECAM: Headline", a social card's wording): the ``<h1>``;
+5. the ``<h1>`` is the declared title in other punctuation (``'``/``’``), or a part of it
    ("Arrival T-Shirt" of "Gymshark Arrival T-Shirt - Black"): the declared title;
-5. the ``<h1>`` shares at least half of its words with a declared title and that title at
+6. the ``<h1>`` shares at least half of its words with a declared title and that title at
    least half of its words with the ``<h1>``: the ``<h1>``;
-6. else the declared title.
+7. else the declared title, without the site's name when that ends it
+   (:func:`without_site_name`).
 
 Words are ``\\w+`` runs, case-folded; in scripts written without spaces (Chinese, Japanese,
 Thai, Lao, Khmer, Myanmar) every character counts as a word, and a dash or underscore
@@ -37,7 +40,8 @@ from typing import NamedTuple
 import lxml.etree
 import lxml.html
 
-__all__ = ["Heading", "first_h1", "headline_title", "loose", "undo_double_utf8"]
+__all__ = ["Heading", "first_h1", "headline_title", "loose", "undo_double_utf8",
+           "without_site_name"]
 
 #: Start tags whose attribute values may hold ``>`` (quoted values skipped whole).
 _H1_START = re.compile(r"<h1\b(?:[^>\"']|\"[^\"]*\"|'[^']*')*>", re.IGNORECASE)
@@ -224,6 +228,9 @@ def headline_title(title: str, h1: Heading | str | None, tag_title: str | None =
     part = _headline_piece(title, cuts, h1)
     if part is not None:  # the headline among labels or a breadcrumb in the h1
         return part or None
+    if tag_title and tag_title != title and any(
+            loose(tag_title[:start]) == lh for start, _ in _cuts(tag_title)):
+        return text  # the <title>'s headline part: two sources against the structured title
     if f" {lh} " in f" {loose(title)} ":
         return None  # a part of the fuller title ("Arrival T-Shirt" in "Gymshark Arrival...")
     if any(min(_shared(text, t), _shared(t, text)) >= MIN_SHARED for t in declared):
@@ -255,3 +262,34 @@ def _headline_piece(title: str, cuts: list[tuple[int, int]], h1: Heading) -> str
                     len(p.split()) for p in others if p != run):
                 return "" if (start, end) == (0, len(title)) else title[start:end].strip()
     return None
+
+
+def _names_domain(text: str, domain: str | None) -> bool:
+    """Whether ``text`` names the site of ``domain`` ("example.org"): it holds the domain
+    ("Workforce.com"), or its letters start with the domain's name ("REI Co-op" for rei.com,
+    "Newegg" for newegg.com; three letters at least)."""
+    if not domain:
+        return False
+    low = text.casefold()
+    if domain in low:
+        return True
+    name = domain.split(".")[0]
+    letters = "".join(c for c in low if c.isalnum())
+    return len(name) >= 3 and letters.startswith(name) if letters else False
+
+
+def without_site_name(title: str, site_names: list[str], domain: str | None = None) -> str:
+    """``title`` without its last part when that part is the site's name (``Headline |
+    Site``, ``Headline - Example.com``): one of ``site_names`` (``og:site_name``...) or a
+    name of ``domain`` (:func:`_names_domain`). Only the last part: "Headline | Section |
+    Site" keeps its section; a site's name in front ("Site | Headline") stays, as on a home
+    page it is the page's name."""
+    cuts = _cuts(title)
+    if not cuts:
+        return title
+    start, end = cuts[-1]
+    tail, head = title[end:].strip(), title[:start].rstrip()
+    if not tail or not _words(head):
+        return title
+    named = any(loose(tail) == loose(s) for s in site_names if s) or _names_domain(tail, domain)
+    return head if named else title
