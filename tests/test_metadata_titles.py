@@ -124,6 +124,12 @@ def test_headline_among_labels_in_the_h1_is_the_titles_run() -> None:
                                 "<a href='/'>uho優活健康網</a>&nbsp;〉<a href='?'>檢視火線新聞</a>"
                                 "&nbsp;〉春節全家出遊　別忘了「旅用護理包」"))
     assert md.title == "春節全家出遊 別忘了「旅用護理包」"
+    # a headline, its subtitle and a date: the headline (numbers are not the heading's words)
+    md = extract_metadata(_page("NR2.RU::: «Мистер Нет» возвращается в Кремль / Перезагрузке "
+                                "скоро наступит конец / 04.01.12 / Политика",
+                                "«Мистер Нет» возвращается в Кремль<br><span>Перезагрузке скоро "
+                                "наступит конец</span><span>04.01.12 15:59</span>"))
+    assert md.title == "«Мистер Нет» возвращается в Кремль"
     # one name split by markup is not a label and a name
     md = extract_metadata(_page("tokio - Rust", "Crate <a href='#'>tokio</a>"))
     assert md.title == "Crate tokio"

@@ -253,7 +253,8 @@ def _headline_piece(title: str, cuts: list[tuple[int, int]], h1: Heading) -> str
     # the heading's words, less those of pieces that are another part of the title (the
     # site's name at the head of a breadcrumb: "Site 〉 Section 〉 Headline")
     others = pieces & parts
-    n_words = len(_words(h1.text))
+    # numbers (a date, a comment count) are not the heading's words
+    n_words = sum(not w.isdigit() for w in _words(h1.text))
     for i in range(len(bounds) - 1):
         for j in range(len(bounds) - 1, i, -1):
             start, end = bounds[i][1], bounds[j][0]
