@@ -153,6 +153,9 @@ def test_first_h1_reads_as_a_reader_sees_it() -> None:
     assert text("<style>.x{color:red}</style>Name") == "Name"
     assert text("<svg></svg>") is None
     assert first_h1("<body><h1>No end") is None
+    assert text("<!-- a comment only -->") is None
+    assert text("x\ud800") == "x"  # a lone surrogate: left out, no exception
+    assert text("<b>" * 5000 + "deep") is None  # past the heading's span: no text, no error
     assert first_h1("<body><p>no heading</p></body>") is None
 
 
