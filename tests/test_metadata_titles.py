@@ -189,3 +189,18 @@ def test_site_name_ending_the_title_goes_without_a_headline_to_cut_at() -> None:
     assert without_site_name("| Acme", ["Acme"]) == "| Acme"  # nothing before it
     assert without_site_name("新闻标题_新浪网", [], "sina.com.cn") == "新闻标题_新浪网"
     assert without_site_name("新闻标题_新浪网", ["新浪网"]) == "新闻标题"
+
+
+def test_headline_from_a_page_without_source() -> None:
+    # a rendered URL or a saved page JSON: the Page's h1, joined as the writers join text
+    from webseg.clean.titles import page_h1
+    from webseg.parse import parse
+
+    page = parse(_page("Best Hiking Boots for Women in 2025 | Trail Co",
+                       "The Best <em>Hiking</em> Boots for W<b>omen</b>"))
+    assert page_h1(page).text == "The Best Hiking Boots for Women"
+    assert extract_metadata(page=page).title == "The Best Hiking Boots for Women"
+    page = parse("<html><head><title>GAME CHANGER | Newegg.com</title></head>"
+                 "<body><p>Text</p></body></html>")
+    assert page_h1(page) is None
+    assert extract_metadata(page=page, url="https://www.newegg.com/p").title == "GAME CHANGER"

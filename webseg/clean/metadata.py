@@ -42,6 +42,7 @@ from urllib.parse import urljoin, urlsplit
 from webseg.clean.titles import (
     first_h1,
     headline_title,
+    page_h1,
     undo_double_utf8,
     without_site_name,
 )
@@ -934,9 +935,10 @@ def extract_metadata(html: str | None = None, page: Any = None, url: str | None 
         md.title = None
         md.sources.pop("title", None)
     declared = md.title or tag_title
-    if declared and html:
+    if declared and (html or page is not None):
         # the visible headline over a title written for search engines (webseg.clean.titles)
-        headline = headline_title(declared, first_h1(html, _body_start(html)), tag_title,
+        h1 = first_h1(html, _body_start(html)) if html else page_h1(page)
+        headline = headline_title(declared, h1, tag_title,
                                   [md.site_name] if md.site_name else [], md._titles)
         if headline:
             md.title = None

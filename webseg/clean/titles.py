@@ -35,12 +35,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import lxml.etree
 import lxml.html
+import numpy as np
 
-__all__ = ["Heading", "first_h1", "headline_title", "loose", "undo_double_utf8",
+__all__ = ["Heading", "first_h1", "headline_title", "loose", "page_h1", "undo_double_utf8",
            "without_site_name"]
 
 #: Start tags whose attribute values may hold ``>`` (quoted values skipped whole).
@@ -121,6 +122,32 @@ def first_h1(html: str, start: int = 0) -> Heading | None:
             el.tail = " " + (el.tail or "")
     text = _display(root.text_content())
     return Heading(text, tuple(p for p in map(_display, pieces) if p)) if text else None
+
+
+def page_h1(page: Any) -> Heading | None:
+    """The first visible ``<h1>`` of a :class:`~webseg.page.Page` (a rendered URL, a saved
+    page JSON: no source at hand), its leaves joined as the text writers join them
+    (:func:`webseg.clean.layout.joints`: no space where the source has none, a space at
+    whitespace and blocks). None without one."""
+    from webseg.clean.layout import NONE, joints
+
+    start = page.body
+    h1 = next((i for i in range(start, page.n) if page.tag[i] == "h1"), None)
+    if h1 is None:
+        return None
+    leaves = page.text_leaves
+    lo, hi = np.searchsorted(leaves, [h1, page.subtree_end[h1]])
+    kept = leaves[lo:hi]
+    if not len(kept):
+        return None
+    sep, _, _ = joints(page, kept)
+    parts: list[str] = []
+    for k, j in enumerate(kept):
+        parts += [" "] if k and sep[k] != NONE else []
+        parts.append(page.text[j].strip())
+    text = _display("".join(parts))
+    pieces = tuple(p for p in (_display(page.text[j]) for j in kept) if p)
+    return Heading(text, pieces) if text else None
 
 
 def _display(text: str) -> str:
