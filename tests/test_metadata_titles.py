@@ -181,6 +181,7 @@ def test_site_name_ending_the_title_goes_without_a_headline_to_cut_at() -> None:
     md = extract_metadata(_page("GAME CHANGER | Newegg.com", "x"), url="https://www.newegg.com/p")
     assert md.title == "GAME CHANGER"
     assert without_site_name("Hiking Boots | REI Co-op", [], "rei.com") == "Hiking Boots"
+    assert without_site_name("Royal visit - The Sun", [], "the-sun.com") == "Royal visit"
     # only the last part; a section stays, and so does a name in front or another last part
     assert without_site_name("Jobs | News | Acme", ["Acme"]) == "Jobs | News"
     assert without_site_name("Acme | Jobs", ["Acme"]) == "Acme | Jobs"

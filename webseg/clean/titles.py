@@ -301,9 +301,9 @@ def _names_domain(text: str, domain: str | None) -> bool:
     low = text.casefold()
     if domain in low:
         return True
-    name = domain.split(".")[0]
+    name = "".join(c for c in domain.split(".")[0] if c.isalnum())  # "the-sun" -> "thesun"
     letters = "".join(c for c in low if c.isalnum())
-    return len(name) >= 3 and letters.startswith(name) if letters else False
+    return len(name) >= 3 and letters.startswith(name)
 
 
 def without_site_name(title: str, site_names: list[str], domain: str | None = None) -> str:
