@@ -146,6 +146,9 @@ def test_first_h1_reads_as_a_reader_sees_it() -> None:
     assert text("W<b>orld</b> news") == "World news"  # inline markup inside a word
     assert text("Top<br>Tools") == "Top Tools"
     assert text("Title<span>Copy</span><button>Copy item path</button>") == "TitleCopy"
+    hidden = first_h1("<body><h1>Crate tokio<button><span>Copy item path</span></button>"
+                      "</h1></body>")
+    assert hidden is not None and hidden.pieces == ("Crate tokio",)  # nothing hidden
     assert text('<span aria-hidden="true">The product</span>The product system') \
         == "The product system"
     assert text("Logging HOWTO<a class='headerlink' href='#x'>¶</a>") == "Logging HOWTO"

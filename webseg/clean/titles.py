@@ -107,17 +107,16 @@ def first_h1(html: str, start: int = 0) -> Heading | None:
                                              parser=_PARSER)
     except (ValueError, lxml.etree.ParserError):
         return None
+    for el in [e for e in root.iterdescendants() if isinstance(e.tag, str) and (
+            e.tag.lower() in _NOT_TEXT or e.get("aria-hidden") == "true"
+            or e.get("hidden") is not None or _HIDDEN_STYLE.search(e.get("style") or ""))]:
+        el.drop_tree()  # its tail (the text after it) stays
     pieces: list[str] = []
-    for el in list(root.iterdescendants()):
-        if not isinstance(el.tag, str) or el.getparent() is None:
-            continue  # an entity; or inside an element already dropped
-        tag = el.tag.lower()
-        if tag in _NOT_TEXT or el.get("aria-hidden") == "true" or el.get("hidden") is not None \
-                or _HIDDEN_STYLE.search(el.get("style") or ""):
-            el.drop_tree()
+    for el in root.iterdescendants():
+        if not isinstance(el.tag, str):
             continue
         pieces += [t for t in (el.text, el.tail) if t and t.strip()]
-        if tag in _BREAKS:
+        if el.tag.lower() in _BREAKS:
             el.text = " " + (el.text or "")
             el.tail = " " + (el.tail or "")
     text = _display(root.text_content())
