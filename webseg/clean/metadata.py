@@ -39,6 +39,14 @@ from datetime import date, datetime
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from webseg.clean.titles import (
+    first_h1,
+    headline_title,
+    page_h1,
+    undo_double_utf8,
+    without_site_name,
+)
+
 __all__ = ["Metadata", "base_href", "base_url", "canonical_url", "extract_metadata",
            "normalize_date", "scan_tags"]
 
@@ -170,6 +178,9 @@ class Metadata:
     #: ``<base href>`` as written (resolve with :func:`base_url`).
     base_href: str | None = None
     sources: dict[str, str] = field(default_factory=dict)
+    #: Every declared title found (JSON-LD ``headline``, ``og:title``...): the visible
+    #: headline is checked against each.
+    _titles: list[str] = field(default_factory=list, repr=False)
     #: Organisations JSON-LD names as the author (used when no person is found).
     _orgs: list[str] = field(default_factory=list, repr=False)
     #: The site's owner and publisher as meta tags name them (``owner``, ``publisher``): a
@@ -186,6 +197,8 @@ class Metadata:
 
     def _set(self, name: str, value: Any, source: str) -> None:
         """Set ``name`` unless it already has a value (sources are tried best first)."""
+        if name == "title" and value:
+            self._titles.append(value)
         if value in (None, "", []) or getattr(self, name) not in (None, "", []):
             return
         setattr(self, name, value)
@@ -194,8 +207,8 @@ class Metadata:
 
 # ------------------------------------------------------------------ helpers
 def _clean(s: Any, limit: int = 1000) -> str | None:
-    """A display string: entities decoded (twice-escaped ones too: ``&amp;#8230;``),
-    whitespace collapsed, None when empty."""
+    """A display string: entities decoded (twice-escaped ones too: ``&amp;#8230;``), UTF-8
+    read as Latin-1 read again, whitespace collapsed, None when empty."""
     if s is None:
         return None
     if not isinstance(s, str):
@@ -204,7 +217,7 @@ def _clean(s: Any, limit: int = 1000) -> str | None:
         s = htmllib.unescape(s)
         if "&" in s and re.search(r"&#?\w+;", s):
             s = htmllib.unescape(s)
-    s = " ".join(s.split())[:limit]
+    s = " ".join(undo_double_utf8(s).split())[:limit]
     return s or None
 
 
@@ -768,36 +781,6 @@ def _worse_title(title: str, tag_title: str, site_name: str | None) -> bool:
             and tag_title.casefold().startswith(stem) and len(tag_title) > len(stem))
 
 
-#: Characters that join a headline and the site's name in a ``<title>``.
-_TITLE_SEPARATORS = "-–—|:·»«/•~"
-
-
-_H1_START = re.compile(r"<h1\b[^>]*>", re.IGNORECASE)
-
-
-def _first_h1(html: str) -> str | None:
-    """The text of the body's first ``<h1>`` (tags removed, not spaced: inline markup sits
-    inside words), None without one."""
-    m = _H1_START.search(html, _body_start(html))
-    if not m:
-        return None
-    chunk = html[m.end():m.end() + 1000]
-    end = re.search(r"</h1\s*>", chunk, re.IGNORECASE)
-    return _clean(_TAGS_IN.sub("", chunk[:end.start()]), 500) if end else None
-
-
-def _headline_in_title(tag_title: str, h1: str | None) -> str | None:
-    """The page's headline when the ``<title>`` is that headline followed by the site's name
-    (or section, keywords) after a separator (``Headline - Site``, ``Headline | Section``): a
-    reader's title is the headline alone. None when the ``<title>`` is not built that way.
-    Only the headline-first form: when the first ``<h1>`` ends a ``Section - Name`` title it
-    is, on documentation and forum pages, the site's name in the page's banner."""
-    if not h1 or len(h1) < 4 or h1 == tag_title or not tag_title.startswith(h1):
-        return None
-    rest = tag_title[len(h1):].lstrip()
-    return h1 if rest[:1] and rest[:1] in _TITLE_SEPARATORS else None
-
-
 def _page_title(page: Any) -> str | None:
     return _clean(getattr(page, "title", None), 500) if page is not None else None
 
@@ -951,8 +934,21 @@ def extract_metadata(html: str | None = None, page: Any = None, url: str | None 
     if md.title and tag_title and _worse_title(md.title, tag_title, md.site_name):
         md.title = None
         md.sources.pop("title", None)
-    if md.title is None and tag_title and html:
-        tag_title = _headline_in_title(tag_title, _first_h1(html)) or tag_title
+    declared = md.title or tag_title
+    if declared and (html or page is not None):
+        # the visible headline over a title written for search engines (webseg.clean.titles)
+        h1 = first_h1(html, _body_start(html)) if html else page_h1(page)
+        headline = headline_title(declared, h1, tag_title,
+                                  [md.site_name] if md.site_name else [], md._titles)
+        if headline:
+            md.title = None
+            md._set("title", headline, "page")
+        else:  # no headline to cut at: the site's name, when it ends the title, goes
+            site = [md.site_name] if md.site_name else []
+            if md.title:
+                md.title = without_site_name(md.title, site, _site_domain(url))
+            elif tag_title:
+                tag_title = without_site_name(tag_title, site, _site_domain(url))
     md._set("title", tag_title, "page")
     url_date = _url_date(url)
     if url_date and md.date_published and md.date_published[:10] != url_date \

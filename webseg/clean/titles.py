@@ -1,0 +1,322 @@
+"""The page's title as a reader sees it: the visible headline (the first ``<h1>``) when it is
+the page's headline, else the declared title (JSON-LD ``headline``, ``og:title``..., else the
+``<title>``), without the site's name.
+
+Why the headline: declared titles are written for search engines and social cards ("Top 11
+SEO Strategies for 2025 | LuccaAM", "Using Machine Learning To Personalize Shopping
+Experiences") and often differ from the headline the page shows ("How Machine Learning
+Personalizes Ecommerce Shopping Experiences"). But the first ``<h1>`` is not always the
+headline: it is the site's name in a banner ("The Rust Programming Language", "Cory
+Dransfeldt"), a section ("Our BLOG"), a search box's label; or it holds the headline among a
+label, a date, a comment count or a breadcrumb. So, in order:
+
+1. the ``<h1>`` is the leading part of the declared title (``Headline | Site``, ``Headline -
+   Section - Site``, ``Headline (Forum)``): the declared title cut there, in its own spelling;
+2. the ``<h1>`` is the site's name (``og:site_name``, a domain) or the name part of a
+   declared title (``Headline - Site Name``): the declared title;
+3. one text node of the ``<h1>`` is a run of the declared title's parts and holds most of the
+   heading's words, the rest being child elements (``<span>Sponsored by</span> Headline``,
+   ``Site 〉 Section 〉 Headline``): that run of the declared title;
+4. the ``<h1>`` is the leading part of the ``<title>`` (``Headline - Site``) where the
+   structured title is another ("POLECAM: Headline", a social card's wording): the ``<h1>``;
+5. the ``<h1>`` is the declared title in other punctuation (``'``/``’``), or a part of it
+   ("Arrival T-Shirt" of "Gymshark Arrival T-Shirt - Black"): the declared title;
+6. the ``<h1>`` shares at least half of its words with a declared title and that title at
+   least half of its words with the ``<h1>``: the ``<h1>``;
+7. else the declared title, without the site's name when that ends it
+   (:func:`without_site_name`).
+
+Words are ``\\w+`` runs, case-folded; in scripts written without spaces (Chinese, Japanese,
+Thai, Lao, Khmer, Myanmar) every character counts as a word, and a dash or underscore
+touching a CJK character separates a title's parts (``标题-新闻频道-和讯网``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any, NamedTuple
+
+import lxml.etree
+import lxml.html
+import numpy as np
+
+__all__ = ["Heading", "first_h1", "headline_title", "loose", "page_h1", "undo_double_utf8",
+           "without_site_name"]
+
+#: Start tags whose attribute values may hold ``>`` (quoted values skipped whole).
+_H1_START = re.compile(r"<h1\b(?:[^>\"']|\"[^\"]*\"|'[^']*')*>", re.IGNORECASE)
+_H1_END = re.compile(r"</h1\s*>", re.IGNORECASE)
+#: Elements inside a heading whose text is not the heading's: scripts, styles, icons, the
+#: buttons some sites put there ("Copy item path").
+_NOT_TEXT = frozenset({"script", "style", "svg", "button", "template", "noscript", "select"})
+#: Elements that separate words where they stand (a line break, a block inside the heading).
+_BREAKS = frozenset({"br", "div", "p", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6",
+                     "section", "header", "table", "tr", "td", "th", "dd", "dt", "dl",
+                     "blockquote", "figure", "figcaption"})
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+_PARSER = lxml.html.HTMLParser(remove_comments=True, remove_pis=True)
+#: How much source after ``<h1>`` is read for its text (a heading full of markup is long).
+_H1_SPAN = 3000
+
+#: Where a ``<title>`` joins its parts: a bar anywhere (``a|b``, full-width ``｜``, ``〉``);
+#: a dash, bullet, slash, guillemet, tilde or ``::`` after a space (``Headline - Site``; not
+#: the hyphen inside ``T-Shirt`` nor the colon of ``Topic: subtitle``, which belongs to the
+#: headline); two colons or more before a space (``Site::: Headline``, not ``tokio::runtime``); a
+#: bracket after a space (``Headline (Forum name)``); a dash or underscore
+#: touching a CJK character (``标题-新闻频道-和讯网``, ``标题_新闻中心``), where titles put
+#: no spaces.
+_SEPARATOR = re.compile(r"\s*[|｜〉]\s*|\s+(?:[-–—·•/»«~⋆›>]|::)\s*|:{2,}\s+|\s+(?=[(\[])"
+                        r"|(?<=[\u3000-\u9fff\uff00-\uffef])[-_－–—]+"
+                        r"|[-_－–—]+(?=[\u3000-\u9fff\uff00-\uffef])")
+#: Scripts written without spaces between words: every character is a word.
+_UNSPACED = re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf"
+                       r"\u4e00-\u9fff\uf900-\ufaff]")
+_WORD = re.compile(r"\w+")
+_PUNCT_MAP = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-"})
+_DOMAIN = re.compile(r"(?:[\w-]+\.)+[a-z]{2,}")
+#: The least share of words a headline and a declared title must have in common, both ways.
+MIN_SHARED = 0.5
+
+
+class Heading(NamedTuple):
+    """A heading's text as a reader sees it, and its text nodes one by one (the headline
+    apart from a label, a date or a breadcrumb in child elements)."""
+
+    text: str
+    pieces: tuple[str, ...]
+
+
+def first_h1(html: str, start: int = 0) -> Heading | None:
+    """The first ``<h1>`` from ``start`` (the body's start) as a reader sees it: not spaced at
+    inline markup (``W<b>orld</b>``), spaced at line breaks and blocks; scripts, styles,
+    icons, buttons and hidden elements (``aria-hidden``, ``hidden``, ``display: none``: an
+    animation's copy of the words) left out; private-use characters (icon fonts) and a
+    trailing pilcrow (a documentation page's anchor link, ``Title¶``) dropped. None without
+    an ``<h1>`` or when it holds no text. Only the heading's few thousand characters are
+    parsed (``lxml``), not the page."""
+    m = _H1_START.search(html, start)
+    if not m:
+        return None
+    end = _H1_END.search(html, m.end(), m.end() + _H1_SPAN)
+    if not end:
+        return None
+    try:
+        # in a wrapper: the parser closes the h1 at a block inside it (<h1><p>Auth</p></h1>)
+        root = lxml.html.fragment_fromstring(html[m.start():end.end()], create_parent="div",
+                                             parser=_PARSER)
+    except (ValueError, lxml.etree.ParserError):
+        return None
+    for el in [e for e in root.iterdescendants() if isinstance(e.tag, str) and (
+            e.tag.lower() in _NOT_TEXT or e.get("aria-hidden") == "true"
+            or e.get("hidden") is not None or _HIDDEN_STYLE.search(e.get("style") or ""))]:
+        el.drop_tree()  # its tail (the text after it) stays
+    pieces: list[str] = []
+    for el in root.iterdescendants():
+        if not isinstance(el.tag, str):
+            continue
+        pieces += [t for t in (el.text, el.tail) if t and t.strip()]
+        if el.tag.lower() in _BREAKS:
+            el.text = " " + (el.text or "")
+            el.tail = " " + (el.tail or "")
+    text = _display(root.text_content())
+    return Heading(text, tuple(p for p in map(_display, pieces) if p)) if text else None
+
+
+def page_h1(page: Any) -> Heading | None:
+    """The first visible ``<h1>`` of a :class:`~webseg.page.Page` (a rendered URL, a saved
+    page JSON: no source at hand), its leaves joined as the text writers join them
+    (:func:`webseg.clean.layout.joints`: no space where the source has none, a space at
+    whitespace and blocks). None without one."""
+    from webseg.clean.layout import NONE, joints
+
+    start = page.body
+    h1 = next((i for i in range(start, page.n) if page.tag[i] == "h1"), None)
+    if h1 is None:
+        return None
+    leaves = page.text_leaves
+    lo, hi = np.searchsorted(leaves, [h1, page.subtree_end[h1]])
+    kept = leaves[lo:hi]
+    if not len(kept):
+        return None
+    sep, _, _ = joints(page, kept)
+    parts: list[str] = []
+    for k, j in enumerate(kept):
+        parts += [" "] if k and sep[k] != NONE else []
+        parts.append(page.text[j].strip())
+    text = _display("".join(parts))
+    pieces = tuple(p for p in (_display(page.text[j]) for j in kept) if p)
+    return Heading(text, pieces) if text else None
+
+
+def _display(text: str) -> str:
+    """Heading text for display: double-encoded UTF-8 read again, private-use characters
+    dropped, whitespace collapsed, a trailing pilcrow dropped, at most 500 characters."""
+    text = undo_double_utf8(text)
+    text = "".join(c for c in text if unicodedata.category(c) != "Co")
+    return " ".join(text.split()).rstrip("¶ ")[:500]
+
+
+#: C1 control characters: never in text, always in UTF-8 read as Latin-1 (``’`` as
+#: ``â\x80\x99``).
+_C1 = re.compile(r"[\u0080-\u009f]")
+#: A UTF-8 sequence's bytes read as Latin-1 characters: a lead byte and continuation bytes.
+_LATIN1_UTF8 = re.compile(r"[\u00c2-\u00f4][\u0080-\u00bf]{1,3}")
+
+
+def undo_double_utf8(s: str) -> str:
+    """``s`` with UTF-8 that was read as Latin-1 read again (``Investorâ\x80\x99s`` ->
+    ``Investor’s``), when ``s`` holds a C1 control character, the sure sign of it (pages saved
+    twice encoded show these in their title and headline); else ``s`` unchanged. Each
+    sequence that does not decode is left as it is."""
+    if not _C1.search(s):
+        return s
+
+    def one(m: re.Match[str]) -> str:
+        try:
+            return m.group(0).encode("latin-1").decode("utf-8")
+        except UnicodeError:
+            return m.group(0)
+
+    return _LATIN1_UTF8.sub(one, s)
+
+
+def loose(s: str) -> str:
+    """``s`` case-folded, with its words only (punctuation and quotes' shapes do not count):
+    what two spellings of one title share."""
+    return " ".join(_words(s))
+
+
+def _words(s: str) -> list[str]:
+    out: list[str] = []
+    for w in _WORD.findall(s.translate(_PUNCT_MAP).casefold()):
+        if _UNSPACED.search(w):
+            out.extend(w)
+        else:
+            out.append(w)
+    return out
+
+
+def _shared(a: str, b: str) -> float:
+    """The share of ``a``'s words that are also ``b``'s."""
+    wa, wb = _words(a), set(_words(b))
+    return sum(w in wb for w in wa) / len(wa) if wa else 0.0
+
+
+def _cuts(title: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of every separator in ``title``."""
+    return [(m.start(), m.end()) for m in _SEPARATOR.finditer(title) if m.start() > 0]
+
+
+def _names_site(text: str, site_names: list[str]) -> bool:
+    """Whether ``text`` is the site's name: one of ``site_names`` or a domain
+    (``davidbau.com``)."""
+    lt = loose(text)
+    return any(lt == loose(s) for s in site_names if s) \
+        or bool(_DOMAIN.fullmatch(text.strip().casefold()))
+
+
+def _banner(h1: str, title: str) -> bool:
+    """Whether ``h1`` is the name part of ``title`` (``Headline - Site Name``): its words are
+    all after the title's first separator and fewer than half are in the part before it (the
+    site's name in the page's banner: "The Rust Programming Language", "Onet.pl Ciekawostki
+    naukowe" for "... - Ciekawostki naukowe w Onet.pl")."""
+    cuts = _cuts(title)
+    if not cuts:
+        return False
+    head, tail = title[:cuts[0][0]], title[cuts[0][1]:]
+    return _shared(h1, tail) == 1.0 and _shared(h1, head) < MIN_SHARED
+
+
+def headline_title(title: str, h1: Heading | str | None, tag_title: str | None = None,
+                   site_names: list[str] | None = None, others: list[str] | None = None
+                   ) -> str | None:
+    """The reader's title for a page whose declared title is ``title`` (structured, else the
+    ``<title>``), whose first ``<h1>`` is ``h1`` and whose ``<title>`` is ``tag_title``;
+    ``others`` are further declared titles (``og:title``, JSON-LD ``headline``) the ``<h1>``
+    may agree with. Returns the headline (``title`` cut before the site's name, or the
+    ``<h1>``), or None to keep ``title`` (module docstring)."""
+    if isinstance(h1, str):
+        h1 = Heading(h1, (h1,))
+    if not h1:
+        return None
+    text = h1.text
+    lh = loose(text)
+    if not lh or lh == loose(title) or _names_site(text, site_names or []):
+        return None
+    cuts = _cuts(title)
+    for start, _ in cuts:  # "Headline | Site": the title's own spelling, cut
+        if loose(title[:start]) == lh:
+            return title[:start].rstrip()
+    declared = [t for t in (title, tag_title, *(others or [])) if t]
+    if any(_banner(text, t) for t in declared):
+        return None
+    part = _headline_piece(title, cuts, h1)
+    if part is not None:  # the headline among labels or a breadcrumb in the h1
+        return part or None
+    if tag_title and tag_title != title and any(
+            loose(tag_title[:start]) == lh for start, _ in _cuts(tag_title)):
+        return text  # the <title>'s headline part: two sources against the structured title
+    if f" {lh} " in f" {loose(title)} ":
+        return None  # a part of the fuller title ("Arrival T-Shirt" in "Gymshark Arrival...")
+    if any(min(_shared(text, t), _shared(t, text)) >= MIN_SHARED for t in declared):
+        return text
+    return None
+
+
+def _headline_piece(title: str, cuts: list[tuple[int, int]], h1: Heading) -> str | None:
+    """When one text node of the ``<h1>`` is the title, or a run of the title's parts between
+    separators, and the ``<h1>`` holds more (a label, a date, a comment count or a breadcrumb
+    in child elements: ``<h1><span>Sponsored by</span> Headline</h1>``, ``Headline <a>Comments:
+    45</a>``), that run of the title ("" for the whole title: keep it); else None. The run
+    must hold most of the heading's words (``Crate <a>tokio</a>`` is one name, not a label
+    and a name)."""
+    if len(h1.pieces) < 2:
+        return None
+    pieces = {loose(p) for p in h1.pieces} - {""}
+    bounds = [(0, 0), *cuts, (len(title), len(title))]
+    parts = {loose(title[a[1]:b[0]]) for a, b in zip(bounds, bounds[1:], strict=False)}
+    # the heading's words, less those of pieces that are another part of the title (the
+    # site's name at the head of a breadcrumb: "Site 〉 Section 〉 Headline")
+    others = pieces & parts
+    # numbers (a date, a comment count) are not the heading's words
+    n_words = sum(not w.isdigit() for w in _words(h1.text))
+    for i in range(len(bounds) - 1):
+        for j in range(len(bounds) - 1, i, -1):
+            start, end = bounds[i][1], bounds[j][0]
+            run = loose(title[start:end]) if start < end else ""
+            if run in pieces and 2 * len(run.split()) > n_words - sum(  # most of the heading
+                    len(p.split()) for p in others if p != run):
+                return "" if (start, end) == (0, len(title)) else title[start:end].strip()
+    return None
+
+
+def _names_domain(text: str, domain: str | None) -> bool:
+    """Whether ``text`` names the site of ``domain`` ("example.org"): it holds the domain
+    ("Workforce.com"), or its letters start with the domain's name ("REI Co-op" for rei.com,
+    "Newegg" for newegg.com; three letters at least)."""
+    if not domain:
+        return False
+    low = text.casefold()
+    if domain in low:
+        return True
+    name = "".join(c for c in domain.split(".")[0] if c.isalnum())  # "the-sun" -> "thesun"
+    letters = "".join(c for c in low if c.isalnum())
+    return len(name) >= 3 and letters.startswith(name)
+
+
+def without_site_name(title: str, site_names: list[str], domain: str | None = None) -> str:
+    """``title`` without its last part when that part is the site's name (``Headline |
+    Site``, ``Headline - Example.com``): one of ``site_names`` (``og:site_name``...) or a
+    name of ``domain`` (:func:`_names_domain`). Only the last part: "Headline | Section |
+    Site" keeps its section; a site's name in front ("Site | Headline") stays, as on a home
+    page it is the page's name."""
+    cuts = _cuts(title)
+    if not cuts:
+        return title
+    start, end = cuts[-1]
+    tail, head = title[end:].strip(), title[:start].rstrip()
+    if not tail or not _words(head):
+        return title
+    named = any(loose(tail) == loose(s) for s in site_names if s) or _names_domain(tail, domain)
+    return head if named else title
