@@ -332,12 +332,36 @@ def _warc_records(stream: BinaryIO, name: str, seen: dict[str, int]) -> Iterator
             rid = f"{name}#{max(it.get_record_offset(), 0)}"
             advance()
             yield InputRecord(id=rid, url=url, kind="warc", warc=facts, **page)
+        tail = _unread_tail(stream, offset)
+        if tail:
+            yield InputRecord(id=f"{name}#{offset}", url=None, source=None, kind="warc",
+                              error=f"read: WARC truncated: the {tail} bytes after offset "
+                                    f"{offset} hold no complete record")
     except ArchiveLoadFailed as e:
         if "non-chunked gzip" in str(e):
             raise _NotChunked(offset) from None
         yield _unreadable(name, offset, e)
     except (OSError, EOFError, ValueError, zlib.error) as e:
         yield _unreadable(name, offset, e)
+
+
+def _unread_tail(stream: BinaryIO, offset: int) -> int:
+    """Bytes of a seekable file after the last record read that are not blank padding.
+
+    A gzip WARC cut inside a member's first bytes decompresses to nothing, so warcio ends
+    its iteration as if the file were whole: only comparing the file's size with where the
+    last record ended shows the lost records. Streams that cannot seek (stdin, a gzip
+    stream read through a decompressor) report 0: their size is unknown.
+    """
+    try:
+        end = stream.seek(0, 2)
+        if end <= offset:
+            return 0
+        stream.seek(offset)
+        head = stream.read(4096)
+    except (OSError, AttributeError, ValueError):
+        return 0
+    return 0 if not head.strip(b"\r\n\t \x00") and end - offset <= len(head) else end - offset
 
 
 def _missing(record: Any) -> int:
