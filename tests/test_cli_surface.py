@@ -155,8 +155,17 @@ def test_good_param_values_pass_the_check() -> None:
     from webseg.cli import _make_segmenter
 
     assert _make_segmenter("dom", ("max_depth=3",)).max_depth == 3
-    with pytest.raises(click.UsageError, match="unexpected keyword.*parameters: max_depth"):
+    with pytest.raises(click.UsageError, match="-p nope: dom has no such parameter; its "
+                                               "parameters: max_depth"):
         _make_segmenter("dom", ("nope=1",))
+
+
+def test_a_parameter_the_default_segmenter_lacks_is_named_not_a_python_error() -> None:
+    res = run("segment", FIXTURES / "news.html", "-p", "max_depth=3")  # default: select
+    assert res.exit_code == 2
+    assert "-p max_depth: select has no such parameter" in res.output, res.output
+    assert "__init__" not in res.output and "unexpected keyword" not in res.output
+    assert "--algo dom -p max_depth=3" in " ".join(run("segment", "--help").output.split())
 
 
 def test_progress_is_plain_lines_off_a_terminal_and_silent_when_asked() -> None:

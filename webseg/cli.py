@@ -250,6 +250,12 @@ def algos() -> None:
         click.echo(f"{name:16s} {'layout   ' if bound else 'no layout'}  {desc}")
 
 
+#: -p of segment and show: each segmenter has its own parameters (the default, select, has
+#: none of the tree segmenters' ones), so the example names the segmenter it is for
+_PARAM_HELP = ("Segmenter parameter (repeatable), e.g. --algo dom -p max_depth=3; an unknown "
+               "name is refused with the segmenter's list.")
+
+
 @main.command()
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("-o", "--output", help="Output file (one input) or directory (several inputs). "
@@ -322,7 +328,7 @@ def _report(rec: Any, err: Any) -> int:
 @click.option("--algo", "-a", default=DEFAULT_SEGMENTER, show_default=True,
               help="Segmenter (webseg algos).")
 @click.option("--param", "-p", multiple=True, metavar="KEY=VALUE",
-              help="Segmenter hyper-parameter (repeatable), e.g. -p max_depth=3.")
+              help=_PARAM_HELP)
 @click.option("-o", "--output", help="Output file (one input) or directory (several).")
 @click.option("-c", "--concurrency", default=3, show_default=True, help="Pages rendered at once.")
 @click.option("--no-render", "no_render", is_flag=True,
@@ -424,22 +430,33 @@ def _make_segmenter(algo: str, params: tuple[str, ...]) -> Any:
     except KeyError as e:
         raise click.UsageError(str(e.args[0])) from None
     except TypeError as e:
+        names = _param_names(algo)
+        unknown = [k for k in kwargs if names is not None and k not in names]
+        if unknown:  # the common mistake: say which name, not Python's __init__ message
+            takes = f"its parameters: {', '.join(names)}" if names else "it takes none"
+            raise click.UsageError(f"-p {unknown[0]}: {algo} has no such parameter; "
+                                   f"{takes}") from None
         raise click.UsageError(f"bad parameter for {algo}: {e}{_known_params(algo)}") from None
     _check_param_types(algo, seg, kwargs)
     return seg
 
 
-def _known_params(algo: str) -> str:
-    """``"; parameters: a, b"`` for a dataclass segmenter (what ``-p`` accepts), else ``""``."""
+def _param_names(algo: str) -> list[str] | None:
+    """What ``-p`` accepts for a dataclass segmenter; None when the segmenter does not say."""
     import dataclasses
 
     from webseg.segmenters.base import _REGISTRY
 
     factory = _REGISTRY.get(algo, (None,))[0]
     if not dataclasses.is_dataclass(factory):
-        return ""
-    names = [f.name for f in dataclasses.fields(factory)
-             if f.init and not f.name.startswith("_") and f.name not in ("name", "needs_layout")]
+        return None
+    return [f.name for f in dataclasses.fields(factory)
+            if f.init and not f.name.startswith("_") and f.name not in ("name", "needs_layout")]
+
+
+def _known_params(algo: str) -> str:
+    """``"; parameters: a, b"`` for a dataclass segmenter (what ``-p`` accepts), else ``""``."""
+    names = _param_names(algo)
     return f"; parameters: {', '.join(names)}" if names else ""
 
 
@@ -480,7 +497,7 @@ def _check_param_types(algo: str, seg: Any, kwargs: dict[str, Any]) -> None:
 @click.argument("input")
 @click.option("--algo", "-a", default=DEFAULT_SEGMENTER, show_default=True,
               help="Segmenter (webseg algos).")
-@click.option("--param", "-p", multiple=True, metavar="KEY=VALUE", help="Hyper-parameter.")
+@click.option("--param", "-p", multiple=True, metavar="KEY=VALUE", help=_PARAM_HELP)
 @click.option("-o", "--output", required=True, help="PNG file to write.")
 @click.option("--max-height", default=6000, show_default=True,
               help="Crop the screenshot to this many pixels (very long pages).")
