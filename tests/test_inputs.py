@@ -211,3 +211,23 @@ def test_blank_padding_after_the_last_record_is_not_truncation(tmp_path: Path) -
     plain.write_bytes(gzip.decompress(whole.read_bytes()) + b"\r\n\r\n")
     recs = list(iter_inputs([plain]))
     assert recs and all(r.error is None for r in recs)
+
+
+def test_a_directory_without_pages_is_an_error_record_not_an_empty_run(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("not a page", encoding="utf-8")
+    (recs,) = [list(iter_inputs([tmp_path]))]
+    assert len(recs) == 1 and recs[0].id == str(tmp_path) and not recs[0].skipped
+    assert "no pages in this directory" in (recs[0].error or "")
+    assert "1 other file" in (recs[0].error or "")
+    (tmp_path / "a.html").write_bytes(b"<p>a page</p>")
+    assert [r.error for r in iter_inputs([tmp_path])] == [None]
+
+
+def test_clean_of_a_directory_without_pages_says_so_and_exits_1(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from webseg.cli import main
+
+    r = CliRunner().invoke(main, ["clean", str(tmp_path), "--no-render"])
+    assert r.exit_code == 1, r.output
+    assert "no pages in this directory" in r.output and "no files at all" in r.output

@@ -656,7 +656,8 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
     records: list[InputRecord] = list(_records(inputs))
     if not records:
         raise click.UsageError("no pages found in the inputs")
-    many = len(records) > 1 or Path(inputs[0]).is_dir()
+    # a directory is a batch even with one page; one that holds no page is one error line
+    many = len(records) > 1 or (Path(inputs[0]).is_dir() and records[0].error is None)
     if page_url is not None:
         if many:
             raise click.UsageError("--url names the address of one page; give one input")

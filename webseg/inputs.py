@@ -155,8 +155,10 @@ def iter_inputs(paths: Sequence[str | Path], counts: dict[str, int] | None = Non
     * an http(s) URL;
     * any other existing file is taken as one HTML page.
 
-    A path that does not exist becomes an error record. ``counts``, when given, receives the
-    number of WARC records of each type read (``warcinfo``, ``request``, ``response``...).
+    A path that does not exist becomes an error record, and so does a directory holding no
+    page or WARC file (it would otherwise give an empty, successful run). ``counts``, when
+    given, receives the number of WARC records of each type read (``warcinfo``, ``request``,
+    ``response``...).
     """
     for arg in paths:
         s = str(arg)
@@ -165,12 +167,20 @@ def iter_inputs(paths: Sequence[str | Path], counts: dict[str, int] | None = Non
             continue
         p = Path(s)
         if p.is_dir():
+            found, others = False, 0
             for f in sorted(q for q in p.rglob("*") if q.is_file()):
                 name = f.name.lower()
                 if name.endswith(WARC_SUFFIXES):
+                    found = True
                     yield from iter_warc(f, counts)
                 elif name.endswith(HTML_SUFFIXES):
+                    found = True
                     yield InputRecord(id=str(f), url=None, source=f, kind="file")
+                else:
+                    others += 1
+            if not found:  # said, not passed over: an empty result must say why
+                yield InputRecord(id=s, url=None, source=None, kind="file",
+                                  error=_no_pages_in_dir(others))
         elif p.is_file():
             name = p.name.lower()
             if name.endswith(WARC_SUFFIXES):
@@ -200,6 +210,12 @@ def _iter_url_list(path: Path) -> Iterator[InputRecord]:
         else:
             yield InputRecord(id=f"{path}:{n}", url=None, source=None, kind="url",
                               error=f"read: not an http(s) URL: {line[:200]!r}")
+
+
+def _no_pages_in_dir(others: int) -> str:
+    what = f"{others} other file{'s' if others != 1 else ''}" if others else "no files at all"
+    return (f"read: no pages in this directory: no {', '.join(HTML_SUFFIXES)} or "
+            f"{', '.join(WARC_SUFFIXES)} file under it ({what})")
 
 
 def iter_warc(path: str | Path, counts: dict[str, int] | None = None
