@@ -217,3 +217,10 @@ def test_clean_old_flags_warn(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert "--algo is renamed --method" in res.output and "--html is --format html" in res.output
     assert "<html" in res.output.lower()
+
+
+def test_one_warc_of_many_pages_is_named_in_the_need_o_error() -> None:
+    warc = Path(__file__).parents[1] / "examples" / "crawl.warc.gz"
+    res = run("clean", warc, "--no-render")
+    assert res.exit_code == 2
+    assert f"{warc} holds several pages: they need -o DIRECTORY" in res.output, res.output

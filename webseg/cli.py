@@ -57,6 +57,14 @@ def _check_inputs(inputs: tuple[str, ...]) -> None:
         raise click.UsageError(f"no such file or directory: {a}")
 
 
+def _several(inputs: tuple[str, ...]) -> str:
+    """The subject of the "need -o" usage error: one WARC or directory given is not "several
+    inputs" to the user who typed one name, so it is named with what it holds."""
+    if len(inputs) == 1:
+        return f"{inputs[0]} holds several pages: they"
+    return "several inputs"
+
+
 def _split_record(arg: str) -> tuple[str, str | None]:
     """``crawl.warc.gz#784`` -> (``crawl.warc.gz``, the record id); other args unchanged."""
     from webseg.inputs import WARC_SUFFIXES
@@ -275,7 +283,7 @@ def render(inputs: tuple[str, ...], output: str | None, concurrency: int, timeou
     _check_inputs(inputs)
     many, records = _peek_many(_records(inputs))
     if many and not output:
-        raise click.UsageError("several inputs need -o DIRECTORY")
+        raise click.UsageError(f"{_several(inputs)} need -o DIRECTORY")
     failed = 0
     names = _names(output if many else None)
     for rec, page, err in _pages(records, _render_options(timeout, javascript, max_nodes),
@@ -376,7 +384,7 @@ def _batch(inputs: tuple[str, ...], output: str | None, suffix: str, run: Any, s
     _check_inputs(inputs)
     many, records = _peek_many(_records(inputs))
     if many and not output:
-        raise click.UsageError("several inputs need -o DIRECTORY (or -o FILE.jsonl)")
+        raise click.UsageError(f"{_several(inputs)} need -o DIRECTORY (or -o FILE.jsonl)")
     lines = _jsonl_sink(output)
     failed = 0
     names = _names(output if many and lines is None else None)
@@ -665,8 +673,8 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
             raise click.UsageError(f"--url must be an http(s) or file URL, not {page_url!r}")
     json_lines = to_jsonl or (many and not output and fmt == "json")
     if many and not output and not json_lines:
-        raise click.UsageError("several inputs need -o DIRECTORY (or --format json for JSON "
-                               "lines on stdout)")
+        raise click.UsageError(f"{_several(inputs)} need -o DIRECTORY (or --format json for "
+                               "JSON lines on stdout)")
     names = _names(output if many and not to_jsonl else None)
     failed = 0
     type_model = None
