@@ -184,9 +184,16 @@ def _note(message: str) -> None:
 @click.option("--append", is_flag=True, help="Add to an existing index (incremental).")
 @click.option("--overwrite", is_flag=True, help="Replace an existing index.")
 @click.option("--stemmer", type=click.Choice(["porter", "english", "none"]), default="porter",
-              show_default=True)
+              show_default=True,
+              help="Stemmer of Latin-script words (taken as English): porter (Lucene's "
+                   "PorterStemFilter) or english (Porter2/Snowball); Cyrillic, Greek, Arabic "
+                   "and other scripts get their language's Snowball stemmer, Chinese, Japanese "
+                   "and Korean character bigrams; none turns every stemmer off.")
 @click.option("--stopwords", type=click.Choice(["nltk", "lucene", "none"]), default="nltk",
-              show_default=True)
+              show_default=True,
+              help="Stop words of Latin-script words: nltk (NLTK's English list, 179 words) "
+                   "or lucene (Lucene's English set, 33); the other scripts' languages get "
+                   "their own list; none keeps every word in every language.")
 @click.option("--fields", "fields_opt", default="default", show_default=True,
               help="What a page is scored by: 'default' (content-aware: title, main text and "
                    "the rest of the page as weighted fields, weights chosen on the dev "

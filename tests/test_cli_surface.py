@@ -224,3 +224,19 @@ def test_one_warc_of_many_pages_is_named_in_the_need_o_error() -> None:
     res = run("clean", warc, "--no-render")
     assert res.exit_code == 2
     assert f"{warc} holds several pages: they need -o DIRECTORY" in res.output, res.output
+
+
+@pytest.mark.parametrize("command, option", [("clean", "--method"), ("index", "--stemmer"),
+                                             ("index", "--stopwords"), ("dedup", "--theta"),
+                                             ("show", "--param")])
+def test_options_say_what_they_do_and_their_default(command: str, option: str) -> None:
+    from webseg.clean import DEFAULT_METHOD
+    from webseg.cli import main
+
+    cmd = main.get_command(click.Context(main), command)
+    (param,) = [p for p in cmd.params if option in getattr(p, "opts", ())]
+    text = param.help or ""
+    assert len(text.split()) > 8, f"{command} {option}: {text!r}"  # a sentence, not a name
+    if option == "--method":
+        assert f"Default: {DEFAULT_METHOD}." in text
+    assert "Usage" not in run(command, "--help").output.split("Options:")[1]  # help renders

@@ -565,7 +565,7 @@ def show(input: str, algo: str, param: tuple[str, ...], output: str, max_height:
 @click.option("--links", is_flag=True, help="Markdown: keep links as [text](url).")
 @click.option("--method", "-m", default=None,
               help="blocks (the learned block model), pagelevel, pagelevel-basic or "
-              "pagelevel-merge. Default: the default of webseg.clean.")
+              "pagelevel-merge. Default: blocks.")
 @click.option("--no-render", "no_render", is_flag=True,
               help="Parse the HTML without a browser (no geometry; blocks method only). "
               "For crawls too large to render; reads files and WARC records, not URLs.")
