@@ -67,6 +67,11 @@ class RunSummary:
     revisits_matched: int = 0
     rendered: bool = True
     outputs: dict[str, str] = field(default_factory=dict)
+    #: Pages with main text per language code (``und`` when none was identified): what a crawl
+    #: holds is the first thing a user of a multilingual index asks.
+    languages: dict[str, int] = field(default_factory=dict)
+    #: Pages with main text per page type (when the classify stage ran).
+    page_types: dict[str, int] = field(default_factory=dict)
 
     def table(self) -> str:
         """A human summary for the end of a run."""
@@ -82,12 +87,19 @@ class RunSummary:
                 ("pages", "rendered" if self.rendered else "parsed (no browser)"),
                 ("done in earlier runs", self.resumed), ("processed now", self.processed_now),
                 ("pages/s (this run)", f"{rate:.2f}"),
+                *([("languages", _counts(self.languages))] if self.languages else []),
+                *([("page types", _counts(self.page_types))] if self.page_types else []),
                 ("duplicate clusters", self.duplicate_clusters),
                 ("pages in them", self.pages_in_duplicate_clusters),
                 *((f"{k} s/page (median)", f"{v:.3f}") for k, v in
                   sorted(self.stage_seconds.items()))]
         width = max(len(str(k)) for k, _ in rows)
         return "\n".join(f"  {str(k).ljust(width)}  {v}" for k, v in rows)
+
+
+def _counts(c: dict[str, int]) -> str:
+    """``en 19, zh 3`` (most first, then by name) for one line of the run's table."""
+    return ", ".join(f"{k} {v}" for k, v in sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def unique_ids(records: Iterable[InputRecord]) -> Iterator[InputRecord]:
@@ -277,6 +289,10 @@ def finalize(order: Sequence[str], out: Path, config: PipelineConfig) -> RunSumm
         st = rec.get("status")
         if st == "ok":
             summary.ok += 1
+            lang = (rec.get("language") or {}).get("code") or "und"
+            summary.languages[lang] = summary.languages.get(lang, 0) + 1
+            if ptype := (rec.get("page_type") or {}).get("type"):
+                summary.page_types[ptype] = summary.page_types.get(ptype, 0) + 1
         elif st == "empty":
             reason = rec.get("reason") or "unknown"
             summary.empty[reason] = summary.empty.get(reason, 0) + 1
