@@ -240,3 +240,17 @@ def test_options_say_what_they_do_and_their_default(command: str, option: str) -
     if option == "--method":
         assert f"Default: {DEFAULT_METHOD}." in text
     assert "Usage" not in run(command, "--help").output.split("Options:")[1]  # help renders
+
+
+def test_records_mapping_names_the_page_url_its_json_line_gives(tmp_path: Path) -> None:
+    src = tmp_path / "in"
+    src.mkdir()
+    body = "<p>" + "A paragraph of the story with enough words to be kept. " * 8 + "</p>"
+    (src / "a.html").write_text('<html><head><link rel="canonical" href="https://e.org/a">'
+                                f"</head><body><article>{body}</article></body></html>")
+    (src / "b.html").write_text(f"<html><body><article>{body}</article></body></html>")
+    res = run("clean", src, "--no-render", "-o", tmp_path / "out")
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(x) for x in (tmp_path / "out" / "records.jsonl").read_text().splitlines()]
+    assert {r["file"]: r["url"] for r in rows} == {
+        "a.txt": "https://e.org/a", "b.txt": (src / "b.html").resolve().as_uri()}

@@ -731,7 +731,7 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
             continue
         text = res.format(fmt, links=links)
         if names is not None:
-            names.path(rec, FORMATS[fmt]).write_text(text, encoding="utf-8")
+            names.path(rec, FORMATS[fmt], url=res.url).write_text(text, encoding="utf-8")
         elif output:
             Path(output).write_text(text, encoding="utf-8")
         elif text:  # an empty result prints nothing (the note on stderr says why)

@@ -661,15 +661,19 @@ class OutputNames:
         self.taken: dict[str, int] = {}
         self._f: Any = None
 
-    def path(self, rec: InputRecord, suffix: str) -> Path:
-        """The output path of ``rec`` (``suffix`` such as ``.md``), recorded in the mapping."""
+    def path(self, rec: InputRecord, suffix: str, url: str | None = None) -> Path:
+        """The output path of ``rec`` (``suffix`` such as ``.md``), recorded in the mapping.
+
+        ``url``: the page's address once known (a local file's canonical URL), so the mapping
+        says what the page's JSON line says; else the input record's URL.
+        """
         import json
 
         name = output_name(rec, self.taken) + suffix
         if self._f is None:
             self.dir.mkdir(parents=True, exist_ok=True)
             self._f = (self.dir / self.MAPPING).open("w", encoding="utf-8")
-        row = {"file": name, "id": rec.id, "url": rec.url,
+        row = {"file": name, "id": rec.id, "url": url or rec.url,
                "warc_record_id": rec.warc.record_id if rec.warc else None}
         self._f.write(json.dumps(row, ensure_ascii=False) + "\n")
         self._f.flush()
