@@ -28,3 +28,9 @@ def test_summary_counts_the_languages_and_types_of_ok_pages(tmp_path: Path) -> N
     assert sum(summary["page_types"].values()) == s.ok
     assert set(summary["page_types"]) <= {"article", "listing", "forum", "product", "service",
                                           "documentation", "collection"}
+
+
+def test_a_resumed_run_with_nothing_left_shows_no_rate() -> None:
+    table = RunSummary(records=3, ok=3, resumed=3, processed_now=0, seconds=0.4).table()
+    rate = [line for line in table.splitlines() if "pages/s" in line]
+    assert rate and rate[0].split()[-1] == "-"  # not "0.00": nothing was processed to time

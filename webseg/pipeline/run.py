@@ -86,7 +86,7 @@ class RunSummary:
                   if self.warc_records.get("revisit") else []),
                 ("pages", "rendered" if self.rendered else "parsed (no browser)"),
                 ("done in earlier runs", self.resumed), ("processed now", self.processed_now),
-                ("pages/s (this run)", f"{rate:.2f}"),
+                ("pages/s (this run)", f"{rate:.2f}" if self.processed_now else "-"),
                 *([("languages", _counts(self.languages))] if self.languages else []),
                 *([("page types", _counts(self.page_types))] if self.page_types else []),
                 ("duplicate clusters", self.duplicate_clusters),
