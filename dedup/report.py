@@ -31,6 +31,7 @@ from typing import Any
 
 from dedup.detect import DedupResult, shared_snippet
 from dedup.shingle import words
+from webseg.lang import has_unspaced_letter
 
 __all__ = ["PageInfo", "write_report"]
 
@@ -127,6 +128,15 @@ overflow-wrap:anywhere}.ctx{color:#888}mark{background:#fff2a8}.muted{color:#777
 _PAGE_TEXT = ' lang="" dir="auto"'
 
 
+def _gap(left: str, right: str) -> str:
+    """The space between two pieces of a snippet: none at its start or end (the snippet box
+    keeps white space, so it would indent the text) and none between two characters of a
+    script written without spaces (Chinese, Japanese, Thai)."""
+    if not left or not right or (has_unspaced_letter(left[-1]) and has_unspaced_letter(right[0])):
+        return ""
+    return " "
+
+
 def _html(result: DedupResult, pages: Mapping[str, PageInfo], failed: Mapping[str, str],
           summary: dict[str, Any], clusters: list[dict[str, Any]], limit: int) -> str:
     p = summary["params"]
@@ -170,8 +180,9 @@ def _html(result: DedupResult, pages: Mapping[str, PageInfo], failed: Mapping[st
             h.append("<div class=\"side\">")
             for before, mid, after in snip:
                 h.append(f"<div class=\"snip\"{_PAGE_TEXT}>"
-                         f"<span class=\"ctx\">{_e(before)}</span> "
-                         f"<mark>{_e(mid)}</mark> <span class=\"ctx\">{_e(after)}</span></div>")
+                         f"<span class=\"ctx\">{_e(before)}</span>{_gap(before, mid)}"
+                         f"<mark>{_e(mid)}</mark>{_gap(mid, after)}"
+                         f"<span class=\"ctx\">{_e(after)}</span></div>")
             h.append("</div></div>")
         if len(c["pairs"]) > 20:
             h.append(f"<p class=\"muted\">{len(c['pairs']) - 20} more pairs in pairs.csv</p>")

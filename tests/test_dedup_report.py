@@ -103,4 +103,15 @@ def test_report_counts_unspaced_words_and_does_not_call_page_text_english(tmp_pa
     assert [p["words"] for p in clusters[0]["pages"]] == [len(zh), len(zh)]  # not 1 "word"
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert '<td lang="" dir="auto">十年一遇最美月全食</td>' in html
-    assert '<div class="snip" lang="" dir="auto">' in html
+    assert '<div class="snip" lang="" dir="auto"><span class="ctx"></span><mark>北京' in html
+    assert "</mark> " not in html and " <mark>" not in html  # no space inside Chinese text
+
+
+def test_snippet_pieces_of_spaced_text_keep_their_space(tmp_path):
+    words = " ".join(f"w{i}" for i in range(40))
+    res = detect([("a", "intro here " + words + " tail a"), ("b", "other start " + words)])
+    pages = {"a": PageInfo(id="a", text="intro here " + words + " tail a"),
+             "b": PageInfo(id="b", text="other start " + words)}
+    write_report(tmp_path, res, pages)
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert 'here</span> <mark>w0' in html and '</mark> <span class="ctx">tail' in html
