@@ -351,8 +351,9 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str |
         failed = len(rep.failures or [])
         _note(f"indexed {rep.added} pages ({rep.text_only} text-only, {rep.empty} empty"
               f"{f'; {rep.skipped} WARC records skipped: not pages' if rep.skipped else ''})")
-    _note(f"{output}: {len(ix)} documents, backend {ix.backend_name}, "
-          f"blocks {','.join(ix.sources)}")
+    stored = ("text documents, no blocks" if fmt == "jsonl"
+              else f"blocks {','.join(ix.sources)}")
+    _note(f"{output}: {len(ix)} documents, backend {ix.backend_name}, {stored}")
     rs = ix.repeat_stats()
     if rs is not None and not is_quiet():
         click.echo(f"{output}: {rs[0]} main-text leaf texts found on "
@@ -504,7 +505,8 @@ def search_cmd(index: str, query: str | None, prf: str, k: int | None, source: s
     for h in res.hits:
         flag = "" if h.status == "ok" else f" [{h.status}]"
         where = h.url or h.id  # a WARC record's id is path#offset: its URL says more
-        click.echo(f"{h.rank:3d}. {h.score:8.3f}  {where}{flag}  {shorten(h.title)}")
+        title = f"  {shorten(h.title)}" if h.title.strip() else ""  # text collections: none
+        click.echo(f"{h.rank:3d}. {h.score:8.3f}  {where}{flag}{title}")
         if h.snippet:
             click.echo(f"       {_marked(h.snippet, h.highlights, tty)}")
         if h.duplicates:

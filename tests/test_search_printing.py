@@ -34,3 +34,15 @@ def test_search_on_a_pipeline_folder_points_at_its_index(tmp_path: Path) -> None
     r = CliRunner().invoke(main, ["search", str(tmp_path), "query"])
     assert r.exit_code == 2
     assert f"did you mean {tmp_path / 'index'}?" in r.output
+
+
+def test_text_collection_hits_without_titles_end_cleanly(tmp_path: Path) -> None:
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text('{"id": "d1", "contents": "Москва столица России"}\n'
+                    '{"id": "d2", "contents": "北京是中国的首都"}\n', encoding="utf-8")
+    r = CliRunner().invoke(main, ["index", str(docs), "-o", str(tmp_path / "ix")])
+    assert r.exit_code == 0, r.output
+    assert "text documents, no blocks" in r.output and "blocks vips" not in r.output
+    r = CliRunner().invoke(main, ["search", str(tmp_path / "ix"), "столица"])
+    first = r.output.splitlines()[0]
+    assert first.split() == ["1.", first.split()[1], "d1"] and not first.endswith(" ")
