@@ -254,3 +254,11 @@ def test_records_mapping_names_the_page_url_its_json_line_gives(tmp_path: Path) 
     rows = [json.loads(x) for x in (tmp_path / "out" / "records.jsonl").read_text().splitlines()]
     assert {r["file"]: r["url"] for r in rows} == {
         "a.txt": "https://e.org/a", "b.txt": (src / "b.html").resolve().as_uri()}
+
+
+def test_a_progress_line_of_one_page_says_page() -> None:
+    buf = io.StringIO()
+    bar = progress_bar(desc="classify", file=buf)
+    bar.update(1)
+    bar.close()
+    assert buf.getvalue().startswith("webseg: classify: 1 page, ")
