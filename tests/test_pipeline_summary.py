@@ -34,3 +34,19 @@ def test_a_resumed_run_with_nothing_left_shows_no_rate() -> None:
     table = RunSummary(records=3, ok=3, resumed=3, processed_now=0, seconds=0.4).table()
     rate = [line for line in table.splitlines() if "pages/s" in line]
     assert rate and rate[0].split()[-1] == "-"  # not "0.00": nothing was processed to time
+
+
+def test_the_end_of_a_run_names_each_failed_record_and_why(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from webseg.cli import main
+
+    (tmp_path / "empty.html").write_bytes(b"")
+    r = CliRunner().invoke(main, ["pipeline", str(DEMO), str(tmp_path / "empty.html"),
+                                  str(tmp_path / "gone.html"), "-o", str(tmp_path / "out"),
+                                  "--no-render", "-q"])
+    assert r.exit_code == 1
+    assert f"webseg: error: {tmp_path / 'empty.html'}: decode: empty input" in r.output
+    assert f"webseg: error: {tmp_path / 'gone.html'}: read: no such file" in r.output
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert [e[1] for e in summary["first_errors"]] == ["decode", "read"]

@@ -46,6 +46,10 @@ PAGE_PHASE_GC_THRESHOLD = 50_000
 INTERNAL_FIELDS = ("index_doc", "minhash", "cpu_timings", "process_cpu_timings")
 
 
+#: Failed records named at the end of a run (the rest are counted; pages.jsonl has them all).
+ERRORS_LISTED = 20
+
+
 @dataclass
 class RunSummary:
     """Counts and timings of one run, written to ``OUT/summary.json``."""
@@ -72,6 +76,9 @@ class RunSummary:
     languages: dict[str, int] = field(default_factory=dict)
     #: Pages with main text per page type (when the classify stage ran).
     page_types: dict[str, int] = field(default_factory=dict)
+    #: The first :data:`ERRORS_LISTED` failed records as ``[id, stage, message]``, so the end
+    #: of a run names what failed and why (every one is in pages.jsonl).
+    first_errors: list[list[str]] = field(default_factory=list)
 
     def table(self) -> str:
         """A human summary for the end of a run."""
@@ -303,6 +310,9 @@ def finalize(order: Sequence[str], out: Path, config: PipelineConfig) -> RunSumm
         else:
             stage = (rec.get("error") or {}).get("stage", "unknown")
             summary.errors[stage] = summary.errors.get(stage, 0) + 1
+            if len(summary.first_errors) < ERRORS_LISTED:
+                message = (rec.get("error") or {}).get("message") or rec.get("reason") or ""
+                summary.first_errors.append([rid, stage, str(message)])
         for k, v in (rec.get("timings") or {}).items():
             stage_times.setdefault(k, []).append(float(v))
         if builder is not None and rec.get("index_doc"):
