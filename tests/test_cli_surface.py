@@ -262,3 +262,10 @@ def test_a_progress_line_of_one_page_says_page() -> None:
     bar.update(1)
     bar.close()
     assert buf.getvalue().startswith("webseg: classify: 1 page, ")
+
+
+def test_top_level_help_shows_the_five_tasks_not_only_segmentation() -> None:
+    text = run("--help").output
+    for example in ("webseg clean ", "webseg pipeline ", "webseg search ", "webseg dedup ",
+                    "webseg classify predict ", "webseg segment "):
+        assert example in text, example

@@ -230,17 +230,19 @@ class _WebsegGroup(click.Group):
 @click.group(cls=_WebsegGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="webseg")
 def main() -> None:
-    """webseg: split web pages into visually and semantically coherent blocks.
+    """webseg: the main text, search index, near-duplicates, page types and segments of web
+    pages (HTML files, WARC crawls, URLs), in any language.
 
     \b
     Examples:
-      webseg algos
-      webseg render page.html -o page.page.json
-      webseg segment page.html --algo dom -o seg.json
-      webseg segment pages/ --algo dom -o out/          # a directory of pages, in a batch
-      webseg show page.html --algo dom -o overlay.png
       webseg clean article.html                         # main text
       webseg clean crawl.warc.gz --no-render -f json    # no browser, JSON lines
+      webseg pipeline crawl.warc.gz -o out/             # all of it: pages.jsonl, dedup, index
+      webseg search out/index "query"
+      webseg dedup pages/ --report report/              # near-duplicate clusters
+      webseg classify predict page.html                 # page type
+      webseg segment page.html --algo dom -o seg.json   # segments (webseg algos lists them)
+      webseg show page.html --algo dom -o overlay.png
     """
 
 
