@@ -81,7 +81,9 @@ def _storage(redis: str | None, basename: str) -> dict[str, Any] | None:
               help="Key prefix of the Redis storage (reuse it to add to an index).")
 @click.option("--site-key", type=click.Choice(["host", "dir"]), default="host",
               show_default=True, help="How pages are grouped into sites for --strip sitelevel.")
-@click.option("--theta", default=0.1, show_default=True, help="SiteLevel theta.")
+@click.option("--theta", default=0.1, show_default=True,
+              help="--strip sitelevel: the fraction of a site's pages a subtree must occur on "
+                   "to count as the site's template (and be left out).")
 @click.option("-c", "--concurrency", default=3, show_default=True, help="Pages rendered at once.")
 @click.option("--no-render", "no_render", is_flag=True,
               help="Parse pages without a browser (no Chromium needed). Strips that need "

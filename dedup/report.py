@@ -5,7 +5,9 @@ Files written by :func:`write_report` into ``OUT/``:
 ``summary.json``   counts (pages, failed, empty, too short to judge, candidates, duplicate pairs,
                    clusters, pages in clusters) and the parameters of the run.
 ``clusters.json``  one object per cluster: pages (id, url, title, site, words) and its pairs.
-``clusters.csv``   ``cluster,id,url,title,site,words`` (one row per page in a cluster).
+``clusters.csv``   ``cluster,id,url,title,site,words`` (one row per page in a cluster;
+                   ``words`` counts words as they are shingled: in Chinese, Japanese or Thai
+                   text every character is one).
 ``pairs.json`` / ``pairs.csv``  every verified duplicate pair: ids, shared sketch hashes,
                    estimated Jaccard, cluster.
 ``report.html``    for people: summary counts, then per cluster its pages (URL, title) and,
@@ -28,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from dedup.detect import DedupResult, shared_snippet
+from dedup.shingle import words
+from webseg.lang import has_unspaced_letter
 
 __all__ = ["PageInfo", "write_report"]
 
@@ -82,7 +86,7 @@ def write_report(out: str | Path, result: DedupResult, pages: Mapping[str, PageI
     def page_row(k: str) -> dict[str, Any]:
         info = pages.get(k) or PageInfo(id=k)
         return {"id": k, "url": info.url, "title": info.title, "site": info.site,
-                "words": len(info.text.split())}
+                "words": len(words(info.text))}  # as shingled: a Chinese character is a word
 
     clusters = [{"cluster": c, "size": len(m), "pages": [page_row(str(k)) for k in m],
                  "pairs": [r for r in pair_rows if r["cluster"] == c]}
@@ -118,6 +122,21 @@ overflow-wrap:anywhere}.ctx{color:#888}mark{background:#fff2a8}.muted{color:#777
 """
 
 
+# Page text is in any language and script: lang="" says "unknown" (the page's <html lang="en">
+# is the report's own wording), so the browser picks fonts by script rather than as English,
+# and dir="auto" lays out Arabic or Hebrew right to left.
+_PAGE_TEXT = ' lang="" dir="auto"'
+
+
+def _gap(left: str, right: str) -> str:
+    """The space between two pieces of a snippet: none at its start or end (the snippet box
+    keeps white space, so it would indent the text) and none between two characters of a
+    script written without spaces (Chinese, Japanese, Thai)."""
+    if not left or not right or (has_unspaced_letter(left[-1]) and has_unspaced_letter(right[0])):
+        return ""
+    return " "
+
+
 def _html(result: DedupResult, pages: Mapping[str, PageInfo], failed: Mapping[str, str],
           summary: dict[str, Any], clusters: list[dict[str, Any]], limit: int) -> str:
     p = summary["params"]
@@ -146,7 +165,7 @@ def _html(result: DedupResult, pages: Mapping[str, PageInfo], failed: Mapping[st
                  "<th class=\"num\">words</th></tr>")
         for row in c["pages"]:
             h.append(f"<tr><td>{_link(row['url'], row['url'] or row['id'])}</td>"
-                     f"<td>{_e(row['title'])}</td><td>{_e(row['site'] or '')}</td>"
+                     f"<td{_PAGE_TEXT}>{_e(row['title'])}</td><td>{_e(row['site'] or '')}</td>"
                      f"<td class=\"num\">{_e(row['words'])}</td></tr>")
         h.append("</table>")
         for pr in c["pairs"][:20]:
@@ -160,8 +179,10 @@ def _html(result: DedupResult, pages: Mapping[str, PageInfo], failed: Mapping[st
                 continue
             h.append("<div class=\"side\">")
             for before, mid, after in snip:
-                h.append(f"<div class=\"snip\"><span class=\"ctx\">{_e(before)}</span> "
-                         f"<mark>{_e(mid)}</mark> <span class=\"ctx\">{_e(after)}</span></div>")
+                h.append(f"<div class=\"snip\"{_PAGE_TEXT}>"
+                         f"<span class=\"ctx\">{_e(before)}</span>{_gap(before, mid)}"
+                         f"<mark>{_e(mid)}</mark>{_gap(mid, after)}"
+                         f"<span class=\"ctx\">{_e(after)}</span></div>")
             h.append("</div></div>")
         if len(c["pairs"]) > 20:
             h.append(f"<p class=\"muted\">{len(c['pairs']) - 20} more pairs in pairs.csv</p>")

@@ -184,9 +184,16 @@ def _note(message: str) -> None:
 @click.option("--append", is_flag=True, help="Add to an existing index (incremental).")
 @click.option("--overwrite", is_flag=True, help="Replace an existing index.")
 @click.option("--stemmer", type=click.Choice(["porter", "english", "none"]), default="porter",
-              show_default=True)
+              show_default=True,
+              help="Stemmer of Latin-script words (taken as English): porter (Lucene's "
+                   "PorterStemFilter) or english (Porter2/Snowball); Cyrillic, Greek, Arabic "
+                   "and other scripts get their language's Snowball stemmer, Chinese, Japanese "
+                   "and Korean character bigrams; none turns every stemmer off.")
 @click.option("--stopwords", type=click.Choice(["nltk", "lucene", "none"]), default="nltk",
-              show_default=True)
+              show_default=True,
+              help="Stop words of Latin-script words: nltk (NLTK's English list, 179 words) "
+                   "or lucene (Lucene's English set, 33); the other scripts' languages get "
+                   "their own list; none keeps every word in every language.")
 @click.option("--fields", "fields_opt", default="default", show_default=True,
               help="What a page is scored by: 'default' (content-aware: title, main text and "
                    "the rest of the page as weighted fields, weights chosen on the dev "
@@ -344,8 +351,9 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str |
         failed = len(rep.failures or [])
         _note(f"indexed {rep.added} pages ({rep.text_only} text-only, {rep.empty} empty"
               f"{f'; {rep.skipped} WARC records skipped: not pages' if rep.skipped else ''})")
-    _note(f"{output}: {len(ix)} documents, backend {ix.backend_name}, "
-          f"blocks {','.join(ix.sources)}")
+    stored = ("text documents, no blocks" if fmt == "jsonl"
+              else f"blocks {','.join(ix.sources)}")
+    _note(f"{output}: {len(ix)} documents, backend {ix.backend_name}, {stored}")
     rs = ix.repeat_stats()
     if rs is not None and not is_quiet():
         click.echo(f"{output}: {rs[0]} main-text leaf texts found on "
@@ -462,7 +470,7 @@ def search_cmd(index: str, query: str | None, prf: str, k: int | None, source: s
     try:
         ix = Index.open(index)
     except IndexNotFoundError as e:
-        _err(str(e))
+        _err(str(e) + _index_hint(index))
         sys.exit(EXIT_USAGE)
     except IndexCorruptError as e:
         _err(f"{index}: open: {e}")
@@ -497,13 +505,56 @@ def search_cmd(index: str, query: str | None, prf: str, k: int | None, source: s
     for h in res.hits:
         flag = "" if h.status == "ok" else f" [{h.status}]"
         where = h.url or h.id  # a WARC record's id is path#offset: its URL says more
-        click.echo(f"{h.rank:3d}. {h.score:8.3f}  {where}{flag}  {h.title[:60]}")
+        title = f"  {shorten(h.title)}" if h.title.strip() else ""  # text collections: none
+        click.echo(f"{h.rank:3d}. {h.score:8.3f}  {where}{flag}{title}")
         if h.snippet:
             click.echo(f"       {_marked(h.snippet, h.highlights, tty)}")
         if h.duplicates:
             more = len(h.duplicates) - 5
             shown = ", ".join(d["url"] or d["id"] for d in h.duplicates[:5])
             click.echo(f"       also: {shown}{f' and {more} more' if more > 0 else ''}")
+
+
+def _index_hint(index: str) -> str:
+    """Where the index is when ``index`` is a pipeline's or Spark job's output folder.
+
+    ``webseg pipeline -o out`` writes the index to ``out/index``; a user who passes ``out``
+    should be told so rather than only that ``out`` is no index.
+    """
+    from pathlib import Path
+
+    inner = Path(index) / "index"
+    if (inner / "index.json").is_file():
+        return f" (did you mean {inner}? `webseg pipeline` writes its index there)"
+    if (Path(index) / "index_docs").is_dir():
+        return f" (a Spark output: build its index with `webseg index {index} -o IDX`)"
+    return ""
+
+
+def shorten(title: str, width: int = 60) -> str:
+    """``title`` cut to ``width`` terminal columns, at a word boundary where there is one.
+
+    A wide character (Chinese, Japanese, Korean, full-width forms) takes two columns, so a
+    title is cut by what it occupies on screen, not by its length; a cut title ends in "…"
+    so it is not mistaken for the whole one.
+    """
+    import unicodedata
+
+    def cols(ch: str) -> int:
+        return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+    title = " ".join(title.split())
+    if sum(cols(c) for c in title) <= width:
+        return title
+    used, end = 0, 0
+    while used + cols(title[end]) <= width - 1:  # one column is left for the ellipsis
+        used += cols(title[end])
+        end += 1
+    cut = title[:end]
+    space = cut.rfind(" ")
+    if space >= len(cut) // 2:  # a word boundary not too far back: cut there
+        cut = cut[:space]
+    return cut.rstrip(" -|:,;") + "…"
 
 
 def _marked(text: str, spans: list[tuple[int, int]], tty: bool) -> str:

@@ -155,8 +155,17 @@ def test_good_param_values_pass_the_check() -> None:
     from webseg.cli import _make_segmenter
 
     assert _make_segmenter("dom", ("max_depth=3",)).max_depth == 3
-    with pytest.raises(click.UsageError, match="unexpected keyword.*parameters: max_depth"):
+    with pytest.raises(click.UsageError, match="-p nope: dom has no such parameter; its "
+                                               "parameters: max_depth"):
         _make_segmenter("dom", ("nope=1",))
+
+
+def test_a_parameter_the_default_segmenter_lacks_is_named_not_a_python_error() -> None:
+    res = run("segment", FIXTURES / "news.html", "-p", "max_depth=3")  # default: select
+    assert res.exit_code == 2
+    assert "-p max_depth: select has no such parameter" in res.output, res.output
+    assert "__init__" not in res.output and "unexpected keyword" not in res.output
+    assert "--algo dom -p max_depth=3" in " ".join(run("segment", "--help").output.split())
 
 
 def test_progress_is_plain_lines_off_a_terminal_and_silent_when_asked() -> None:
@@ -208,3 +217,55 @@ def test_clean_old_flags_warn(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert "--algo is renamed --method" in res.output and "--html is --format html" in res.output
     assert "<html" in res.output.lower()
+
+
+def test_one_warc_of_many_pages_is_named_in_the_need_o_error() -> None:
+    warc = Path(__file__).parents[1] / "examples" / "crawl.warc.gz"
+    res = run("clean", warc, "--no-render")
+    assert res.exit_code == 2
+    assert f"{warc} holds several pages: they need -o DIRECTORY" in res.output, res.output
+
+
+@pytest.mark.parametrize("command, option", [("clean", "--method"), ("index", "--stemmer"),
+                                             ("index", "--stopwords"), ("dedup", "--theta"),
+                                             ("show", "--param")])
+def test_options_say_what_they_do_and_their_default(command: str, option: str) -> None:
+    from webseg.clean import DEFAULT_METHOD
+    from webseg.cli import main
+
+    cmd = main.get_command(click.Context(main), command)
+    (param,) = [p for p in cmd.params if option in getattr(p, "opts", ())]
+    text = param.help or ""
+    assert len(text.split()) > 8, f"{command} {option}: {text!r}"  # a sentence, not a name
+    if option == "--method":
+        assert f"Default: {DEFAULT_METHOD}." in text
+    assert "Usage" not in run(command, "--help").output.split("Options:")[1]  # help renders
+
+
+def test_records_mapping_names_the_page_url_its_json_line_gives(tmp_path: Path) -> None:
+    src = tmp_path / "in"
+    src.mkdir()
+    body = "<p>" + "A paragraph of the story with enough words to be kept. " * 8 + "</p>"
+    (src / "a.html").write_text('<html><head><link rel="canonical" href="https://e.org/a">'
+                                f"</head><body><article>{body}</article></body></html>")
+    (src / "b.html").write_text(f"<html><body><article>{body}</article></body></html>")
+    res = run("clean", src, "--no-render", "-o", tmp_path / "out")
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(x) for x in (tmp_path / "out" / "records.jsonl").read_text().splitlines()]
+    assert {r["file"]: r["url"] for r in rows} == {
+        "a.txt": "https://e.org/a", "b.txt": (src / "b.html").resolve().as_uri()}
+
+
+def test_a_progress_line_of_one_page_says_page() -> None:
+    buf = io.StringIO()
+    bar = progress_bar(desc="classify", file=buf)
+    bar.update(1)
+    bar.close()
+    assert buf.getvalue().startswith("webseg: classify: 1 page, ")
+
+
+def test_top_level_help_shows_the_five_tasks_not_only_segmentation() -> None:
+    text = run("--help").output
+    for example in ("webseg clean ", "webseg pipeline ", "webseg search ", "webseg dedup ",
+                    "webseg classify predict ", "webseg segment "):
+        assert example in text, example

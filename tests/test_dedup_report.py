@@ -92,3 +92,26 @@ def test_extractor_strategy_on_html():
             f"<h1>Title</h1><p>{para}.</p><p>{para}.</p></article></body></html>")
     text = Stripper("extractor").text(Item(None, html=html))
     assert "word79" in text and "Home" not in text
+
+
+def test_report_counts_unspaced_words_and_does_not_call_page_text_english(tmp_path):
+    zh = "北京天文馆馆长朱进介绍月全食观测对天气要求相对来说并不苛刻和赏月差不多目前估计当晚是晴天"
+    res = detect([("a", zh), ("b", zh)])
+    pages = {k: PageInfo(id=k, title="十年一遇最美月全食", text=zh) for k in ("a", "b")}
+    write_report(tmp_path, res, pages)
+    clusters = json.loads((tmp_path / "clusters.json").read_text(encoding="utf-8"))
+    assert [p["words"] for p in clusters[0]["pages"]] == [len(zh), len(zh)]  # not 1 "word"
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert '<td lang="" dir="auto">十年一遇最美月全食</td>' in html
+    assert '<div class="snip" lang="" dir="auto"><span class="ctx"></span><mark>北京' in html
+    assert "</mark> " not in html and " <mark>" not in html  # no space inside Chinese text
+
+
+def test_snippet_pieces_of_spaced_text_keep_their_space(tmp_path):
+    words = " ".join(f"w{i}" for i in range(40))
+    res = detect([("a", "intro here " + words + " tail a"), ("b", "other start " + words)])
+    pages = {"a": PageInfo(id="a", text="intro here " + words + " tail a"),
+             "b": PageInfo(id="b", text="other start " + words)}
+    write_report(tmp_path, res, pages)
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert 'here</span> <mark>w0' in html and '</mark> <span class="ctx">tail' in html

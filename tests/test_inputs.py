@@ -187,3 +187,47 @@ def test_segment_command_reads_warc_records(tmp_path: Path) -> None:
     assert one.exit_code == 0 and '"algorithm": "single"' in one.output
     r = CliRunner().invoke(main, ["segment", str(WARCIO / "example-digest.warc")])
     assert r.exit_code == 0 and "holds no pages" in r.output
+
+
+def test_gzip_warc_cut_inside_a_member_header_is_not_silently_short(tmp_path: Path) -> None:
+    """A cut a few bytes into the next gzip member decompresses to nothing: warcio stops as
+    if the file were whole, so the lost records must still be reported."""
+    whole = Path(__file__).parents[1] / "examples" / "crawl.warc.gz"
+    good = [r for r in iter_inputs([whole]) if r.error is None]
+    data = whole.read_bytes()
+    start = int(good[4].id.rsplit("#", 1)[1])  # where the fifth record's member begins
+    cut = tmp_path / "cut.warc.gz"
+    cut.write_bytes(data[: start + 55])
+    recs = list(iter_inputs([cut]))
+    assert [r.id.rsplit("#", 1)[1] for r in recs[:4]] == [r.id.rsplit("#", 1)[1]
+                                                          for r in good[:4]]
+    assert len(recs) == 5 and recs[4].error and not recs[4].skipped
+    assert "truncated" in recs[4].error and f"offset {start}" in recs[4].error
+
+
+def test_blank_padding_after_the_last_record_is_not_truncation(tmp_path: Path) -> None:
+    whole = Path(__file__).parents[1] / "examples" / "crawl.warc.gz"
+    plain = tmp_path / "crawl.warc"
+    plain.write_bytes(gzip.decompress(whole.read_bytes()) + b"\r\n\r\n")
+    recs = list(iter_inputs([plain]))
+    assert recs and all(r.error is None for r in recs)
+
+
+def test_a_directory_without_pages_is_an_error_record_not_an_empty_run(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("not a page", encoding="utf-8")
+    (recs,) = [list(iter_inputs([tmp_path]))]
+    assert len(recs) == 1 and recs[0].id == str(tmp_path) and not recs[0].skipped
+    assert "no pages in this directory" in (recs[0].error or "")
+    assert "1 other file" in (recs[0].error or "")
+    (tmp_path / "a.html").write_bytes(b"<p>a page</p>")
+    assert [r.error for r in iter_inputs([tmp_path])] == [None]
+
+
+def test_clean_of_a_directory_without_pages_says_so_and_exits_1(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from webseg.cli import main
+
+    r = CliRunner().invoke(main, ["clean", str(tmp_path), "--no-render"])
+    assert r.exit_code == 1, r.output
+    assert "no pages in this directory" in r.output and "no files at all" in r.output

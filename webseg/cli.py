@@ -57,6 +57,14 @@ def _check_inputs(inputs: tuple[str, ...]) -> None:
         raise click.UsageError(f"no such file or directory: {a}")
 
 
+def _several(inputs: tuple[str, ...]) -> str:
+    """The subject of the "need -o" usage error: one WARC or directory given is not "several
+    inputs" to the user who typed one name, so it is named with what it holds."""
+    if len(inputs) == 1:
+        return f"{inputs[0]} holds several pages: they"
+    return "several inputs"
+
+
 def _split_record(arg: str) -> tuple[str, str | None]:
     """``crawl.warc.gz#784`` -> (``crawl.warc.gz``, the record id); other args unchanged."""
     from webseg.inputs import WARC_SUFFIXES
@@ -222,17 +230,19 @@ class _WebsegGroup(click.Group):
 @click.group(cls=_WebsegGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="webseg")
 def main() -> None:
-    """webseg: split web pages into visually and semantically coherent blocks.
+    """webseg: the main text, search index, near-duplicates, page types and segments of web
+    pages (HTML files, WARC crawls, URLs), in any language.
 
     \b
     Examples:
-      webseg algos
-      webseg render page.html -o page.page.json
-      webseg segment page.html --algo dom -o seg.json
-      webseg segment pages/ --algo dom -o out/          # a directory of pages, in a batch
-      webseg show page.html --algo dom -o overlay.png
       webseg clean article.html                         # main text
       webseg clean crawl.warc.gz --no-render -f json    # no browser, JSON lines
+      webseg pipeline crawl.warc.gz -o out/             # all of it: pages.jsonl, dedup, index
+      webseg search out/index "query"
+      webseg dedup pages/ --report report/              # near-duplicate clusters
+      webseg classify predict page.html                 # page type
+      webseg segment page.html --algo dom -o seg.json   # segments (webseg algos lists them)
+      webseg show page.html --algo dom -o overlay.png
     """
 
 
@@ -248,6 +258,12 @@ def algos() -> None:
     for name, desc in available().items():
         bound = getattr(get_segmenter(name), "needs_layout", True)
         click.echo(f"{name:16s} {'layout   ' if bound else 'no layout'}  {desc}")
+
+
+#: -p of segment and show: each segmenter has its own parameters (the default, select, has
+#: none of the tree segmenters' ones), so the example names the segmenter it is for
+_PARAM_HELP = ("Segmenter parameter (repeatable), e.g. --algo dom -p max_depth=3; an unknown "
+               "name is refused with the segmenter's list.")
 
 
 @main.command()
@@ -269,7 +285,7 @@ def render(inputs: tuple[str, ...], output: str | None, concurrency: int, timeou
     _check_inputs(inputs)
     many, records = _peek_many(_records(inputs))
     if many and not output:
-        raise click.UsageError("several inputs need -o DIRECTORY")
+        raise click.UsageError(f"{_several(inputs)} need -o DIRECTORY")
     failed = 0
     names = _names(output if many else None)
     for rec, page, err in _pages(records, _render_options(timeout, javascript, max_nodes),
@@ -322,7 +338,7 @@ def _report(rec: Any, err: Any) -> int:
 @click.option("--algo", "-a", default=DEFAULT_SEGMENTER, show_default=True,
               help="Segmenter (webseg algos).")
 @click.option("--param", "-p", multiple=True, metavar="KEY=VALUE",
-              help="Segmenter hyper-parameter (repeatable), e.g. -p max_depth=3.")
+              help=_PARAM_HELP)
 @click.option("-o", "--output", help="Output file (one input) or directory (several).")
 @click.option("-c", "--concurrency", default=3, show_default=True, help="Pages rendered at once.")
 @click.option("--no-render", "no_render", is_flag=True,
@@ -370,7 +386,7 @@ def _batch(inputs: tuple[str, ...], output: str | None, suffix: str, run: Any, s
     _check_inputs(inputs)
     many, records = _peek_many(_records(inputs))
     if many and not output:
-        raise click.UsageError("several inputs need -o DIRECTORY (or -o FILE.jsonl)")
+        raise click.UsageError(f"{_several(inputs)} need -o DIRECTORY (or -o FILE.jsonl)")
     lines = _jsonl_sink(output)
     failed = 0
     names = _names(output if many and lines is None else None)
@@ -424,22 +440,33 @@ def _make_segmenter(algo: str, params: tuple[str, ...]) -> Any:
     except KeyError as e:
         raise click.UsageError(str(e.args[0])) from None
     except TypeError as e:
+        names = _param_names(algo)
+        unknown = [k for k in kwargs if names is not None and k not in names]
+        if unknown:  # the common mistake: say which name, not Python's __init__ message
+            takes = f"its parameters: {', '.join(names)}" if names else "it takes none"
+            raise click.UsageError(f"-p {unknown[0]}: {algo} has no such parameter; "
+                                   f"{takes}") from None
         raise click.UsageError(f"bad parameter for {algo}: {e}{_known_params(algo)}") from None
     _check_param_types(algo, seg, kwargs)
     return seg
 
 
-def _known_params(algo: str) -> str:
-    """``"; parameters: a, b"`` for a dataclass segmenter (what ``-p`` accepts), else ``""``."""
+def _param_names(algo: str) -> list[str] | None:
+    """What ``-p`` accepts for a dataclass segmenter; None when the segmenter does not say."""
     import dataclasses
 
     from webseg.segmenters.base import _REGISTRY
 
     factory = _REGISTRY.get(algo, (None,))[0]
     if not dataclasses.is_dataclass(factory):
-        return ""
-    names = [f.name for f in dataclasses.fields(factory)
-             if f.init and not f.name.startswith("_") and f.name not in ("name", "needs_layout")]
+        return None
+    return [f.name for f in dataclasses.fields(factory)
+            if f.init and not f.name.startswith("_") and f.name not in ("name", "needs_layout")]
+
+
+def _known_params(algo: str) -> str:
+    """``"; parameters: a, b"`` for a dataclass segmenter (what ``-p`` accepts), else ``""``."""
+    names = _param_names(algo)
     return f"; parameters: {', '.join(names)}" if names else ""
 
 
@@ -480,7 +507,7 @@ def _check_param_types(algo: str, seg: Any, kwargs: dict[str, Any]) -> None:
 @click.argument("input")
 @click.option("--algo", "-a", default=DEFAULT_SEGMENTER, show_default=True,
               help="Segmenter (webseg algos).")
-@click.option("--param", "-p", multiple=True, metavar="KEY=VALUE", help="Hyper-parameter.")
+@click.option("--param", "-p", multiple=True, metavar="KEY=VALUE", help=_PARAM_HELP)
 @click.option("-o", "--output", required=True, help="PNG file to write.")
 @click.option("--max-height", default=6000, show_default=True,
               help="Crop the screenshot to this many pixels (very long pages).")
@@ -540,7 +567,7 @@ def show(input: str, algo: str, param: tuple[str, ...], output: str, max_height:
 @click.option("--links", is_flag=True, help="Markdown: keep links as [text](url).")
 @click.option("--method", "-m", default=None,
               help="blocks (the learned block model), pagelevel, pagelevel-basic or "
-              "pagelevel-merge. Default: the default of webseg.clean.")
+              "pagelevel-merge. Default: blocks.")
 @click.option("--no-render", "no_render", is_flag=True,
               help="Parse the HTML without a browser (no geometry; blocks method only). "
               "For crawls too large to render; reads files and WARC records, not URLs.")
@@ -639,7 +666,8 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
     records: list[InputRecord] = list(_records(inputs))
     if not records:
         raise click.UsageError("no pages found in the inputs")
-    many = len(records) > 1 or Path(inputs[0]).is_dir()
+    # a directory is a batch even with one page; one that holds no page is one error line
+    many = len(records) > 1 or (Path(inputs[0]).is_dir() and records[0].error is None)
     if page_url is not None:
         if many:
             raise click.UsageError("--url names the address of one page; give one input")
@@ -647,8 +675,8 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
             raise click.UsageError(f"--url must be an http(s) or file URL, not {page_url!r}")
     json_lines = to_jsonl or (many and not output and fmt == "json")
     if many and not output and not json_lines:
-        raise click.UsageError("several inputs need -o DIRECTORY (or --format json for JSON "
-                               "lines on stdout)")
+        raise click.UsageError(f"{_several(inputs)} need -o DIRECTORY (or --format json for "
+                               "JSON lines on stdout)")
     names = _names(output if many and not to_jsonl else None)
     failed = 0
     type_model = None
@@ -705,7 +733,7 @@ def clean(inputs: tuple[str, ...], output: str | None, fmt: str, links: bool,
             continue
         text = res.format(fmt, links=links)
         if names is not None:
-            names.path(rec, FORMATS[fmt]).write_text(text, encoding="utf-8")
+            names.path(rec, FORMATS[fmt], url=res.url).write_text(text, encoding="utf-8")
         elif output:
             Path(output).write_text(text, encoding="utf-8")
         elif text:  # an empty result prints nothing (the note on stderr says why)

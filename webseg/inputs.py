@@ -155,8 +155,10 @@ def iter_inputs(paths: Sequence[str | Path], counts: dict[str, int] | None = Non
     * an http(s) URL;
     * any other existing file is taken as one HTML page.
 
-    A path that does not exist becomes an error record. ``counts``, when given, receives the
-    number of WARC records of each type read (``warcinfo``, ``request``, ``response``...).
+    A path that does not exist becomes an error record, and so does a directory holding no
+    page or WARC file (it would otherwise give an empty, successful run). ``counts``, when
+    given, receives the number of WARC records of each type read (``warcinfo``, ``request``,
+    ``response``...).
     """
     for arg in paths:
         s = str(arg)
@@ -165,12 +167,20 @@ def iter_inputs(paths: Sequence[str | Path], counts: dict[str, int] | None = Non
             continue
         p = Path(s)
         if p.is_dir():
+            found, others = False, 0
             for f in sorted(q for q in p.rglob("*") if q.is_file()):
                 name = f.name.lower()
                 if name.endswith(WARC_SUFFIXES):
+                    found = True
                     yield from iter_warc(f, counts)
                 elif name.endswith(HTML_SUFFIXES):
+                    found = True
                     yield InputRecord(id=str(f), url=None, source=f, kind="file")
+                else:
+                    others += 1
+            if not found:  # said, not passed over: an empty result must say why
+                yield InputRecord(id=s, url=None, source=None, kind="file",
+                                  error=_no_pages_in_dir(others))
         elif p.is_file():
             name = p.name.lower()
             if name.endswith(WARC_SUFFIXES):
@@ -200,6 +210,12 @@ def _iter_url_list(path: Path) -> Iterator[InputRecord]:
         else:
             yield InputRecord(id=f"{path}:{n}", url=None, source=None, kind="url",
                               error=f"read: not an http(s) URL: {line[:200]!r}")
+
+
+def _no_pages_in_dir(others: int) -> str:
+    what = f"{others} other file{'s' if others != 1 else ''}" if others else "no files at all"
+    return (f"read: no pages in this directory: no {', '.join(HTML_SUFFIXES)} or "
+            f"{', '.join(WARC_SUFFIXES)} file under it ({what})")
 
 
 def iter_warc(path: str | Path, counts: dict[str, int] | None = None
@@ -332,12 +348,36 @@ def _warc_records(stream: BinaryIO, name: str, seen: dict[str, int]) -> Iterator
             rid = f"{name}#{max(it.get_record_offset(), 0)}"
             advance()
             yield InputRecord(id=rid, url=url, kind="warc", warc=facts, **page)
+        tail = _unread_tail(stream, offset)
+        if tail:
+            yield InputRecord(id=f"{name}#{offset}", url=None, source=None, kind="warc",
+                              error=f"read: WARC truncated: the {tail} bytes after offset "
+                                    f"{offset} hold no complete record")
     except ArchiveLoadFailed as e:
         if "non-chunked gzip" in str(e):
             raise _NotChunked(offset) from None
         yield _unreadable(name, offset, e)
     except (OSError, EOFError, ValueError, zlib.error) as e:
         yield _unreadable(name, offset, e)
+
+
+def _unread_tail(stream: BinaryIO, offset: int) -> int:
+    """Bytes of a seekable file after the last record read that are not blank padding.
+
+    A gzip WARC cut inside a member's first bytes decompresses to nothing, so warcio ends
+    its iteration as if the file were whole: only comparing the file's size with where the
+    last record ended shows the lost records. Streams that cannot seek (stdin, a gzip
+    stream read through a decompressor) report 0: their size is unknown.
+    """
+    try:
+        end = stream.seek(0, 2)
+        if end <= offset:
+            return 0
+        stream.seek(offset)
+        head = stream.read(4096)
+    except (OSError, AttributeError, ValueError):
+        return 0
+    return 0 if not head.strip(b"\r\n\t \x00") and end - offset <= len(head) else end - offset
 
 
 def _missing(record: Any) -> int:
@@ -621,15 +661,19 @@ class OutputNames:
         self.taken: dict[str, int] = {}
         self._f: Any = None
 
-    def path(self, rec: InputRecord, suffix: str) -> Path:
-        """The output path of ``rec`` (``suffix`` such as ``.md``), recorded in the mapping."""
+    def path(self, rec: InputRecord, suffix: str, url: str | None = None) -> Path:
+        """The output path of ``rec`` (``suffix`` such as ``.md``), recorded in the mapping.
+
+        ``url``: the page's address once known (a local file's canonical URL), so the mapping
+        says what the page's JSON line says; else the input record's URL.
+        """
         import json
 
         name = output_name(rec, self.taken) + suffix
         if self._f is None:
             self.dir.mkdir(parents=True, exist_ok=True)
             self._f = (self.dir / self.MAPPING).open("w", encoding="utf-8")
-        row = {"file": name, "id": rec.id, "url": rec.url,
+        row = {"file": name, "id": rec.id, "url": url or rec.url,
                "warc_record_id": rec.warc.record_id if rec.warc else None}
         self._f.write(json.dumps(row, ensure_ascii=False) + "\n")
         self._f.flush()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -82,6 +83,12 @@ def pipeline(inputs: tuple[str, ...], output: str, stages: str, segmenter: str |
                                render_options=opts, progress=progress)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
+    for rid, stage, message in summary.first_errors:  # errors are shown even with --quiet
+        click.echo(f"webseg: error: {rid}: {stage}: {message}", err=True)
+    more = sum(summary.errors.values()) - len(summary.first_errors)
+    if more > 0:
+        click.echo(f"webseg: error: {more} more failed records: status \"error\" in "
+                   f"{Path(output) / 'pages.jsonl'}", err=True)
     if not is_quiet():
         click.echo(summary.table(), err=True)
         for name, path in summary.outputs.items():

@@ -67,7 +67,9 @@ class LineProgress:
         pct = f" ({100 * self.n / self.total:.0f}%)" if self.total else ""
         rate = (self.n - self._initial) / max(now - self._start, 1e-9)
         extra = f", {self._postfix}" if self._postfix else ""
-        self.file.write(f"webseg: {self.desc}: {done} {self.unit}s{pct}, "
+        counted = self.total if self.total else self.n  # "1/4 pages", "1 page", "9 pages"
+        units = self.unit if counted == 1 else f"{self.unit}s"
+        self.file.write(f"webseg: {self.desc}: {done} {units}{pct}, "
                         f"{rate:.2f} {self.unit}s/s{extra}\n")
         self.file.flush()
 

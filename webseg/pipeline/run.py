@@ -46,6 +46,10 @@ PAGE_PHASE_GC_THRESHOLD = 50_000
 INTERNAL_FIELDS = ("index_doc", "minhash", "cpu_timings", "process_cpu_timings")
 
 
+#: Failed records named at the end of a run (the rest are counted; pages.jsonl has them all).
+ERRORS_LISTED = 20
+
+
 @dataclass
 class RunSummary:
     """Counts and timings of one run, written to ``OUT/summary.json``."""
@@ -67,6 +71,14 @@ class RunSummary:
     revisits_matched: int = 0
     rendered: bool = True
     outputs: dict[str, str] = field(default_factory=dict)
+    #: Pages with main text per language code (``und`` when none was identified): what a crawl
+    #: holds is the first thing a user of a multilingual index asks.
+    languages: dict[str, int] = field(default_factory=dict)
+    #: Pages with main text per page type (when the classify stage ran).
+    page_types: dict[str, int] = field(default_factory=dict)
+    #: The first :data:`ERRORS_LISTED` failed records as ``[id, stage, message]``, so the end
+    #: of a run names what failed and why (every one is in pages.jsonl).
+    first_errors: list[list[str]] = field(default_factory=list)
 
     def table(self) -> str:
         """A human summary for the end of a run."""
@@ -81,13 +93,20 @@ class RunSummary:
                   if self.warc_records.get("revisit") else []),
                 ("pages", "rendered" if self.rendered else "parsed (no browser)"),
                 ("done in earlier runs", self.resumed), ("processed now", self.processed_now),
-                ("pages/s (this run)", f"{rate:.2f}"),
+                ("pages/s (this run)", f"{rate:.2f}" if self.processed_now else "-"),
+                *([("languages", _counts(self.languages))] if self.languages else []),
+                *([("page types", _counts(self.page_types))] if self.page_types else []),
                 ("duplicate clusters", self.duplicate_clusters),
                 ("pages in them", self.pages_in_duplicate_clusters),
                 *((f"{k} s/page (median)", f"{v:.3f}") for k, v in
                   sorted(self.stage_seconds.items()))]
         width = max(len(str(k)) for k, _ in rows)
         return "\n".join(f"  {str(k).ljust(width)}  {v}" for k, v in rows)
+
+
+def _counts(c: dict[str, int]) -> str:
+    """``en 19, zh 3`` (most first, then by name) for one line of the run's table."""
+    return ", ".join(f"{k} {v}" for k, v in sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def unique_ids(records: Iterable[InputRecord]) -> Iterator[InputRecord]:
@@ -277,6 +296,10 @@ def finalize(order: Sequence[str], out: Path, config: PipelineConfig) -> RunSumm
         st = rec.get("status")
         if st == "ok":
             summary.ok += 1
+            lang = (rec.get("language") or {}).get("code") or "und"
+            summary.languages[lang] = summary.languages.get(lang, 0) + 1
+            if ptype := (rec.get("page_type") or {}).get("type"):
+                summary.page_types[ptype] = summary.page_types.get(ptype, 0) + 1
         elif st == "empty":
             reason = rec.get("reason") or "unknown"
             summary.empty[reason] = summary.empty.get(reason, 0) + 1
@@ -287,6 +310,9 @@ def finalize(order: Sequence[str], out: Path, config: PipelineConfig) -> RunSumm
         else:
             stage = (rec.get("error") or {}).get("stage", "unknown")
             summary.errors[stage] = summary.errors.get(stage, 0) + 1
+            if len(summary.first_errors) < ERRORS_LISTED:
+                message = (rec.get("error") or {}).get("message") or rec.get("reason") or ""
+                summary.first_errors.append([rid, stage, str(message)])
         for k, v in (rec.get("timings") or {}).items():
             stage_times.setdefault(k, []).append(float(v))
         if builder is not None and rec.get("index_doc"):
