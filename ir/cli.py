@@ -1,7 +1,8 @@
 """``webseg index`` and ``webseg search``: build a page index and query it from the shell.
 
-Exit codes as everywhere in webseg: 0 ok, 1 some input failed (still indexed text-only, or
-unreadable) or the index is corrupt, 2 usage error (unknown index path, empty query, bad option).
+Exit codes as everywhere in webseg: 0 ok, 1 some input failed (indexed text-only when its
+HTML still parses, else reported and not indexed) or the index is corrupt, 2 usage error
+(unknown index path, empty query, bad option).
 """
 
 from __future__ import annotations
@@ -350,7 +351,8 @@ def index_cmd(inputs: tuple[str, ...], output: str, backend: str, sources: str |
                               progress=bar)
         failed = len(rep.failures or [])
         _note(f"indexed {rep.added} pages ({rep.text_only} text-only, {rep.empty} empty"
-              f"{f'; {rep.skipped} WARC records skipped: not pages' if rep.skipped else ''})")
+              f"{f'; {rep.skipped} WARC records skipped: not pages' if rep.skipped else ''})"
+              f"{f'; {rep.failed} failed, not indexed' if rep.failed else ''}")
     stored = ("text documents, no blocks" if fmt == "jsonl"
               else f"blocks {','.join(ix.sources)}")
     _note(f"{output}: {len(ix)} documents, backend {ix.backend_name}, {stored}")

@@ -5,7 +5,8 @@ document, and each block source's blocks (:mod:`ir.blocks`) are stored beside it
 ``windows`` always (the fallback for pages without segments). :func:`doc_from_text` makes a
 text-only document (plain-text collections, or pages that failed to render: status
 ``text-only`` with the reason recorded). :func:`index_paths` runs the whole thing over files,
-directories, WARC files and URLs; no input is ever dropped.
+directories, WARC files and URLs; no input is dropped silently: a record with no
+text is reported and counted as failed, never indexed as an empty document.
 """
 
 from __future__ import annotations
@@ -229,6 +230,9 @@ class IndexReport:
     empty: int = 0
     failures: list[tuple[str, str]] | None = None
     skipped: int = 0
+    #: records with no page and no text (unreadable, binary, an unparsable file, a URL that
+    #: did not render): reported, counted here, never indexed
+    failed: int = 0
 
 
 def _records(paths: Sequence[str]) -> Iterator[Any]:
@@ -253,6 +257,23 @@ def _record_url(rec: Any, page: Any) -> str | None:
     return file_uri(rec.source) if isinstance(rec.source, Path) else None
 
 
+def _text_only(rec: Any, reason: str) -> tuple[str] | str:
+    """The text of a record that did not render, parsed without a browser, as ``(text,)``;
+    or the one error line (``"<stage>: <reason>"``) when there is none to be had: the record
+    is unreadable, a URL, or its bytes do not parse. The parse's reason is added only when it
+    says something the render's did not (a binary file fails both for the same reason)."""
+    from webseg.inputs import parse_record
+
+    if rec.error is not None or rec.kind == "url":
+        return reason
+    try:
+        page = parse_record(rec)
+    except ValueError as e:
+        why = str(e)
+        return reason if why == reason or why in reason else f"{reason}; {why}"
+    return (page_text(page),)
+
+
 def index_paths(index: Any, paths: Sequence[str], sources: Sequence[str], concurrency: int = 2,
                 batch: int = 200, log: Callable[[str], None] | None = None,
                 renderer: Any = None, render: bool = True, progress: Any = None,
@@ -262,7 +283,10 @@ def index_paths(index: Any, paths: Sequence[str], sources: Sequence[str], concur
     ``progress`` (a :func:`webseg.progress.progress_bar`) counts the pages done.
 
     Inputs that fail to render are indexed text-only (parsed without a browser) with the
-    reason recorded, and reported through ``log``; unreadable inputs become ``empty`` records.
+    reason recorded, and reported through ``log``. Inputs with no text to be had (unreadable,
+    binary, unparsable, a URL that did not render) are failed records: reported once through
+    ``log`` (``"<id>: <stage>: <reason>"``), counted in ``failed``, never indexed (an empty
+    document would be a search result that is no page).
     Skipped records (a WARC's redirects, 4xx/5xx responses, revisits, non-HTML records) are
     not pages: they are counted in ``skipped`` and not indexed. ``renderer`` reuses an open
     :class:`~webseg.render.Renderer`; ``render=False`` parses pages without a browser.
@@ -290,14 +314,14 @@ def index_paths(index: Any, paths: Sequence[str], sources: Sequence[str], concur
                 log(f"{doc_id}: segment: {doc.reason}")
         else:
             reason = rec.error or err or "render: unknown error"
-            text = ""
-            if rec.error is None and rec.kind != "url":
-                try:
-                    text = html_text(rec.read_bytes())
-                except Exception as e:  # noqa: BLE001 - binary or broken input: record it
-                    reason += f"; parse: {type(e).__name__}: {e}"
-            doc = doc_from_text(doc_id, text, an, url=_record_url(rec, None), status="text-only",
-                                reason=reason, lang_hints=hints)
+            fallback = _text_only(rec, reason)
+            if isinstance(fallback, str):  # no text at all: a failed record, not a document
+                rep.failed += 1
+                rep.failures.append((doc_id, fallback))
+                log(f"{doc_id}: {fallback}")
+                continue
+            doc = doc_from_text(doc_id, fallback[0], an, url=_record_url(rec, None),
+                                status="text-only", reason=reason, lang_hints=hints)
             if not doc.terms:
                 doc.status = "empty"
             rep.failures.append((doc_id, reason))
