@@ -239,8 +239,10 @@ def predict(inputs: tuple[str, ...], model_path: str | None, method: str | None,
     except (FileNotFoundError, ValueError) as e:
         raise click.UsageError(str(e)) from e
     failed = 0
-    # results on a terminal are their own progress; into a file or a pipe, stderr tells
-    bar = progress_bar(desc="classify", unit="page", enabled=not sys.stdout.isatty())
+    # progress as every command shows it (webseg.progress: a bar when stderr is a terminal,
+    # a plain line every 30 s in a log, nothing with -q), and only once a second page comes:
+    # one page's result is its own progress, in a pipe as on a terminal
+    bar = _LaterBar(desc="classify", unit="page")
     for inp, url, page, html, error in _pages(inputs, _render_options(timeout, javascript,
                                                                       max_nodes), concurrency,
                                               render=not no_render, url=page_url):
@@ -268,6 +270,29 @@ def predict(inputs: tuple[str, ...], model_path: str | None, method: str | None,
             click.echo(f"{inp}\t{typ}\t{prob:.3f}")
     bar.close()
     sys.exit(1 if failed else 0)
+
+
+class _LaterBar:
+    """A :func:`webseg.progress.progress_bar` started at the second page counted: the number
+    of pages behind the inputs (a directory, a WARC, a URL list) is known only as they come,
+    and a one-page run shows no progress."""
+
+    def __init__(self, desc: str, unit: str) -> None:
+        self.desc, self.unit = desc, unit
+        self.n = 0
+        self._bar: Any = None
+
+    def update(self, n: int = 1) -> None:
+        self.n += n
+        if self._bar is None and self.n >= 2:
+            self._bar = progress_bar(desc=self.desc, unit=self.unit)
+            self._bar.update(self.n)
+        elif self._bar is not None:
+            self._bar.update(n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
 
 
 def _source_html(rec: Any) -> str | None:

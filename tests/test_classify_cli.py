@@ -187,3 +187,26 @@ def test_predict_url_gives_a_saved_page_its_web_address():
     two = runner.invoke(main, ["classify", "predict", "--url", "http://a.example/", str(src),
                                str(src)])
     assert two.exit_code == 2 and "one input" in two.output
+
+
+def test_predict_progress_follows_the_shared_rule(tmp_path):
+    """No progress for one page in a pipe; the plain line (stderr not a terminal) for more;
+    none with -q. (Parsed pages have no layout, which the model needs: they fail, and count
+    as pages all the same.)"""
+    model = tmp_path / "m.json.gz"
+    _synthetic_model(model)
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    for k in range(2):
+        (pages / f"f{k}.html").write_text(FORUM.format(k=k), encoding="utf-8")
+    one = CliRunner().invoke(main, ["classify", "predict", str(pages / "f0.html"), "--model",
+                                    str(model), "--no-render"])
+    assert one.exit_code in (0, 1), one.output
+    assert "webseg: classify:" not in one.stderr
+    two = CliRunner().invoke(main, ["classify", "predict", str(pages), "--model", str(model),
+                                    "--no-render"])
+    assert two.exit_code in (0, 1), two.output
+    assert "webseg: classify: 2 pages" in two.stderr
+    quiet = CliRunner().invoke(main, ["classify", "predict", str(pages), "--model", str(model),
+                                      "--no-render", "-q"])
+    assert quiet.exit_code in (0, 1) and "webseg: classify:" not in quiet.stderr
