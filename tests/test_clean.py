@@ -467,3 +467,27 @@ def test_shipped_block_model_on_the_fixture() -> None:
     assert res.xpaths and all(res.page.find_xpath(x) is not None for x in res.xpaths)
     md = res.to_markdown()
     assert md.startswith("## Ferry timetable changes this winter\n\n")
+
+
+@pytest.mark.parametrize(("body", "lang", "rtl"), [
+    ("<p>今天的天气很好，我们去公园散步，然后在湖边的小餐馆吃午饭。下午我们参观了博物馆，"
+     "看到了很多古代的瓷器和书画作品。</p>", "zh", False),
+    ("<p>ذهبنا اليوم إلى الحديقة العامة وتناولنا الغداء في مطعم صغير بجانب البحيرة، ثم زرنا "
+     "المتحف القديم في وسط المدينة ورأينا الكثير من الأعمال الفنية.</p>", "ar", True),
+])
+def test_html_declares_the_pages_language_and_direction(body: str, lang: str,
+                                                        rtl: bool) -> None:
+    page = parse(f"<html><head><title>t</title></head><body>{body}</body></html>")
+    res = CleanResult(page, np.ones(len(page.text_leaves), dtype=bool), "test")
+    assert res.language is not None and res.language["code"] == lang
+    out = res.to_html()
+    want = f'<html lang="{lang}" dir="rtl">' if rtl else f'<html lang="{lang}">'
+    assert want in out and out.count("<html") == 1
+    assert out.count('<meta charset="utf-8">') == 1
+
+
+def test_html_without_a_known_language_has_no_lang() -> None:
+    from webseg.clean.html_out import html_open_tag
+
+    assert html_open_tag(None) == "<html>" and html_open_tag('x"><script>') == "<html>"
+    assert html_open_tag("he") == '<html lang="he" dir="rtl">'

@@ -177,8 +177,9 @@ class CleanResult:
 
     def to_html(self) -> str:
         with _links_base(self.page, self.base_url):
+            lang = (self.language or {}).get("code")
             return html_out.to_html(self.page, self.keep, self.roots, self.title,
-                                    self.metadata.canonical_url or self.url)
+                                    self.metadata.canonical_url or self.url, lang=lang)
 
     def format(self, fmt: str, links: bool = False) -> str:
         """The result in one of :data:`FORMATS`."""

@@ -21,7 +21,7 @@ import numpy as np
 from webseg.clean.markdown import safe_url
 from webseg.page import TEXT, Page
 
-__all__ = ["subtree_html", "to_html"]
+__all__ = ["RTL_LANGUAGES", "html_open_tag", "subtree_html", "to_html"]
 
 _VOID = frozenset({"br", "hr", "img", "input", "meta", "link", "wbr", "area", "col", "source",
                    "embed", "track", "param", "base"})
@@ -84,10 +84,29 @@ def subtree_html(page: Page, root: int, keep: np.ndarray | None = None) -> str:
     return "".join(out)
 
 
+#: ISO 639 codes of languages written right to left (Arabic, Hebrew and Syriac scripts,
+#: Thaana, N'Ko): their text needs ``dir="rtl"`` on the document to read and align right.
+RTL_LANGUAGES = frozenset({"ar", "arc", "ckb", "dv", "fa", "he", "ks", "nqo", "ps", "sd",
+                           "syr", "ug", "ur", "yi"})
+_LANG_CODE = re.compile(r"[a-z]{2,3}\Z")
+
+
+def html_open_tag(lang: str | None) -> str:
+    """``<html>`` with the page's language (``lang``, and ``dir="rtl"`` for a right-to-left
+    one): screen readers pick their voice, browsers their fonts, line breaking and
+    hyphenation by it, and a Chinese or Japanese page without it may get the wrong glyphs.
+    Anything not an ISO 639 code is left out."""
+    if not lang or not _LANG_CODE.match(lang):
+        return "<html>"
+    rtl = ' dir="rtl"' if lang in RTL_LANGUAGES else ""
+    return f'<html lang="{lang}"{rtl}>'
+
+
 def to_html(page: Page, keep: np.ndarray, roots: np.ndarray, title: str = "",
-            url: str | None = None) -> str:
-    """A complete HTML document of the kept subtrees (``keep``: bool per node)."""
-    parts = ['<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>',
+            url: str | None = None, lang: str | None = None) -> str:
+    """A complete HTML document of the kept subtrees (``keep``: bool per node), declared
+    UTF-8 (what it is written in) and in ``lang`` (the page's identified ISO 639 code)."""
+    parts = ["<!DOCTYPE html>\n", html_open_tag(lang), '<head><meta charset="utf-8"><title>',
              html.escape(title or ""), "</title>"]
     if url:
         link = safe_url(url)
