@@ -155,6 +155,8 @@ def dedup(inputs: tuple[str, ...], strip: str, segmenter: str | None, report: st
 
     bar = progress_bar(total=len(records), desc="dedup", unit="page")
 
+    from webseg.clean.run import page_url
+
     def items() -> Iterator[tuple[str, Item, str]]:
         for rec, page, error in rendered:
             bar.update(1)
@@ -174,7 +176,9 @@ def dedup(inputs: tuple[str, ...], strip: str, segmenter: str | None, report: st
                     failed[rec.id] = f"read: {e}"
                     _err(f"{rec.id}: read: {e}")
                     continue
-            url = rec.url or page.url
+            # the address the page result gives (webseg clean, the pipeline): the record's
+            # URL, a local file's canonical URL, else its own file:// URI
+            url = page_url(rec, page, None)
             yield rec.id, Item(page=page, html=html, url=url,
                                site=site_of(url, rec.id, rec.kind, site_key)), page.title
 

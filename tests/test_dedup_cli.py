@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import random
@@ -134,3 +135,20 @@ def test_dedup_url_list_on_loopback(renderer, http_server, tmp_path):
     assert r.exit_code == 0, r.output
     (line,) = [json.loads(x) for x in r.stdout.splitlines() if x.strip()]
     assert sorted(p["title"] for p in line["pages"]) == ["url page 0", "url page 1"]
+
+
+def test_report_urls_of_local_files_are_the_page_results(pages, tmp_path):
+    """A local file's url is what the page result gives: its canonical URL, else file://."""
+    from webseg.clean.json_out import file_uri
+
+    canon = pages / "a" / "one.html"
+    canon.write_text(canon.read_text().replace(
+        "<head>", '<head><link rel="canonical" href="https://alpha.example/one">'))
+    out = tmp_path / "out"
+    r = _run([str(pages), "--strip", "none", "--no-render", "--report", str(out)])
+    assert r.exit_code == 0, r.output
+    (cluster,) = json.loads((out / "clusters.json").read_text())
+    urls = sorted(p["url"] for p in cluster["pages"])
+    assert urls == [file_uri(pages / "b" / "one.html"), "https://alpha.example/one"]
+    with (out / "clusters.csv").open(newline="") as f:
+        assert sorted(row["url"] for row in csv.DictReader(f)) == urls
