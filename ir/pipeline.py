@@ -22,8 +22,8 @@ from ir.blocks import page_blocks, page_parts, page_text, spaced, window_blocks
 from ir.content import DEFAULT_MODEL
 from ir.store import StoredDoc
 
-__all__ = ["IndexReport", "doc_from_page", "doc_from_text", "html_text", "index_paths",
-           "surface_analyzer"]
+__all__ = ["IndexReport", "doc_from_page", "doc_from_text", "fallback_text", "html_text",
+           "index_paths", "surface_analyzer"]
 
 
 def _language(text: str, hints: Sequence[str] = ()) -> str | None:
@@ -257,7 +257,7 @@ def _record_url(rec: Any, page: Any) -> str | None:
     return file_uri(rec.source) if isinstance(rec.source, Path) else None
 
 
-def _text_only(rec: Any, reason: str) -> tuple[str] | str:
+def fallback_text(rec: Any, reason: str) -> tuple[str] | str:
     """The text of a record that did not render, parsed without a browser, as ``(text,)``;
     or the one error line (``"<stage>: <reason>"``) when there is none to be had: the record
     is unreadable, a URL, or its bytes do not parse. The parse's reason is added only when it
@@ -314,7 +314,7 @@ def index_paths(index: Any, paths: Sequence[str], sources: Sequence[str], concur
                 log(f"{doc_id}: segment: {doc.reason}")
         else:
             reason = rec.error or err or "render: unknown error"
-            fallback = _text_only(rec, reason)
+            fallback = fallback_text(rec, reason)
             if isinstance(fallback, str):  # no text at all: a failed record, not a document
                 rep.failed += 1
                 rep.failures.append((doc_id, fallback))

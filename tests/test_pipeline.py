@@ -200,3 +200,22 @@ def test_browser_killed_mid_run_loses_nothing(tmp_path: Path, process_tools) -> 
     for r in lines:  # a page in the dying browser may fail, and says so
         assert r["status"] == "ok" or r["error"]["stage"], r
     assert all(r["status"] == "ok" for r in lines[6:])  # the run went on with a new browser
+
+
+def test_a_record_without_text_is_not_indexed(tmp_path: Path) -> None:
+    """A binary file is one error line with one reason, and no (empty) index document."""
+    from webseg.inputs import InputRecord
+    from webseg.pipeline.run import record_line
+
+    path = tmp_path / "binary.html"
+    path.write_bytes(bytes(range(256)) * 40)
+    rec = InputRecord(id=str(path), url=None, source=path, kind="file")
+    proc = PageProcessor(PipelineConfig(stages=("segment", "index")))
+    err = "decode: input looks binary, not HTML"
+    line = record_line(rec, None, err, proc)
+    assert line["status"] == "error" and "index_doc" not in line
+    text = tmp_path / "text.html"
+    text.write_text("<p>words to find the page by</p>")
+    rec = InputRecord(id=str(text), url=None, source=text, kind="file")
+    line = record_line(rec, None, "render: timeout", proc)
+    assert line["index_doc"]["status"] == "text-only" and line["index_doc"]["terms"]

@@ -196,12 +196,14 @@ def page_phase_gc() -> Iterator[None]:
 def record_line(rec: InputRecord, page: Any, err: str | None,
                 processor: PageProcessor) -> dict[str, Any]:
     """The journal line of one input record, on one machine and on Spark alike: the
-    processed page, or :func:`no_page_record` (an error line keeps a text-only index entry,
-    so the page is still found)."""
+    processed page, or :func:`no_page_record` (an error line keeps a text-only index entry
+    when the HTML still parses, so the page is still found)."""
     if page is None:
         line = no_page_record(rec, err)
         if line["status"] == "error" and "index" in processor.config.stages:
-            line["index_doc"] = text_only_doc(rec, line["reason"], processor)
+            doc = text_only_doc(rec, line["reason"], processor)
+            if doc is not None:
+                line["index_doc"] = doc
         return line
     line = processor.process(rec.id, rec.url, page, html=record_html(rec, processor.config),
                              record=rec)
@@ -364,18 +366,18 @@ def skip_kind(reason: str) -> str:
     return msg.split("(", 1)[0].strip() or stage
 
 
-def text_only_doc(rec: InputRecord, reason: str, processor: PageProcessor) -> dict[str, Any]:
+def text_only_doc(rec: InputRecord, reason: str, processor: PageProcessor
+                  ) -> dict[str, Any] | None:
     """Index entry of a page that did not render: its text parsed without a browser, so it is
-    still searchable (status ``text-only``, the reason recorded), or ``empty``."""
-    from ir.pipeline import doc_from_text, html_text
+    still searchable (status ``text-only``, the reason recorded), or ``empty``. None when
+    there is no text to be had (unreadable, binary, unparsable, a URL): the record's error
+    line says why, and an empty document would be a search result that is no page."""
+    from ir.pipeline import doc_from_text, fallback_text
 
-    text = ""
-    if rec.error is None and rec.kind != "url":
-        try:
-            text = html_text(rec.read_bytes())
-        except Exception as e:  # binary or broken input: the reason says so
-            reason += f"; parse: {type(e).__name__}: {e}"
-    doc = doc_from_text(rec.id, text, processor.analyzer, url=rec.url, status="text-only",
+    text = fallback_text(rec, reason)
+    if isinstance(text, str):
+        return None
+    doc = doc_from_text(rec.id, text[0], processor.analyzer, url=rec.url, status="text-only",
                         reason=reason)
     if not doc.terms:
         doc.status = "empty"
