@@ -281,11 +281,12 @@ class _LaterBar:
         self.desc, self.unit = desc, unit
         self.n = 0
         self._bar: Any = None
+        self._started = time.monotonic()  # the rate counts the first page's time too
 
     def update(self, n: int = 1) -> None:
         self.n += n
         if self._bar is None and self.n >= 2:
-            self._bar = progress_bar(desc=self.desc, unit=self.unit)
+            self._bar = progress_bar(desc=self.desc, unit=self.unit, started=self._started)
             self._bar.update(self.n)
         elif self._bar is not None:
             self._bar.update(n)

@@ -210,3 +210,21 @@ def test_predict_progress_follows_the_shared_rule(tmp_path):
     quiet = CliRunner().invoke(main, ["classify", "predict", str(pages), "--model", str(model),
                                       "--no-render", "-q"])
     assert quiet.exit_code in (0, 1) and "webseg: classify:" not in quiet.stderr
+
+
+def test_a_bar_opened_late_counts_its_rate_from_the_start(monkeypatch):
+    """classify opens its progress at the second page: the rate still counts the first."""
+    import io
+    import time
+
+    from webseg import progress
+    from webseg.progress import progress_bar
+
+    monkeypatch.setattr(progress, "QUIET", False)  # an earlier command's -q must not leak
+
+    out = io.StringIO()
+    bar = progress_bar(desc="classify", file=out, started=time.monotonic() - 100)
+    bar.update(2)
+    bar.close()
+    rate = float(out.getvalue().rsplit(", ", 1)[1].split()[0])
+    assert rate <= 2 / 100

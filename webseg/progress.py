@@ -45,11 +45,13 @@ class LineProgress:
     ``every`` seconds, plus a last one at :meth:`close` when anything was counted."""
 
     def __init__(self, total: int | None, desc: str, unit: str, file: TextIO,
-                 every: float = LINE_EVERY, initial: int = 0) -> None:
+                 every: float = LINE_EVERY, initial: int = 0,
+                 started: float | None = None) -> None:
         self.total, self.desc, self.unit, self.file, self.every = total, desc, unit, file, every
         self.n = initial
         self._initial = initial
-        self._start = self._last = time.monotonic()
+        self._last = time.monotonic()
+        self._start = self._last if started is None else started
         self._postfix = ""
 
     def update(self, n: int = 1) -> None:
@@ -105,15 +107,21 @@ class _Silent:
 
 
 def progress_bar(total: int | None = None, desc: str = "progress", unit: str = "page",
-                 enabled: bool = True, initial: int = 0, file: TextIO | None = None) -> Any:
+                 enabled: bool = True, initial: int = 0, file: TextIO | None = None,
+                 started: float | None = None) -> Any:
     """A progress counter for a long loop: tqdm on a terminal, :class:`LineProgress` otherwise,
-    a silent counter when ``enabled`` is false or ``--quiet`` was given."""
+    a silent counter when ``enabled`` is false or ``--quiet`` was given. ``started``: the
+    :func:`time.monotonic` time the work began, for a bar opened after it (the rate counts
+    from there)."""
     out = file if file is not None else sys.stderr
     if not enabled or QUIET:
         return _Silent()
     if getattr(out, "isatty", lambda: False)():
         from tqdm import tqdm
 
-        return tqdm(total=total, initial=initial, desc=desc, unit=unit, file=out,
-                    leave=False, dynamic_ncols=True)
-    return LineProgress(total, desc, unit, out, initial=initial)
+        bar = tqdm(total=total, initial=initial, desc=desc, unit=unit, file=out,
+                   leave=False, dynamic_ncols=True)
+        if started is not None:  # tqdm's elapsed time and rate count from start_t
+            bar.start_t = bar.last_print_t = time.time() - (time.monotonic() - started)
+        return bar
+    return LineProgress(total, desc, unit, out, initial=initial, started=started)
