@@ -38,6 +38,15 @@ settings.load_profile("webseg")
 RENDER_TIMEOUT = 30.0
 
 
+@pytest.fixture(autouse=True)
+def _progress_not_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with progress output on: ``-q`` sets a module-wide flag in
+    :mod:`webseg.progress`, which would otherwise stay set for the tests that run after it."""
+    import webseg.progress
+
+    monkeypatch.setattr(webseg.progress, "QUIET", False)
+
+
 def _have_chromium() -> bool:
     try:
         find_chromium()
