@@ -165,15 +165,14 @@ def page_words(page: Any, p_main: Any = None) -> tuple[str, list[float] | None]:
 def page_parts(page: Any, p_main: Any = None) -> tuple[list[str], list[float] | None]:
     """The visible leaves' normalised texts (:func:`page_words` joins them) and, with
     ``p_main``, each word's P(main)."""
-    from webseg.page import normalize_text
 
     vis = page.visible
     parts: list[str] = []
     weights: list[float] | None = [] if p_main is not None else None
-    for j, leaf in enumerate(page.text_leaves.tolist()):
+    for j, (leaf, t) in enumerate(zip(page.text_leaves.tolist(), page.leaf_texts,
+                                      strict=True)):
         if not vis[leaf]:
             continue
-        t = normalize_text(page.text[leaf])
         if not t:
             continue
         parts.append(t)
