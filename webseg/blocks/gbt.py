@@ -15,7 +15,7 @@ during training), so :meth:`TreeEnsemble.predict_proba` equals sklearn's ``predi
 numerical features (the tests check this).
 
 Speed: in a long run, each tree's leaf values come from scikit-learn's compiled tree walker
-(the one behind ``HistGradientBoostingClassifier.predict``), about twice as fast as the numpy
+(the one behind ``HistGradientBoostingClassifier.predict``), about 1.7 times as fast as the numpy
 walk. Importing it costs about a CPU second (``sklearn.ensemble``), more than a one-page
 ``webseg clean`` spends altogether, so an ensemble switches to it only once it has scored
 :data:`COMPILED_AFTER_ROWS` rows (a few hundred pages), where the import has paid for itself.
