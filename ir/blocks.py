@@ -266,12 +266,14 @@ def _joined_texts(page: Any, segs: list[Any],
     import numpy as np
 
     from webseg.clean.layout import NONE, joints
-    from webseg.page import normalize_text
 
     if page is None or getattr(page, "ws_before", None) is None and not page.has_layout:
         pieces.extend(None for _ in segs)
         return [s.text for s in segs]  # no whitespace record and no layout: nothing to go by
-    leaves = page.text_leaves[np.asarray(page.visible, dtype=bool)[page.text_leaves]]
+    shown = np.asarray(page.visible, dtype=bool)[page.text_leaves]
+    leaves = page.text_leaves[shown]
+    # the leaves' normalised texts, computed once per page (Page.leaf_texts)
+    leaf_texts = [page.leaf_texts[k] for k in np.flatnonzero(shown).tolist()]
     if len(leaves) < 2:
         pieces.extend(None for _ in segs)
         return [s.text for s in segs]
@@ -289,7 +291,7 @@ def _joined_texts(page: Any, segs: list[Any],
         texts: list[str] | None = []  # the leaves' texts, while every joint is a space
         prev = -2
         for i in idx:
-            t = normalize_text(page.text[leaves[i]])
+            t = leaf_texts[i]
             if not t:
                 continue
             if parts:
