@@ -40,7 +40,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 import numpy as np
 
 from webseg.lang import has_unspaced_letter
-from webseg.page import Page, normalize_text
+from webseg.page import Page
 
 __all__ = ["MAX_TEXT", "STRUCT_NAMES", "count_words", "head_tokens", "page_views", "split_words"]
 
@@ -402,7 +402,7 @@ def _text_stats(page: Page) -> tuple[str, str, dict[str, float]]:
     item, a heading) is read from its nearest :data:`_HOLDER_DEPTH` ancestors, for all leaves
     at once with numpy (one step per ancestor level, not a Python walk per leaf)."""
     leaves = page.text_leaves
-    texts = [normalize_text(page.text[j]) for j in leaves.tolist()]
+    texts = page.leaf_texts
     lens = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
     code = np.array(list(map(_HOLDER_BITS.get, page.tag, repeat(0))), dtype=np.int64)
     parent = np.asarray(page.parent, dtype=np.int64)

@@ -47,6 +47,10 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _TOKEN = re.compile(r"(?<![^\W_])[^\W\d_][^\W_]{1,29}(?![^\W_])")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+#: :func:`words` of ASCII text: whole ``[a-z0-9]`` runs of 2 to 64 characters (the analysis'
+#: tokens of :func:`_analyzer`, which drops longer ones, without the one-character ones).
+_ASCII_WORD = re.compile(r"(?<![a-z0-9])[a-z0-9]{2,64}(?![a-z0-9])")
 _MAX_LEN = 30
 
 
@@ -73,7 +77,14 @@ def words(text: str) -> list[str]:
     """
     if not text:
         return []
-    return [t for t in _analyzer().tokens(_spaced_out(text)) if len(t) > 1 or _unspaced(t)]
+    text = _spaced_out(text)
+    if text.isascii():
+        # the analysis' English path with no stop words and no stemming: its ``[a-z0-9]+``
+        # tokens up to the analyzer's 64 characters, of which this keeps those of two or
+        # more (no ASCII token is of an unspaced script): one regular expression, the same
+        # tokens without a Python step per token
+        return _ASCII_WORD.findall(text.lower())
+    return [t for t in _analyzer().tokens(text) if len(t) > 1 or _unspaced(t)]
 
 
 @lru_cache(maxsize=4096)
@@ -92,9 +103,16 @@ def _spaced_out(text: str) -> str:
     otherwise make its text ~8x slower to tokenise); other texts unchanged."""
     if text.isascii():
         return text
-    odd = [c for c in set(text) if c > "\x7f"]
-    if not all(map(_inert, odd)):
-        return text
+    # the distinct non-ASCII characters, found by a C-level scan and looked at once each;
+    # the first that is not inert settles it (an English page's few quotes and dashes, or a
+    # Russian page's first letter), instead of hashing every character of the text
+    odd: set[str] = set()
+    for m in _NON_ASCII.finditer(text):
+        c = m.group()
+        if c not in odd:
+            if not _inert(c):
+                return text
+            odd.add(c)
     return text.translate(dict.fromkeys(map(ord, odd), " "))
 
 

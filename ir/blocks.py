@@ -165,15 +165,14 @@ def page_words(page: Any, p_main: Any = None) -> tuple[str, list[float] | None]:
 def page_parts(page: Any, p_main: Any = None) -> tuple[list[str], list[float] | None]:
     """The visible leaves' normalised texts (:func:`page_words` joins them) and, with
     ``p_main``, each word's P(main)."""
-    from webseg.page import normalize_text
 
     vis = page.visible
     parts: list[str] = []
     weights: list[float] | None = [] if p_main is not None else None
-    for j, leaf in enumerate(page.text_leaves.tolist()):
+    for j, (leaf, t) in enumerate(zip(page.text_leaves.tolist(), page.leaf_texts,
+                                      strict=True)):
         if not vis[leaf]:
             continue
-        t = normalize_text(page.text[leaf])
         if not t:
             continue
         parts.append(t)
@@ -267,12 +266,14 @@ def _joined_texts(page: Any, segs: list[Any],
     import numpy as np
 
     from webseg.clean.layout import NONE, joints
-    from webseg.page import normalize_text
 
     if page is None or getattr(page, "ws_before", None) is None and not page.has_layout:
         pieces.extend(None for _ in segs)
         return [s.text for s in segs]  # no whitespace record and no layout: nothing to go by
-    leaves = page.text_leaves[np.asarray(page.visible, dtype=bool)[page.text_leaves]]
+    shown = np.asarray(page.visible, dtype=bool)[page.text_leaves]
+    leaves = page.text_leaves[shown]
+    # the leaves' normalised texts, computed once per page (Page.leaf_texts)
+    leaf_texts = [page.leaf_texts[k] for k in np.flatnonzero(shown).tolist()]
     if len(leaves) < 2:
         pieces.extend(None for _ in segs)
         return [s.text for s in segs]
@@ -290,7 +291,7 @@ def _joined_texts(page: Any, segs: list[Any],
         texts: list[str] | None = []  # the leaves' texts, while every joint is a space
         prev = -2
         for i in idx:
-            t = normalize_text(page.text[leaves[i]])
+            t = leaf_texts[i]
             if not t:
                 continue
             if parts:

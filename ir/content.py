@@ -93,7 +93,6 @@ def page_fields(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float | 
     0.1-0.25 on boilerplate would otherwise leave a fifth of each in the other field);
     ``None`` splits each leaf's counts softly by its probability.
     """
-    from webseg.page import normalize_text
 
     main: Counter[str] = Counter()
     rest: Counter[str] = Counter()
@@ -102,20 +101,22 @@ def page_fields(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float | 
         # a hard split: each leaf's whole counts go to one field; integer sums, made floats
         # at the end, are exactly the sums of the counts as floats (and in the same order)
         is_main = (p_main >= threshold).tolist()
-        for leaf, m in zip(page.text_leaves.tolist(), is_main, strict=True):
+        for leaf, m, text in zip(page.text_leaves.tolist(), is_main, page.leaf_texts,
+                                 strict=True):
             if not vis[leaf]:
                 continue
-            counts = _counts(an, normalize_text(page.text[leaf]))
+            counts = _counts(an, text)
             if counts:
                 (main if m else rest).update(counts)
         title = Counter(an.tokens((page.title or "").strip()))
         return {"title": {t: float(c) for t, c in title.items()},
                 "main": {t: float(c) for t, c in main.items()},
                 "rest": {t: float(c) for t, c in rest.items()}}
-    for leaf, p in zip(page.text_leaves.tolist(), p_main.tolist(), strict=True):
+    for leaf, p, text in zip(page.text_leaves.tolist(), p_main.tolist(), page.leaf_texts,
+                             strict=True):
         if not vis[leaf]:
             continue
-        counts = _counts(an, normalize_text(page.text[leaf]))
+        counts = _counts(an, text)
         if not counts:
             continue
         for t, c in counts.items():
@@ -146,15 +147,14 @@ def main_leaves(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float = 
     across pages (a template's text the models took for content) to ``rest``
     (:mod:`ir.repeats`) without the pages."""
     from ir.repeats import leaf_key
-    from webseg.page import normalize_text
 
     out: dict[str, dict[str, float]] = {}
     n: Counter[str] = Counter()
     vis = np.asarray(page.visible, dtype=bool)
-    for leaf, p in zip(page.text_leaves.tolist(), p_main.tolist(), strict=True):
+    for leaf, p, text in zip(page.text_leaves.tolist(), p_main.tolist(), page.leaf_texts,
+                             strict=True):
         if not vis[leaf] or p < threshold:
             continue
-        text = normalize_text(page.text[leaf])
         counts = _counts(an, text)
         if not counts:
             continue

@@ -49,3 +49,34 @@ def test_short_runs_do_not_import_the_compiled_walker() -> None:
     first = fresh.raw(X)
     assert fresh._compiled_tried
     assert np.array_equal(first, ens.raw(X))
+
+
+def _reference_walk(tree: dict, x: np.ndarray) -> float:
+    """sklearn's rule, one row, one tree: ``x <= threshold`` left, NaN the learned way."""
+    k = 0
+    while not tree["leaf"][k]:
+        v = x[tree["feature"][k]]
+        left = bool(tree["missing_left"][k]) if np.isnan(v) else v <= tree["threshold"][k]
+        k = tree["left"][k] if left else tree["right"][k]
+    return tree["value"][k]
+
+
+def test_numpy_walk_follows_nan_rules_and_missing_or_not_splits() -> None:
+    """NaN go the learned way at every kind of node, infinite values and thresholds included
+    (an infinite threshold that sends NaN right is sklearn's "missing or not" split)."""
+    from webseg.blocks.gbt import TreeEnsemble
+
+    inf = float("inf")
+    tree = {"feature": [0, 1, 0, 0, 0, 1, 0], "threshold": [inf, 0.5, inf, 0, 0, -inf, 0],
+            "left": [1, 3, 5, 0, 0, 0, 0], "right": [2, 4, 6, 0, 0, 0, 0],
+            "missing_left": [0, 1, 1, 0, 0, 0, 0], "leaf": [0, 0, 0, 1, 1, 1, 1],
+            "value": [0, 0, 0, 1.0, 2.0, 3.0, 4.0]}
+    tree2 = {**tree, "threshold": [-inf, 0.5, 1.0, 0, 0, 0, 0],
+             "missing_left": [1, 0, 0, 0, 0, 0, 0]}
+    ens = TreeEnsemble({"kind": "regression", "baseline": 0.0, "n_features": 2,
+                        "trees": [tree, tree2]})
+    vals = [np.nan, -inf, inf, -1.0, 0.5, 0.7, 2.0]
+    X = np.array([[a, b] for a in vals for b in vals])
+    want = np.array([[_reference_walk(t, x) for x in X] for t in (tree, tree2)])
+    assert np.array_equal(ens._tree_values_numpy(X), want)
+    assert ens._walk_blocks == 3

@@ -27,6 +27,7 @@ from classify.stacked import (
     wps_doc,
 )
 from webseg.cli import main
+from webseg.page import normalize_text
 from webseg.parse import parse
 
 SHOP = """<html><head><title>Blue kettle {k} | Shop</title>
@@ -254,7 +255,7 @@ def _reference_text_stats(page):
     shares = {"a": 0, "p": 0, "pre": 0, "td": 0, "li": 0}
     heads = []
     for j in page.text_leaves.tolist():
-        n = len(pf.normalize_text(page.text[j]))
+        n = len(normalize_text(page.text[j]))
         seen, anc = set(), int(page.parent[j])
         for _ in range(6):
             if anc < 0:
@@ -266,7 +267,7 @@ def _reference_text_stats(page):
         for k in shares:
             shares[k] += n if k in seen else 0
         if seen & {"h1", "h2", "h3"}:
-            heads.append(pf.normalize_text(page.text[j]))
+            heads.append(normalize_text(page.text[j]))
     return shares, heads
 
 
@@ -281,7 +282,7 @@ def test_text_stats_match_the_per_leaf_walk(html):
     page = parse(html)
     _, title, st_ = pf._text_stats(page)
     shares, heads = _reference_text_stats(page)
-    c = max(1, sum(len(pf.normalize_text(page.text[j])) for j in page.text_leaves.tolist()))
+    c = max(1, sum(len(normalize_text(page.text[j])) for j in page.text_leaves.tolist()))
     assert st_["link_words"] == shares["a"]
     assert st_["p_chars_share"] == shares["p"] / c
     assert st_["pre_code_share"] == shares["pre"] / c

@@ -257,6 +257,15 @@ class Page:
         m[self.text_leaves] = True
         return m
 
+    @cached_property
+    def leaf_texts(self) -> list[str]:
+        """The whitespace-normalised text of every node of :attr:`text_leaves`, in their order.
+
+        Computed once per page: the block model's features, the page-type views and the
+        index's fields, windows and blocks each read every leaf's text (a page's text is
+        never changed after it is built)."""
+        return list(map(normalize_text, map(self.text.__getitem__, self.text_leaves.tolist())))
+
     def leaf_text(self, i: int) -> str:
         """Whitespace-normalised text of text node ``i``."""
         return normalize_text(self.text[i])

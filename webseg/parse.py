@@ -63,6 +63,8 @@ _DISPLAY_STYLE = re.compile(r"(?:^|[;\s])display\s*:\s*([a-z-]+(?:\s+[a-z-]+)?)\
 #: The attribute a parsed page's element gets when its inline style sets its display.
 DISPLAY_STYLE_ATTR = "display"
 _SKIP_TEXT = frozenset({"script", "style", "template"})
+#: :data:`~webseg.page.KEPT_ATTRIBUTES` as a set: looked up for every attribute of every element.
+_KEPT = frozenset(KEPT_ATTRIBUTES)
 #: Kept attributes that are usually written without a value.
 _BOOLEAN_ATTRIBUTES = frozenset({"reversed", "checked"})
 #: Elements that can host a shadow root (DOM standard "attach a shadow root"); custom elements
@@ -110,6 +112,12 @@ class _Builder:
         self.max_nodes = max_nodes
         self.cols: dict[str, list[Any]] = {k: [] for k in ("parent", "kind", "tag", "text",
                                                            "attrs", "visible", "ws")}
+        # the columns' lists by name: a walk adds a thousand nodes or more per page, and a
+        # dictionary look-up per column and node was a sixth of the parse
+        c = self.cols
+        self._parent, self._kind, self._tag, self._text = (c["parent"], c["kind"], c["tag"],
+                                                           c["text"])
+        self._attrs, self._visible, self._ws = c["attrs"], c["visible"], c["ws"]
         self.preserve: list[bool] = []  # inside PRESERVE_TAGS (whitespace kept verbatim)
         self.pending = ""  # whitespace-only text seen since the last node
         self.depth: list[int] = []  # depth in the parser's tree (before the 512 cap)
@@ -119,8 +127,7 @@ class _Builder:
 
     def _add(self, parent: int, kind: int, tag: str, txt: str, attrs: dict | None,
              vis: bool) -> int:
-        c = self.cols
-        n = len(c["parent"])
+        n = len(self._parent)
         if n >= self.max_nodes:
             raise ValueError(f"DOM has more than {self.max_nodes} nodes")
         d = 0
@@ -129,15 +136,15 @@ class _Builder:
             if kind == ELEMENT and d > MAX_DEPTH:
                 # the parser's stack is too deep: Chromium attaches the element to the parent
                 # of the current node instead (later text still goes into the current node)
-                parent = c["parent"][parent]
+                parent = self._parent[parent]
                 self.capped = True
-        c["parent"].append(parent)
-        c["kind"].append(kind)
-        c["tag"].append(tag)
-        c["text"].append(txt)
-        c["attrs"].append(attrs)
-        c["visible"].append(vis)
-        c["ws"].append(self.pending)
+        self._parent.append(parent)
+        self._kind.append(kind)
+        self._tag.append(tag)
+        self._text.append(txt)
+        self._attrs.append(attrs)
+        self._visible.append(vis)
+        self._ws.append(self.pending)
         self.pending = ""
         self.preserve.append(tag in PRESERVE_TAGS or (parent >= 0 and self.preserve[parent]))
         self.depth.append(d)
@@ -177,7 +184,24 @@ class _Builder:
         return True
 
     def text(self, parent: int, txt: str, vis: bool) -> None:
-        self._add(parent, TEXT, "#text", txt, None, vis)
+        """A text node: :meth:`_add` for what a text node can be (no depth cap applies,
+        ``#text`` is no whitespace-keeping tag), about half of the nodes of a page."""
+        if len(self._parent) >= self.max_nodes:
+            raise ValueError(f"DOM has more than {self.max_nodes} nodes")
+        self._parent.append(parent)
+        self._kind.append(TEXT)
+        self._tag.append("#text")
+        self._text.append(txt)
+        self._attrs.append(None)
+        self._visible.append(vis)
+        self._ws.append(self.pending)
+        self.pending = ""
+        if parent >= 0:
+            self.preserve.append(self.preserve[parent])
+            self.depth.append(self.depth[parent] + 1)
+        else:
+            self.preserve.append(False)
+            self.depth.append(0)
 
     def space(self, parent: int, txt: str) -> None:
         """A whitespace-only text node: recorded on the next node (``Page.ws_before``),
@@ -189,17 +213,20 @@ class _Builder:
 
     def element(self, parent: int, tag: str, attrib: dict[str, Any], pvis: bool
                 ) -> tuple[int, bool]:
-        attrs = {k: v for k, v in attrib.items() if k in KEPT_ATTRIBUTES and v is not None}
+        attrs = {k: v for k, v in attrib.items() if k in _KEPT and v is not None}
         for k in _BOOLEAN_ATTRIBUTES.intersection(attrib):
             attrs[k] = attrib[k] or ""  # valueless (``<ol reversed>``): "" as in the DOM
         style = attrib.get("style") or ""
         vis = pvis and tag not in NON_RENDERED_TAGS and "hidden" not in attrib \
-            and not _HIDDEN_STYLE.search(style) \
+            and not (style and _HIDDEN_STYLE.search(style)) \
             and not (tag == "input" and (attrib.get("type") or "").lower() == "hidden")
-        pre = _PRE_STYLE.search(style) if "white-space" in style.lower() else None
+        pre = disp = None
+        if style:  # most elements have none: no pattern is tried
+            low = style.lower()
+            pre = _PRE_STYLE.search(style) if "white-space" in low else None
+            disp = _DISPLAY_STYLE.search(style) if "display" in low else None
         if pre and not (parent >= 0 and self.preserve[parent]) and tag not in PRESERVE_TAGS:
             attrs[PRE_STYLE_ATTR] = pre.group(1).lower()  # a block that keeps its whitespace
-        disp = _DISPLAY_STYLE.search(style) if "display" in style.lower() else None
         if disp and disp.group(1).lower() != "none":  # "none": not visible (above)
             attrs[DISPLAY_STYLE_ATTR] = disp.group(1).lower()
         idx = self._add(parent, ELEMENT, tag, "", attrs or None, vis)

@@ -44,7 +44,7 @@ import numpy as np
 from webseg.blocks.align import has_unspaced_word
 from webseg.blocks.align import words as _words
 from webseg.blocks.vocab import BLOCK_TAGS, CATEGORY_NAMES, SEMANTIC_TAGS, class_id_role_mask
-from webseg.page import Page, normalize_text
+from webseg.page import Page
 from webseg.templates.features import FEATURE_NAMES as PL_NAMES
 from webseg.templates.features import _node_features, share_node_features
 
@@ -162,8 +162,7 @@ def _leaf_text(page: Page, leaves: np.ndarray) -> _LeafText:
     """Counts per leaf (C-level maps over the leaves); the "stop words" are the page's own 30
     commonest short tokens (any language, see the module docstring)."""
     m = len(leaves)
-    text = page.text
-    texts = [normalize_text(text[j]) for j in leaves.tolist()]
+    texts = page.leaf_texts  # ``leaves`` are the page's text leaves
     tokens = [_words(t) for t in texts]
 
     def counts(values: Iterable[int]) -> np.ndarray:
