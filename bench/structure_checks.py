@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.structure_cases import CASES, HARD_CASES, REAL_CASES, article  # noqa: E402
+from tests.structure_cases import CASES, EDGE_CASES, HARD_CASES, REAL_CASES, page_html  # noqa: E402
 from webseg.clean import extract  # noqa: E402
 from webseg.parse import parse  # noqa: E402
 
@@ -37,10 +37,11 @@ def main() -> int:
         from webseg.render import Renderer
 
         renderer = Renderer().__enter__()
-    groups = {"hard": {c.name for c in HARD_CASES}, "real": {c.name for c in REAL_CASES}}
-    counts = {"all": [0, 0, 0, 0], "hard": [0, 0, 0, 0], "real": [0, 0, 0, 0]}
+    groups = {"hard": {c.name for c in HARD_CASES}, "real": {c.name for c in REAL_CASES},
+              "edge": {c.name for c in EDGE_CASES}}
+    counts = {key: [0, 0, 0, 0] for key in ("all", *groups)}
     for c in CASES:
-        html = article(c.fragment, c.lang)
+        html = page_html(c)
         if traf:
             import trafilatura
 
@@ -58,7 +59,8 @@ def main() -> int:
             n[3] += sum(x in md for x in c.md)
     for key, label in (("all", f"{len(CASES)} cases"),
                        ("hard", f"{len(HARD_CASES)} harder variations"),
-                       ("real", f"{len(REAL_CASES)} real-world markup")):
+                       ("real", f"{len(REAL_CASES)} real-world markup"),
+                       ("edge", f"{len(EDGE_CASES)} further variations")):
         nt, pt, nm, pm = counts[key]
         print(f"{label}: txt checks {pt}/{nt}, Markdown checks {pm}/{nm}")
     if renderer is not None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.structure_cases import CASES, Case, article
+from tests.structure_cases import CASES, Case, page_html
 from webseg.blocks.units import apply_units
 from webseg.clean import CleanResult, extract
 from webseg.clean.txt import without_gutters
@@ -37,13 +37,13 @@ def test_enough_cases_in_every_script() -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_parsed(case: Case) -> None:
-    check(extract(parse(article(case.fragment, case.lang)), "blocks"), case)
+    check(extract(parse(page_html(case)), "blocks"), case)
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_rendered(case: Case, renderer: Renderer) -> None:
-    page = renderer.render(article(case.fragment, case.lang).encode("utf-8"))
+    page = renderer.render(page_html(case).encode("utf-8"))
     check(extract(page, "blocks"), case)
 
 

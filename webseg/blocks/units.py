@@ -14,8 +14,10 @@ they are (only the keep mask changes):
   rows are units. A container that holds page structure (a nested
   table in a list, ``article``/``section``/``nav``/``aside``/``header``/``footer``/``main``/
   ``form``, ``h1``/``h2``) or more than :data:`MAX_UNIT_CHARS` characters is layout, not a
-  unit. A data table: at least two rows, no nested table and no layout element, no cell
-  longer than :data:`MAX_CELL_CHARS` characters.
+  unit; a ``footer``/``header`` inside a quote or a figure is its attribution
+  (``<blockquote>...<footer>— Name</footer>``), not layout. A data table: at least two
+  rows, no nested table and no layout element, no cell longer than :data:`MAX_CELL_CHARS`
+  characters.
 * Units are decided outermost first; a decided unit decides everything inside it. A unit the
   decoder kept entirely stays kept.
 * A **mixed** unit (some of its leaves kept, some not) is **kept whole** when its kept leaves
@@ -36,6 +38,10 @@ they are (only the keep mask changes):
   ``highlighttable``, Rouge's ``rouge-table``, a column of line numbers beside the code) is a
   unit; dropped entirely between kept text, it is kept whole whatever its length and scores:
   its tiny table cells hide from the leaf features that it is code.
+* A list dropped entirely right after a kept sentence that **announces** it (ends with a
+  colon, at least :data:`MIN_ANNOUNCE_WORDS` words, no link: ``The council published three
+  documents:``) and before kept text is kept whole, links or not: the sentence says the list
+  is part of the text. A short label (``Related:``, ``Read also:``) announces nothing.
 * A **run** of dropped leaves between two kept ones, made only of units and headings and at
   most :data:`MAX_HOLE_CHARS` long, is one hole when it is one unit, starts with a heading or
   holds a code block (a section the model dropped under its heading, the line introducing a code
@@ -52,6 +58,10 @@ they are (only the keep mask changes):
   :data:`MAX_HEADING_CHARS` characters that is immediately followed by a kept leaf is kept;
   its permalink mark (a link to ``#anchor`` whose text is a symbol: ``¶``, ``#``) is not.
 
+* The text of ``noscript`` is dropped when other text is kept: pages are walked with
+  JavaScript off, where browsers show it, but a reader's browser runs scripts and never does
+  ("Please enable JavaScript").
+
 Why the share and not a learned rule: the leaf model already weighs the leaf's evidence, and
 a unit is a reading decision that must not depend on which of its leaves happen to be short;
 the share keeps the model's verdict on the unit's bulk and extends it to the rest.
@@ -61,11 +71,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from webseg.blocks.align import words
 from webseg.clean.layout import DEFAULT_BLOCK
 from webseg.page import Page
 
 __all__ = ["MAX_CELL_CHARS", "MAX_HEADING_CHARS", "MAX_HOLE_CHARS", "MAX_UNIT_CHARS",
-           "MIN_PLAIN_CHARS", "apply_units"]
+           "MIN_ANNOUNCE_WORDS", "MIN_PLAIN_CHARS", "apply_units"]
 
 #: A unit longer than this is a layout container (a list holding the whole page), not a unit.
 MAX_UNIT_CHARS = 5000
@@ -75,6 +86,11 @@ MAX_CELL_CHARS = 400
 #: hole (a caption, a short list) between kept paragraphs, not a block the model judged on
 #: its own evidence (a long code listing, a product grid).
 MAX_HOLE_CHARS = 200
+#: A sentence ending with a colon announces the list after it (kept whole, links or not)
+#: from this many words: ``Related:`` or ``Read also:`` announce nothing a reader misses.
+MIN_ANNOUNCE_WORDS = 5
+#: The units a sentence may announce.
+_LIST_TAGS = frozenset({"ul", "ol", "dl"})
 #: A link list whose kept part is plain text of at least this many characters gets help
 #: from its context (a list of documents with a plain item), not a "Read more →" line.
 MIN_PLAIN_CHARS = 10
@@ -86,6 +102,9 @@ _UNIT_TAGS = frozenset({"ul", "ol", "menu", "li", "dl", "pre", "figure", "blockq
 _LAYOUT_TAGS = frozenset({"article", "section", "nav", "aside", "header", "footer", "main",
                           "form", "h1", "h2", "body", "html", "iframe", "frameset"})
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+#: Layout tags that inside a quote or a figure hold its attribution
+#: (``<blockquote><p>...</p><footer>— Name, <cite>Work</cite></footer>``), not page furniture.
+_ATTRIBUTION = frozenset({"footer", "header"})
 _BOLD = frozenset({"b", "strong"})
 _FLEX = "<flex>"  # the unit kind of a flex or grid container
 _LINE = "<line>"  # the unit kind of a div without block elements inside: a line of text
@@ -121,12 +140,16 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
         return keep
     if keep.all():
         _drop_permalinks(page, np.asarray(leaves, dtype=np.int64), keep)
+        _drop_noscript(page, np.asarray(leaves, dtype=np.int64), keep)
         return keep
     leaves = np.asarray(leaves, dtype=np.int64)
     tags = page.tag
     end = page.subtree_end
     is_table = np.fromiter((t == "table" for t in tags), dtype=bool, count=page.n)
     is_layout = np.fromiter((t in _LAYOUT_TAGS for t in tags), dtype=bool, count=page.n)
+    for i in np.flatnonzero(is_layout).tolist():
+        if tags[i] in _ATTRIBUTION and _in_quote(page, i):
+            is_layout[i] = False  # a quote's source line, not the page's footer
     flex = _flex_rows(page)
     is_block = np.fromiter((t in DEFAULT_BLOCK for t in tags), dtype=bool, count=page.n)
     cblk = _prefix(is_block)
@@ -297,6 +320,10 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
             # any length, a table in a short gap)
             listing = k in code_table
             run = (a, b) if listing and _inside_kept(keep, a, b) else _hole(a, b)
+            if run == (a, b) and ntags[k] in _LIST_TAGS and _announces(page, leaves, keep, a):
+                keep[a:b] = True  # the sentence before it says what follows
+                covered = b
+                continue
             if run is not None and _half(*run, scored=not (listing or k in data_table)):
                 keep[run[0]:run[1]] = True
                 covered = max(covered, run[1])
@@ -315,6 +342,7 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
         if t in _HEADINGS or t in _BOLD and _bold_line(page, cand[k], leaves, a, b):
             keep[a:b] = True
     _drop_permalinks(page, leaves, keep)
+    _drop_noscript(page, leaves, keep)
     return keep
 
 
@@ -332,6 +360,50 @@ def _drop_permalinks(page: Page, leaves: np.ndarray, keep: np.ndarray) -> None:
             txt = "".join(page.leaf_text(int(j)) for j in leaves[a0:b0])
             if txt.strip() and not any(ch.isalnum() for ch in txt):
                 keep[a0:b0] = False
+
+
+def _announces(page: Page, leaves: np.ndarray, keep: np.ndarray, a: int) -> bool:
+    """The kept leaf before leaf ``a`` is a sentence that announces what follows: it ends
+    with a colon (``The council published three documents:``), is no link, and has at least
+    :data:`MIN_ANNOUNCE_WORDS` words (one per letter in unspaced scripts), so a short label
+    (``Related:``, ``Tags:``, ``Read also:``) announces nothing a reader misses."""
+    if a == 0 or not keep[a - 1]:
+        return False
+    j = int(leaves[a - 1])
+    text = page.leaf_text(j).rstrip()
+    if not text.endswith((":", "\uff1a")):
+        return False
+    p = int(page.parent[j])
+    for _ in range(4):
+        if p < 0:
+            break
+        if page.tag[p] == "a" and "href" in (page.attrs[p] or {}):
+            return False
+        p = int(page.parent[p])
+    # the sentence may start in an earlier leaf of its paragraph (``The <b>council</b> ...:``)
+    start = a - 1
+    block = int(page.parent[j])
+    while start > 0 and keep[start - 1] and page.is_ancestor(block, int(leaves[start - 1])):
+        start -= 1
+    sentence = " ".join(page.leaf_text(int(x)) for x in leaves[start:a])
+    return len(words(sentence)) >= MIN_ANNOUNCE_WORDS
+
+
+def _drop_noscript(page: Page, leaves: np.ndarray, keep: np.ndarray) -> None:
+    """Drop the text of ``noscript`` elements when other text is kept. Pages are walked with
+    JavaScript off, where a browser shows ``noscript``; a reader's browser runs scripts and
+    never shows it ("Please enable JavaScript", a tracking notice, a second copy of a menu).
+    A page whose only kept text is there (content served to browsers without JavaScript)
+    keeps it."""
+    tags, end = page.tag, page.subtree_end
+    if "noscript" not in tags:
+        return
+    inside = np.zeros(len(keep), dtype=bool)
+    for i in (i for i, t in enumerate(tags) if t == "noscript"):
+        a, b = np.searchsorted(leaves, [i, end[i]])
+        inside[a:b] = True
+    if (keep & ~inside).any():
+        keep[inside] = False
 
 
 def _flex_rows(page: Page) -> set[int]:
@@ -371,6 +443,18 @@ def _code_listing(page: Page, table: int, leaves: np.ndarray) -> bool:
             pa, pb = np.searchsorted(leaves, [j, end[j]])
             inside[pa - a:pb - a] = True
     return bool(inside.all())
+
+
+def _in_quote(page: Page, node: int, up: int = 3) -> bool:
+    """``node`` lies at most ``up`` levels inside a ``blockquote`` or ``figure``."""
+    p = int(page.parent[node])
+    for _ in range(up):
+        if p < 0:
+            return False
+        if page.tag[p] in ("blockquote", "figure"):
+            return True
+        p = int(page.parent[p])
+    return False
 
 
 def _share(keep: np.ndarray, w: np.ndarray, a: int, b: int) -> float:
