@@ -1030,6 +1030,84 @@ EDGE_CASES: tuple[Case, ...] = (
          txt=("Η Αθήνα και ο Πειραιάς υπέγραψαν συμφωνία",),
          md=("Η **Αθήν**α και ο Πειραι**άς** υπέγραψαν",)),
 )
+EDGE_CASES += (
+    Case("svg-title-in-link", "<p>Read the <a href=\"/report\">full report<svg "
+         "aria-hidden=\"true\" width=\"12\" height=\"12\"><title>opens in a new window</title>"
+         "<path d=\"M0 0h12\"></path></svg></a> before the hearing on Friday.</p>",
+         txt=("Read the full report before the hearing on Friday.",),
+         md=("Read the full report before the hearing on Friday.",),
+         absent=("opens in a new window",)),
+    Case("copy-button-beside-code", "<p>Install the client:</p><div class=\"code-block\">"
+         "<button class=\"copy\" type=\"button\">Copy</button><pre><code>pip install "
+         "harbour-client</code></pre></div><p>Then log in with your council account.</p>",
+         txt=("Install the client:\npip install harbour-client\nThen log in",),
+         md=("Install the client:\n\n```\npip install harbour-client\n```\n\nThen log in",),
+         absent=("Copy\n", "Copy ")),
+    Case("code-nbsp-indent", "<p>The check, as the council's site prints it:</p><p><code>"
+         "def deep(level):<br>&nbsp;&nbsp;&nbsp;&nbsp;return level &gt; 4</code></p>",
+         txt=("def deep(level):\n    return level > 4",),
+         md=("```\ndef deep(level):\n    return level > 4\n```",)),
+    Case("empty-and-nbsp-paragraphs", "<p>The ferry timetable changes on Monday.</p><p></p>"
+         "<p>&nbsp;</p><p> </p><p><br></p><p>Night crossings stop at midnight from then on."
+         "</p>",
+         txt=("The ferry timetable changes on Monday.\nNight crossings stop",),
+         md=("The ferry timetable changes on Monday.\n\nNight crossings stop",),
+         absent=("&nbsp;", "\u00a0\n")),
+    Case("text-with-br-no-paragraphs", "<div class=\"story\">The ferry returned to the "
+         "harbour at noon.<br><br>Its captain said the sea had been calm all the way from "
+         "the island.<br><br><b>Next sailing:</b> Thursday at 08:00.</div>",
+         txt=("The ferry returned to the harbour at noon.\nIts captain said the sea had been "
+              "calm", "Next sailing: Thursday at 08:00."),
+         md=("The ferry returned to the harbour at noon.\n\nIts captain said",
+             "**Next sailing:** Thursday at 08:00.")),
+    Case("superscript-ordinals", "<p>The 1<sup>st</sup> and 2<sup>nd</sup> phases end "
+         "before the 21<sup>st</sup> of June, said M<sup>me</sup> Berg.</p>",
+         txt=("The 1st and 2nd phases end before the 21st of June, said Mme Berg.",),
+         md=("The 1st and 2nd phases end before the 21st of June, said Mme Berg.",)),
+    Case("table-in-list-item", "<p>The two options on the table:</p><ol><li>Option A<table>"
+         "<tr><th>Cost</th><th>Years</th></tr><tr><td>450</td><td>6</td></tr></table></li>"
+         "<li>Option B<table><tr><th>Cost</th><th>Years</th></tr><tr><td>380</td><td>8</td>"
+         "</tr></table></li></ol>",
+         txt=("Option A\nCost\tYears\n450\t6\nOption B\nCost\tYears\n380\t8",),
+         md=("1. Option A\n\n   | Cost | Years |\n   | --- | --- |\n   | 450 | 6 |",
+             "2. Option B\n\n   | Cost | Years |")),
+    Case("footnotes-section", "<p>The harbour was founded in 1620<sup id=\"r1\"><a "
+         "href=\"#f1\">1</a></sup> and rebuilt in 1890.</p><section class=\"footnotes\"><ol>"
+         "<li id=\"f1\">City archive, box 12, letter of the harbour master. <a href=\"#r1\">"
+         "\u21a9</a></li></ol></section>",
+         txt=("founded in 16201 and rebuilt", "City archive, box 12, letter of the harbour "
+              "master."),
+         md=("founded in 1620\u00b9 and rebuilt", "1. City archive, box 12, letter of the "
+             "harbour master.")),
+    Case("old-markup-center-font", "<center><font size=\"4\"><b>Public notice</b></font>"
+         "</center><p><font face=\"Arial\">The harbour office will be closed on</font> "
+         "<font color=\"red\">Friday</font><font face=\"Arial\">, the day of the opening "
+         "ceremony.</font></p>",
+         txt=("Public notice\nThe harbour office will be closed on Friday, the day of the "
+              "opening ceremony.",),
+         md=("The harbour office will be closed on Friday, the day of the opening",)),
+    Case("ko-table-list", "<table><tr><th>노선</th><th>출발</th></tr><tr><td>A선</td>"
+         "<td>08:00</td></tr><tr><td>B선</td><td>09:30</td></tr></table><ul><li>부산<b>항</b>"
+         "에서 출발</li><li>인천항 도착</li></ul>",
+         txt=("노선\t출발\nA선\t08:00\nB선\t09:30", "부산항에서 출발\n인천항 도착"),
+         md=("| A선 | 08:00 |", "- 부산**항**에서 출발\n- 인천항 도착")),
+    Case("pl-bold-in-word-list", "<p>Rada miasta zatwierdziła plan dla <b>Gdańsk</b>a i "
+         "Gdyni, a mieszkańcy otrzymają:</p><ul><li>nowe mieszkania</li><li>park nad wodą"
+         "</li><li>terminal promowy</li></ul>",
+         txt=("plan dla Gdańska i Gdyni, a mieszkańcy otrzymają:\nnowe mieszkania\npark nad "
+              "wodą\nterminal promowy",),
+         md=("plan dla **Gdańsk**a i Gdyni", "- nowe mieszkania\n- park nad wodą")),
+    Case("adjacent-code-spans", "<p>The German letter is stored as <code>U+00DF</code><code>"
+         "0xC39F</code> in the harbour's database, and <code>ss</code> in its search index."
+         "</p>",
+         txt=("The German letter is stored as U+00DF", "0xC39F in the harbour's database",),
+         md=("0xC39F` in the harbour's database, and `ss` in its search index.",),
+         absent=("``0xC39F",)),
+    Case("he-list-numbers", "<p>שלבי העבודה בנמל:</p><ol><li>חפירה של <b>3</b> מטרים</li>"
+         "<li>בניית רציף באורך 120 מ׳</li><li>פתיחה בשנת 2026</li></ol>", lang="ar",
+         txt=("חפירה של 3 מטרים\nבניית רציף באורך 120 מ׳\nפתיחה בשנת 2026",),
+         md=("1. חפירה של **3** מטרים\n2. בניית רציף באורך 120 מ׳\n3. פתיחה בשנת 2026",)),
+)
 #: The layout-table page (:func:`layout_table_page`) around fragments of its own.
 LAYOUT_PAGE_CASES: frozenset[str] = frozenset({"layout-table-article"})
 EDGE_CASES += (

@@ -9,7 +9,8 @@ they are (only the keep mask changes):
 
 * **Units** are elements whose text a reader takes as one thing: data tables and their rows,
   lists (``ul``/``ol``/``menu``) and list items, definition lists, ``pre``, ``figure``,
-  ``blockquote``, ``details``, and paragraphs (``p``); a ``figure`` may hold a table. A
+  ``blockquote``, ``details``, and paragraphs (``p``); a ``figure`` may hold a table, the
+  others data tables (a list item with its figures). A
   table of short cells holding a small table in a cell is no data table, but its other
   rows are units. A container that holds page structure (a nested
   table in a list, ``article``/``section``/``nav``/``aside``/``header``/``footer``/``main``/
@@ -45,7 +46,8 @@ they are (only the keep mask changes):
 * A **run** of dropped leaves between two kept ones, made only of units and headings and at
   most :data:`MAX_HOLE_CHARS` long, is one hole when it is one unit, starts with a heading or
   holds a code block (a section the model dropped under its heading, the line introducing a code
-  block and the code); a data table in it needs no score test (tiny cells again). A run of
+  block and the code); a data table in it needs no score test (tiny cells again); a
+  ``button`` in it (``Copy`` over a code block) neither closes it nor is kept. A run of
   short boxes without them (a forum post's user box, share buttons) stays dropped.
 * A **flex or grid container** of phrasing items (``span``...; computed ``display`` when
   rendered, the inline style when parsed) of at most :data:`MAX_HOLE_CHARS` characters is a
@@ -184,6 +186,12 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
                                                                       cw)}
     code_table = {k for k in row_of if k not in data_table and layout_inside[k] == 0
                   and total[k] <= MAX_UNIT_CHARS and _code_listing(page, cand[k], leaves)}
+    # data tables inside each candidate: a list item holding a small data table (an option
+    # and its figures) is still a unit, one holding a layout table is not
+    is_data = np.zeros(page.n, dtype=bool)
+    is_data[[cand[k] for k in data_table]] = True
+    cdata = _prefix(is_data)
+    only_data = (cdata[end[nodes]] - cdata[nodes + 1]) == tables_inside
     unit = np.zeros(len(cand), dtype=bool)
     for k, t in enumerate(ntags):
         if hi[k] <= lo[k]:
@@ -198,7 +206,7 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
         elif t == "tr":  # rows of data tables, and short rows of other tables (below)
             unit[k] = True
         elif t in _UNIT_TAGS:  # a figure may hold a table (a table with its caption)
-            unit[k] = ((tables_inside[k] == 0 or t == "figure") and layout_inside[k] == 0
+            unit[k] = ((only_data[k] or t == "figure") and layout_inside[k] == 0
                        and total[k] <= MAX_UNIT_CHARS)
     rows_ok = np.zeros(len(cand), dtype=bool)
     for k in data_table:
@@ -274,6 +282,15 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
         return np.cumsum(d)[:m] > 0
 
     in_heading = _leaf_flags(np.flatnonzero([t in _HEADINGS for t in ntags]))
+    # leaves of buttons: controls beside a unit ("Copy" over a code block), no text of a
+    # hole, and no reason to leave the hole open
+    buttons = np.asarray([i for i, t in enumerate(tags) if t == "button"], dtype=np.int64)
+    in_button = np.zeros(m, dtype=bool)
+    if len(buttons):
+        d = np.zeros(m + 1, dtype=np.int64)
+        np.add.at(d, np.searchsorted(leaves, buttons), 1)
+        np.add.at(d, np.searchsorted(leaves, end[buttons]), -1)
+        in_button = np.cumsum(d)[:m] > 0
     in_code = _leaf_flags(np.flatnonzero(np.asarray([t == "pre" for t in ntags])
                                          | np.isin(np.arange(len(cand)), list(code_table))))
     spans = {(int(lo[k]), int(hi[k])) for k in np.flatnonzero(unit).tolist()}
@@ -292,14 +309,33 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
             j += 1
             if cw[j] - cw[i] > MAX_HOLE_CHARS:
                 return None
-        if i == 0 or j == m or cw[j] - cw[i] > MAX_HOLE_CHARS or not structured[i:j].all():
+        if i == 0 or j == m or cw[j] - cw[i] > MAX_HOLE_CHARS \
+                or not (structured[i:j] | in_button[i:j]).all():
             return None
         if (i, j) not in spans and not in_heading[i] and not in_code[i:j].any():
             return None
         return i, j
 
+    def _fill(k: int, a: int, b: int) -> int:
+        """Keep the unit ``k`` (leaves ``[a, b)``, all dropped) whole when it is a hole in
+        kept content (module docstring); the end of what was kept, else -1."""
+        # a code listing or a data table hides what it is from the leaf features (tiny
+        # cells of a table): between kept text, the context alone decides (a listing of
+        # any length, a table in a short gap)
+        listing = k in code_table
+        run = (a, b) if listing and _inside_kept(keep, a, b) else _hole(a, b)
+        if run == (a, b) and ntags[k] in _LIST_TAGS and _announces(page, leaves, keep, a):
+            keep[a:b] = True  # the sentence before it says what follows
+            return b
+        if run is not None and _half(*run, scored=not (listing or k in data_table)):
+            keep[run[0]:run[1]] = True
+            keep[run[0]:run[1]] &= ~in_button[run[0]:run[1]]  # a "Copy" button stays out
+            return run[1]
+        return -1
+
     # decide, outermost first (pre-order): a decided unit covers [lo, hi)
     covered = 0
+    retry: list[int] = []  # holes whose neighbours were still undecided
     for k in np.flatnonzero(unit).tolist():
         a, b = int(lo[k]), int(hi[k])
         if a < covered:
@@ -315,18 +351,10 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
         if not part.any():
             if scores is None:
                 continue
-            # a code listing or a data table hides what it is from the leaf features (tiny
-            # cells of a table): between kept text, the context alone decides (a listing of
-            # any length, a table in a short gap)
-            listing = k in code_table
-            run = (a, b) if listing and _inside_kept(keep, a, b) else _hole(a, b)
-            if run == (a, b) and ntags[k] in _LIST_TAGS and _announces(page, leaves, keep, a):
-                keep[a:b] = True  # the sentence before it says what follows
-                covered = b
-                continue
-            if run is not None and _half(*run, scored=not (listing or k in data_table)):
-                keep[run[0]:run[1]] = True
-                covered = max(covered, run[1])
+            got = _fill(k, a, b)
+            if got < 0:
+                retry.append(k)
+            covered = max(covered, got)
             continue
         if _share(keep, w, a, b) >= 0.5 or _inside_kept(keep, a, b) and _half(a, b):
             keep[a:b] = True
@@ -334,6 +362,12 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
         elif not has_inner[k]:  # a unit with units inside (a list's items, a table's
             keep[a:b] = False  # rows) leaves the decision to them
             covered = b
+    # a dropped unit before a unit decided after it (a table before a list whose items were
+    # kept whole): a hole once its neighbours are decided
+    for k in retry:
+        a, b = int(lo[k]), int(hi[k])
+        if not keep[a:b].any():
+            _fill(k, a, b)
     # headings immediately followed by kept content
     for k, t in enumerate(ntags):
         a, b = int(lo[k]), int(hi[k])

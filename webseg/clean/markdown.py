@@ -137,6 +137,9 @@ class _Block:
     #: The parts that are emphasis, by index: their mark (``**``, ``*``), so that two runs of
     #: one emphasis glued together (``<b>Har</b><b>bour</b>``) become one (``**Harbour**``).
     emph: dict[int, str] = field(default_factory=dict)
+    #: The parts that are inline code, by index: their text, so that two code spans glued
+    #: together become one.
+    code: dict[int, str] = field(default_factory=dict)
 
 
 def _join(parts: list[tuple[str, str, str]]) -> str:
@@ -197,8 +200,8 @@ class _Writer:
         b, self.cur = self.cur, None
         if b is None:
             return
-        if b.kind == "pre":
-            text = "".join(t for _, t, _ in b.parts).strip("\n").rstrip()
+        if b.kind == "pre":  # no-break spaces indent code on some sites: spaces to copy
+            text = "".join(t for _, t, _ in b.parts).strip("\n").rstrip().replace("\xa0", " ")
             if b.lines:  # white-space: pre-line: a paragraph of lines, not code
                 b.kind, text = "p", _escape(collapse_lines(text))
         else:
@@ -477,6 +480,11 @@ class _Writer:
             inner = inner.replace("\n", " ").strip()
             if not inner:
                 return
+            if parts[0][0] == "" and start - 1 in blk.code:  # glued to the code before it
+                start -= 1  # (``<code>U+00DF</code><code>0x C3</code>``): one span, not
+                sep = blk.parts[start][0]  # two that read as a double-backtick fence
+                inner = blk.code[start] + inner
+            blk.code[start] = inner
             tick = "`"
             while tick in inner:
                 tick += "`"
@@ -519,6 +527,8 @@ class _Writer:
                 inner = f"[{inner}]({href})"
         for k in [k for k in blk.emph if k > start or k == start and tag not in _EMPHASIS]:
             del blk.emph[k]  # parts merged into this one
+        for k in [k for k in blk.code if k > start or k == start and tag != "code"]:
+            del blk.code[k]
         blk.parts[start:] = [(sep, inner, inner)]
 
     def _is_data_table(self, i: int) -> bool:
@@ -543,7 +553,8 @@ class _Writer:
             lines.append("| " + " | ".join(cells) + " |")
             if k == 0:
                 lines.append("|" + " --- |" * width)
-        self.emit("\n".join(line.replace("|  |", "| |").replace("|  |", "| |")
+        ind = self._indent(len(self.lists))  # a table in a list item: under its text
+        self.emit("\n".join(ind + line.replace("|  |", "| |").replace("|  |", "| |")
                             for line in lines), "table")
 
     def render(self) -> str:

@@ -178,7 +178,8 @@ def to_text(page: Page, leaf_keep: np.ndarray, groups: np.ndarray | None = None)
         cur.clear()
 
     def end_block() -> None:
-        body = "".join(block).strip("\n").rstrip()
+        # no-break spaces indent code on some sites: a reader copies spaces
+        body = "".join(block).strip("\n").rstrip().replace("\xa0", " ")
         if pre_line(page, cur_pre):
             body = collapse_lines(body)
         if body.strip():
