@@ -76,9 +76,12 @@ NAV = {"en": ["Home", "News", "Sport", "Culture", "Contact"],
 NAV["fa"] = NAV["ar"]
 
 
-def article(fragment: str, lang: str = "en") -> str:
-    """An ordinary article page with ``fragment`` after its third paragraph."""
+def article(fragment: str, lang: str = "en", at_end: bool = False) -> str:
+    """An ordinary article page with ``fragment`` after its third paragraph (``at_end``:
+    after its last one)."""
     title, before, after = ARTICLES[lang]
+    if at_end:
+        before, after = before + after, []
     nav = "".join(f'<li><a href="/{k}">{t}</a></li>' for k, t in enumerate(NAV[lang]))
     rtl = ' dir="rtl"' if lang in ("ar", "fa") else ""
     paras = "".join(f"<p>{p}</p>" for p in before)
@@ -1121,11 +1124,46 @@ EDGE_CASES += (
 )
 
 
+#: Cases whose fragment ends the article (after its last paragraph, before the page's
+#: sidebar and footer): no kept text after it closes the gap.
+END_PAGE_CASES: frozenset[str] = frozenset({
+    "end-table", "end-nested-list", "end-announced-code", "end-announced-links",
+    "end-el-table-list", "end-zh-list"})
+EDGE_CASES += (
+    Case("end-table", "<table><tr><th>City</th><th>Population</th></tr><tr><td>Oslo</td>"
+         "<td>700,000</td></tr><tr><td>Bergen</td><td>320,000</td></tr></table>",
+         txt=("City\tPopulation\nOslo\t700,000\nBergen\t320,000",),
+         md=("| City | Population |\n| --- | --- |\n| Oslo | 700,000 |\n| Bergen | 320,000 |",)),
+    Case("end-nested-list", "<ul><li>Fruit<ul><li>Apple</li><li>Pear</li></ul></li>"
+         "<li>Vegetables<ul><li>Leek</li><li>Kale</li></ul></li></ul>",
+         txt=("Fruit\nApple\nPear\nVegetables\nLeek\nKale",),
+         md=("- Fruit\n  - Apple\n  - Pear\n- Vegetables\n  - Leek\n  - Kale",)),
+    Case("end-announced-code", "<p>The map widget is embedded like this:</p><pre><code "
+         "class=\"language-js\">map.show(&quot;harbour&quot;, {zoom: 12});</code></pre>",
+         txt=("The map widget is embedded like this:\nmap.show(\"harbour\", {zoom: 12});",),
+         md=("```js\nmap.show(\"harbour\", {zoom: 12});\n```",)),
+    Case("end-announced-links", "<p>The council published three documents with the decision:"
+         "</p><ul><li><a href=\"/d/plan.pdf\">Final harbour plan (PDF, 2 MB)</a></li><li><a "
+         "href=\"/d/traffic.pdf\">Traffic study of the access roads (PDF)</a></li></ul>",
+         txt=("Final harbour plan (PDF, 2 MB)\nTraffic study of the access roads (PDF)",),
+         md=("- Final harbour plan (PDF, 2 MB)\n- Traffic study of the access roads (PDF)",)),
+    Case("end-el-table-list", "<table><tr><th>Γραμμή</th><th>Ώρα</th></tr><tr><td>Α</td>"
+         "<td>08:00</td></tr><tr><td>Β</td><td>09:30</td></tr></table><ul><li>Πειραιάς</li>"
+         "<li>Αίγινα</li></ul>", lang="el",
+         txt=("Γραμμή\tΏρα\nΑ\t08:00\nΒ\t09:30\nΠειραιάς\nΑίγινα",),
+         md=("| Α | 08:00 |", "- Πειραιάς\n- Αίγινα")),
+    Case("end-zh-list", "<ol><li>拆除旧仓库</li><li>建设住宅</li><li>开放公园</li></ol>",
+         lang="zh", txt=("拆除旧仓库\n建设住宅\n开放公园",),
+         md=("1. 拆除旧仓库\n2. 建设住宅\n3. 开放公园",)),
+)
+
+
 def page_html(case: Case) -> str:
-    """The page of a case: its fragment in an article page (or in a layout-table page)."""
+    """The page of a case: its fragment in an article page (after its third paragraph, or
+    its last one), or in a layout-table page."""
     if case.name in LAYOUT_PAGE_CASES:
         return layout_table_page(case.fragment, case.lang)
-    return article(case.fragment, case.lang)
+    return article(case.fragment, case.lang, at_end=case.name in END_PAGE_CASES)
 
 
 CASES = CASES + HARD_CASES + REAL_CASES + EDGE_CASES

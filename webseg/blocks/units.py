@@ -31,6 +31,10 @@ they are (only the keep mask changes):
   innermost unit is **dropped whole**. A unit that is mostly link text (a menu, a table of
   contents, "related" links) gets no help from the context: only its share decides, unless
   what the decoder kept of it is plain text (a list of documents with one plain item).
+* A unit whose leaf before it is kept and that **ends the kept content of its container**
+  (the nearest ancestor holding other leaves, not ``body``: no kept leaf after the unit in
+  it, most of its text before the unit kept) counts as inside kept content too: a table or
+  a list after an article's last paragraph has no kept text after it to close the gap.
 * A unit the decoder **dropped entirely** is kept whole only on the same condition, and only
   when it is short (at most :data:`MAX_HOLE_CHARS` characters): a hole between kept
   paragraphs (a caption, a short list), where the context is evidence the model's leaf
@@ -39,10 +43,12 @@ they are (only the keep mask changes):
   ``highlighttable``, Rouge's ``rouge-table``, a column of line numbers beside the code) is a
   unit; dropped entirely between kept text, it is kept whole whatever its length and scores:
   its tiny table cells hide from the leaf features that it is code.
-* A list dropped entirely right after a kept sentence that **announces** it (ends with a
+* A list, code block or data table dropped entirely right after a kept sentence that
+  **announces** it (ends with a
   colon, at least :data:`MIN_ANNOUNCE_WORDS` words, no link: ``The council published three
-  documents:``) and before kept text is kept whole, links or not: the sentence says the list
-  is part of the text. A short label (``Related:``, ``Read also:``) announces nothing.
+  documents:``, ``The file looks like this:``) and before kept text, or at the end of the
+  kept text of its container (below), is kept whole, links or not: the sentence says it is
+  part of the text. A short label (``Related:``, ``Read also:``) announces nothing.
 * A **run** of dropped leaves between two kept ones, made only of units and headings and at
   most :data:`MAX_HOLE_CHARS` long, is one hole when it is one unit, starts with a heading or
   holds a code block (a section the model dropped under its heading, the line introducing a code
@@ -60,6 +66,7 @@ they are (only the keep mask changes):
   :data:`MAX_HEADING_CHARS` characters that is immediately followed by a kept leaf is kept;
   its permalink mark (a link to ``#anchor`` whose text is a symbol: ``¶``, ``#``) is not.
 
+* The label of a button beside a code block (``Copy``) is dropped: a control, not text.
 * The text of ``noscript`` is dropped when other text is kept: pages are walked with
   JavaScript off, where browsers show it, but a reader's browser runs scripts and never does
   ("Please enable JavaScript").
@@ -91,8 +98,8 @@ MAX_HOLE_CHARS = 200
 #: A sentence ending with a colon announces the list after it (kept whole, links or not)
 #: from this many words: ``Related:`` or ``Read also:`` announce nothing a reader misses.
 MIN_ANNOUNCE_WORDS = 5
-#: The units a sentence may announce.
-_LIST_TAGS = frozenset({"ul", "ol", "dl"})
+#: The units a sentence may announce: lists, code blocks and data tables.
+_ANNOUNCED = frozenset({"ul", "ol", "dl", "pre", "table"})
 #: A link list whose kept part is plain text of at least this many characters gets help
 #: from its context (a list of documents with a plain item), not a "Read more →" line.
 MIN_PLAIN_CHARS = 10
@@ -316,6 +323,25 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
             return None
         return i, j
 
+    def _ends_kept(k: int, a: int, b: int) -> bool:
+        """The unit ``k`` (leaves ``[a, b)``) ends the kept content of its container: the
+        leaf before it is kept, and in the nearest ancestor that holds other leaves (not
+        ``body``), no leaf after it is kept and most of the text before it is (a table or a
+        list after an article's last paragraph, where no kept text follows to close a
+        hole)."""
+        if a == 0 or not keep[a - 1]:
+            return False
+        p = int(page.parent[cand[k]])
+        while p >= 0 and tags[p] not in ("body", "html"):
+            pa, pb = (int(x) for x in np.searchsorted(leaves, [p, end[p]]))
+            if pa < a or pb > b:
+                break
+            p = int(page.parent[p])
+        if p < 0 or tags[p] in ("body", "html") or keep[b:pb].any():
+            return False
+        before = w[pa:a]
+        return float(before[keep[pa:a]].sum()) >= 0.5 * float(before.sum())
+
     def _fill(k: int, a: int, b: int) -> int:
         """Keep the unit ``k`` (leaves ``[a, b)``, all dropped) whole when it is a hole in
         kept content (module docstring); the end of what was kept, else -1."""
@@ -324,7 +350,9 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
         # any length, a table in a short gap)
         listing = k in code_table
         run = (a, b) if listing and _inside_kept(keep, a, b) else _hole(a, b)
-        if run == (a, b) and ntags[k] in _LIST_TAGS and _announces(page, leaves, keep, a):
+        if run is None and (listing or cw[b] - cw[a] <= MAX_HOLE_CHARS) and _ends_kept(k, a, b):
+            run = (a, b)
+        if run == (a, b) and ntags[k] in _ANNOUNCED and _announces(page, leaves, keep, a):
             keep[a:b] = True  # the sentence before it says what follows
             return b
         if run is not None and _half(*run, scored=not (listing or k in data_table)):
@@ -356,7 +384,8 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
                 retry.append(k)
             covered = max(covered, got)
             continue
-        if _share(keep, w, a, b) >= 0.5 or _inside_kept(keep, a, b) and _half(a, b):
+        if _share(keep, w, a, b) >= 0.5 or (_inside_kept(keep, a, b) or _ends_kept(k, a, b)) \
+                and (_half(a, b) or ntags[k] in _ANNOUNCED and _announces(page, leaves, keep, a)):
             keep[a:b] = True
             covered = b
         elif not has_inner[k]:  # a unit with units inside (a list's items, a table's
@@ -377,6 +406,7 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
             keep[a:b] = True
     _drop_permalinks(page, leaves, keep)
     _drop_noscript(page, leaves, keep)
+    _drop_code_buttons(page, leaves, keep)
     return keep
 
 
@@ -421,6 +451,25 @@ def _announces(page: Page, leaves: np.ndarray, keep: np.ndarray, a: int) -> bool
         start -= 1
     sentence = " ".join(page.leaf_text(int(x)) for x in leaves[start:a])
     return len(words(sentence)) >= MIN_ANNOUNCE_WORDS
+
+
+def _drop_code_buttons(page: Page, leaves: np.ndarray, keep: np.ndarray) -> None:
+    """Drop the label of a button beside a code block (``Copy``, ``Run`` in the toolbar that
+    documentation sites and GitHub put over a ``pre``): a control, not text of the page.
+    Buttons elsewhere keep the model's decision (an FAQ's question is often a button)."""
+    tags, end, par = page.tag, page.subtree_end, page.parent
+    if "button" not in tags or "pre" not in tags:
+        return
+    for i in (i for i, t in enumerate(tags) if t == "button"):
+        box = int(par[i])
+        for _ in range(2):  # the toolbar, then the wrapper holding the toolbar and the code
+            if box < 0:
+                break
+            if any(tags[x] == "pre" for x in range(box + 1, int(end[box]))):
+                a, b = np.searchsorted(leaves, [i, end[i]])
+                keep[a:b] = False
+                break
+            box = int(par[box])
 
 
 def _drop_noscript(page: Page, leaves: np.ndarray, keep: np.ndarray) -> None:
