@@ -9,7 +9,8 @@ they are (only the keep mask changes):
 
 * **Units** are elements whose text a reader takes as one thing: data tables and their rows,
   lists (``ul``/``ol``/``menu``) and list items, definition lists, ``pre``, ``figure``,
-  ``blockquote``, ``details``, and paragraphs (``p``); a ``figure`` may hold a table, the
+  ``blockquote``, ``details``, and paragraphs (``p``, or a ``div`` of text whose only blocks
+  are ``<br>``); a ``figure`` may hold a table, the
   others data tables (a list item with its figures). A
   table of short cells holding a small table in a cell is no data table, but its other
   rows are units. A container that holds page structure (a nested
@@ -31,10 +32,17 @@ they are (only the keep mask changes):
   innermost unit is **dropped whole**. A unit that is mostly link text (a menu, a table of
   contents, "related" links) gets no help from the context: only its share decides, unless
   what the decoder kept of it is plain text (a list of documents with one plain item).
-* A unit whose leaf before it is kept and that **ends the kept content of its container**
-  (the nearest ancestor holding other leaves, not ``body``: no kept leaf after the unit in
-  it, most of its text before the unit kept) counts as inside kept content too: a table or
-  a list after an article's last paragraph has no kept text after it to close the gap.
+* A table, list, code block, figure or quote the decoder dropped entirely, whose leaf
+  before it is kept and that **ends the kept content of its container** (the nearest
+  ancestor holding other leaves, not ``body``: no kept leaf after the unit in it, most of its
+  text before the unit kept) is a hole too: a table or a list after an article's last
+  paragraph has no kept text after it to close the gap. Never a paragraph (a last line the
+  model dropped is usually a promotion or a source note); its own scores must reach half
+  the threshold (no exemption for tables). Of the units the decoder kept in part, a
+  paragraph whose kept part is plain text (``Visit <a>John</a> today.``; not a promotion
+  line whose link the model kept), a data table, and a list without links are completed
+  there; not a list with links (a teaser list after the article, some of whose items the
+  model kept).
 * A unit the decoder **dropped entirely** is kept whole only on the same condition, and only
   when it is short (at most :data:`MAX_HOLE_CHARS` characters): a hole between kept
   paragraphs (a caption, a short list), where the context is evidence the model's leaf
@@ -100,6 +108,10 @@ MAX_HOLE_CHARS = 200
 MIN_ANNOUNCE_WORDS = 5
 #: The units a sentence may announce: lists, code blocks and data tables.
 _ANNOUNCED = frozenset({"ul", "ol", "dl", "pre", "table"})
+#: Units that may end an article's kept content (:func:`apply_units`, ``_ends_kept``): the
+#: structures a reader expects whole. Not a paragraph: a last line the model dropped is
+#: usually a promotion ("Like us on Facebook") or a source note.
+_ENDS_CONTENT = frozenset({"ul", "ol", "dl", "pre", "table", "figure", "blockquote", "details"})
 #: A link list whose kept part is plain text of at least this many characters gets help
 #: from its context (a list of documents with a plain item), not a "Read more →" line.
 MIN_PLAIN_CHARS = 10
@@ -163,8 +175,12 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
     is_block = np.fromiter((t in DEFAULT_BLOCK for t in tags), dtype=bool, count=page.n)
     cblk = _prefix(is_block)
     line = {i for i, t in enumerate(tags) if t == "div" and cblk[end[i]] == cblk[i + 1]}
+    # a div of text whose only blocks are line breaks: a paragraph written with <br>
+    cbr = _prefix(np.fromiter((t == "br" for t in tags), dtype=bool, count=page.n))
+    brpara = {i for i, t in enumerate(tags) if t == "div" and i not in line
+              and cblk[end[i]] - cblk[i + 1] == cbr[end[i]] - cbr[i + 1]}
     cand = [i for i, t in enumerate(tags) if t in _UNIT_TAGS or t == "table" or t == "tr"
-            or t in _HEADINGS or t in _BOLD or i in flex or i in line]
+            or t in _HEADINGS or t in _BOLD or i in flex or i in line or i in brpara]
     if not cand:
         return keep
     nodes = np.asarray(cand, dtype=np.int64)
@@ -176,7 +192,8 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
     total = cw[hi] - cw[lo]
     tables_inside = ctab[end[nodes]] - ctab[nodes + 1]
     layout_inside = clay[end[nodes]] - clay[nodes + 1]
-    ntags = [_FLEX if i in flex else _LINE if i in line else tags[i] for i in cand]
+    ntags = [_FLEX if i in flex else _LINE if i in line else "p" if i in brpara else tags[i]
+             for i in cand]
     row_of: dict[int, list[int]] = {}  # data table -> positions of its rows in ``cand``
     table_stack: list[int] = []
     for k, i in enumerate(cand):
@@ -323,13 +340,13 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
             return None
         return i, j
 
-    def _ends_kept(k: int, a: int, b: int) -> bool:
+    def _ends_kept(k: int, a: int, b: int, mixed: bool = False) -> bool:
         """The unit ``k`` (leaves ``[a, b)``) ends the kept content of its container: the
         leaf before it is kept, and in the nearest ancestor that holds other leaves (not
         ``body``), no leaf after it is kept and most of the text before it is (a table or a
         list after an article's last paragraph, where no kept text follows to close a
         hole)."""
-        if a == 0 or not keep[a - 1]:
+        if not mixed and ntags[k] not in _ENDS_CONTENT or a == 0 or not keep[a - 1]:
             return False
         p = int(page.parent[cand[k]])
         while p >= 0 and tags[p] not in ("body", "html"):
@@ -342,23 +359,39 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
         before = w[pa:a]
         return float(before[keep[pa:a]].sum()) >= 0.5 * float(before.sum())
 
+    def _completes_end(k: int, a: int, b: int) -> bool:
+        """The unit ``k``, which the decoder kept in part, ends its container's kept content
+        (``_ends_kept``) and is a paragraph whose kept part is plain text, a data table, or
+        a list without links (not a teaser list after an article, nor a promotion line whose
+        link the model kept)."""
+        t = ntags[k]
+        if t == "p":
+            ok = _plain_kept(a, b)
+        elif t == "table":
+            ok = k in data_table
+        else:
+            ok = t in ("ul", "ol", "dl") and not linked[a:b].any()
+        return ok and _ends_kept(k, a, b, mixed=True)
+
     def _fill(k: int, a: int, b: int) -> int:
         """Keep the unit ``k`` (leaves ``[a, b)``, all dropped) whole when it is a hole in
-        kept content (module docstring); the end of what was kept, else -1."""
+        kept content (module docstring); its end when kept, else -1."""
         # a code listing or a data table hides what it is from the leaf features (tiny
         # cells of a table): between kept text, the context alone decides (a listing of
         # any length, a table in a short gap)
         listing = k in code_table
         run = (a, b) if listing and _inside_kept(keep, a, b) else _hole(a, b)
-        if run is None and (listing or cw[b] - cw[a] <= MAX_HOLE_CHARS) and _ends_kept(k, a, b):
+        at_end = run is None and (listing or cw[b] - cw[a] <= MAX_HOLE_CHARS) \
+            and _ends_kept(k, a, b)
+        if at_end:  # no kept text after it: its own scores must speak for it (below)
             run = (a, b)
         if run == (a, b) and ntags[k] in _ANNOUNCED and _announces(page, leaves, keep, a):
             keep[a:b] = True  # the sentence before it says what follows
             return b
-        if run is not None and _half(*run, scored=not (listing or k in data_table)):
+        if run is not None and _half(*run, scored=at_end or not (listing or k in data_table)):
             keep[run[0]:run[1]] = True
             keep[run[0]:run[1]] &= ~in_button[run[0]:run[1]]  # a "Copy" button stays out
-            return run[1]
+            return b  # units the run reaches into after it are still decided as wholes
         return -1
 
     # decide, outermost first (pre-order): a decided unit covers [lo, hi)
@@ -384,13 +417,16 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
                 retry.append(k)
             covered = max(covered, got)
             continue
-        if _share(keep, w, a, b) >= 0.5 or (_inside_kept(keep, a, b) or _ends_kept(k, a, b)) \
+        if _share(keep, w, a, b) >= 0.5 or (_inside_kept(keep, a, b)
+                                            or _completes_end(k, a, b)) \
                 and (_half(a, b) or ntags[k] in _ANNOUNCED and _announces(page, leaves, keep, a)):
             keep[a:b] = True
             covered = b
         elif not has_inner[k]:  # a unit with units inside (a list's items, a table's
             keep[a:b] = False  # rows) leaves the decision to them
             covered = b
+            if scores is not None:
+                retry.append(k)  # dropped whole: a hole once its neighbours are decided
     # a dropped unit before a unit decided after it (a table before a list whose items were
     # kept whole): a hole once its neighbours are decided
     for k in retry:
