@@ -206,3 +206,64 @@ def test_line_numbers_of_a_code_listing_are_left_out() -> None:
             if k]
     assert kept[0] == "a = 1 b = 2 c = 3" and "7 8 9" not in kept  # leaf texts normalised
     assert kept[-4:] == ["1", "2", "3", "4"]  # numbers in a table without code stay
+
+
+def test_announced_list_is_kept_whole_a_short_label_is_not() -> None:
+    links = "<ul><li><a href=/a>Final plan</a></li><li><a href=/b>Traffic study</a></li></ul>"
+    scores = {"Final plan": 0.05, "Traffic study": 0.05}
+    said = BODY.format("<p>The council published these documents today:</p>" + links)
+    keep = {"before text", "The council published these documents today:", "after text"}
+    assert "Traffic study" in _units(said, keep, scores, threshold=0.4)
+    label = BODY.format("<p>Related:</p>" + links)
+    assert "Traffic study" not in _units(label, {"before text", "Related:", "after text"},
+                                         scores, threshold=0.4)
+
+
+def test_noscript_text_is_dropped_beside_other_text_only() -> None:
+    html = BODY.format("<noscript><p>Please enable JavaScript</p></noscript>")
+    everything = {"before text", "Please enable JavaScript", "after text", "menu"}
+    assert "Please enable JavaScript" not in _units(html, everything)
+    alone = "<body><noscript><p>The whole article</p></noscript></body>"
+    assert _units(alone, {"The whole article"}) == ["The whole article"]
+
+
+def test_unit_ending_the_article_is_a_hole_a_teaser_list_is_not() -> None:
+    page = ("<body><article><p>first kept paragraph</p><p>second kept paragraph</p>{}"
+            "</article><div>menu</div></body>")
+    table = page.format("<table><tr><th>City</th><th>Population</th></tr><tr><td>Oslo</td>"
+                        "<td>700,000</td></tr></table>")
+    keep = {"first kept paragraph", "second kept paragraph"}
+    scores = {"City": 0.3, "Population": 0.3, "Oslo": 0.3, "700,000": 0.3}
+    assert "Oslo" in _units(table, keep, scores, threshold=0.4)
+    assert "Oslo" not in _units(table, keep, {k: 0.1 for k in scores}, threshold=0.4)
+    teasers = page.format("<ul><li><a href=/1>Storm news</a> A long teaser text here</li>"
+                          "<li><a href=/2>Ferry news</a> Another teaser text</li></ul>")
+    kept = _units(teasers, keep | {"A long teaser text here"},
+                  {"Storm news": 0.3, "Ferry news": 0.3, "Another teaser text": 0.3},
+                  threshold=0.4)
+    assert "Another teaser text" not in kept  # a list with links is not completed there
+
+
+def test_copy_button_over_code_is_dropped() -> None:
+    html = BODY.format("<div><button>Copy</button><pre>make all</pre></div>")
+    kept = _units(html, {"before text", "Copy", "make all", "after text"})
+    assert "Copy" not in kept and "make all" in kept
+
+
+def test_ruby_readings_are_left_out_of_the_text() -> None:
+    page = parse("<p>新しい<ruby>港<rp>(</rp><rt>みなと</rt><rp>)</rp></ruby>の計画は<ruby>東<rt>"
+                 "とう</rt>京<rt>きょう</rt></ruby>で発表された。</p>")
+    keep = np.ones(len(page.text_leaves), dtype=bool)
+    from webseg.clean.txt import to_text
+
+    assert to_text(page, keep) == "新しい港の計画は東京で発表された。"
+
+
+def test_parsed_joints_glue_formatting_runs_and_unspaced_scripts() -> None:
+    from webseg.clean.txt import to_text
+
+    for html, want in (("<p>The <b>Har</b><b>bour</b> fest</p>", "The Harbour fest"),
+                       ("<p>来自<b>北京</b><em>大学</em>的专家</p>", "来自北京大学的专家"),
+                       ("<p><span>2026</span><span>1h 54m</span></p>", "2026 1h 54m")):
+        page = parse(html)
+        assert to_text(page, np.ones(len(page.text_leaves), dtype=bool)) == want

@@ -146,13 +146,23 @@ def _prefix(flags: np.ndarray) -> np.ndarray:
 
 
 def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndarray,
-                scores: np.ndarray | None = None, threshold: float | None = None
-                ) -> np.ndarray:
+                scores: np.ndarray | None = None, threshold: float | None = None,
+                held: np.ndarray | None = None) -> np.ndarray:
     """The leaf keep mask (one bool per entry of ``leaves``, the page's text leaves) with the
     structure units and headings of the module docstring applied; ``chars`` are the leaves'
     characters, ``scores`` their P(main) and ``threshold`` the decoder's threshold for the
-    page (without them, units the decoder dropped entirely stay dropped). A new array;
-    ``keep`` is not changed."""
+    page (without them, units the decoder dropped entirely stay dropped); ``held`` (optional,
+    bool per leaf) the leaves the decoder's own later steps dropped on purpose (a print copy
+    of the article, a comment thread the model is unsure of), which no unit keeps. A new
+    array; ``keep`` is not changed."""
+    keep = _apply_units(page, leaves, chars, keep, scores, threshold)
+    if held is not None:
+        keep &= ~np.asarray(held, dtype=bool)
+    return keep
+
+
+def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndarray,
+                 scores: np.ndarray | None, threshold: float | None) -> np.ndarray:
     keep = np.asarray(keep, dtype=bool).copy()
     if scores is not None:
         scores = np.asarray(scores, dtype=np.float64)
