@@ -219,12 +219,15 @@ def test_announced_list_is_kept_whole_a_short_label_is_not() -> None:
                                          scores, threshold=0.4)
 
 
-def test_noscript_text_is_dropped_beside_other_text_only() -> None:
-    html = BODY.format("<noscript><p>Please enable JavaScript</p></noscript>")
-    everything = {"before text", "Please enable JavaScript", "after text", "menu"}
-    assert "Please enable JavaScript" not in _units(html, everything)
-    alone = "<body><noscript><p>The whole article</p></noscript></body>"
-    assert _units(alone, {"The whole article"}) == ["The whole article"]
+def test_noscript_text_is_dropped_beside_more_text_only() -> None:
+    article = "The article's own paragraph, longer than the notice."
+    html = f"<body><p>{article}</p><noscript><p>Please enable JavaScript</p></noscript></body>"
+    assert _units(html, {article, "Please enable JavaScript"}) == [article]
+    # a forum serving its posts in noscript (Flarum): the posts are the text
+    forum = ("<body><p>Forum title</p><noscript><p>The first post of the thread, with all "
+             "its words.</p></noscript></body>")
+    posts = {"Forum title", "The first post of the thread, with all its words."}
+    assert len(_units(forum, posts)) == 2
 
 
 def test_unit_ending_the_article_is_a_hole_a_teaser_list_is_not() -> None:

@@ -9,8 +9,7 @@ they are (only the keep mask changes):
 
 * **Units** are elements whose text a reader takes as one thing: data tables and their rows,
   lists (``ul``/``ol``/``menu``) and list items, definition lists, ``pre``, ``figure``,
-  ``blockquote``, ``details``, and paragraphs (``p``, or a ``div`` of text whose only blocks
-  are ``<br>``); a ``figure`` may hold a table, the
+  ``blockquote``, ``details``, and paragraphs (``p``); a ``figure`` may hold a table, the
   others data tables (a list item with its figures). A
   table of short cells holding a small table in a cell is no data table, but its other
   rows are units. A container that holds page structure (a nested
@@ -75,9 +74,9 @@ they are (only the keep mask changes):
   its permalink mark (a link to ``#anchor`` whose text is a symbol: ``¶``, ``#``) is not.
 
 * The label of a button beside a code block (``Copy``) is dropped: a control, not text.
-* The text of ``noscript`` is dropped when other text is kept: pages are walked with
-  JavaScript off, where browsers show it, but a reader's browser runs scripts and never does
-  ("Please enable JavaScript").
+* The text of ``noscript`` is dropped when more text is kept outside it: pages are walked
+  with JavaScript off, where browsers show it, but a reader's browser runs scripts and never
+  does ("Please enable JavaScript"); a forum serving its posts there keeps them.
 
 Why the share and not a learned rule: the leaf model already weighs the leaf's evidence, and
 a unit is a reading decision that must not depend on which of its leaves happen to be short;
@@ -110,8 +109,9 @@ MIN_ANNOUNCE_WORDS = 5
 _ANNOUNCED = frozenset({"ul", "ol", "dl", "pre", "table"})
 #: Units that may end an article's kept content (:func:`apply_units`, ``_ends_kept``): the
 #: structures a reader expects whole. Not a paragraph: a last line the model dropped is
-#: usually a promotion ("Like us on Facebook") or a source note.
-_ENDS_CONTENT = frozenset({"ul", "ol", "dl", "pre", "table", "figure", "blockquote", "details"})
+#: usually a promotion ("Like us on Facebook") or a source note; not a definition list: at
+#: the end of a forum post's box it is the poster's details (``Joined``, ``Points``).
+_ENDS_CONTENT = frozenset({"ul", "ol", "pre", "table", "figure", "blockquote", "details"})
 #: A link list whose kept part is plain text of at least this many characters gets help
 #: from its context (a list of documents with a plain item), not a "Read more →" line.
 MIN_PLAIN_CHARS = 10
@@ -185,12 +185,8 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
     is_block = np.fromiter((t in DEFAULT_BLOCK for t in tags), dtype=bool, count=page.n)
     cblk = _prefix(is_block)
     line = {i for i, t in enumerate(tags) if t == "div" and cblk[end[i]] == cblk[i + 1]}
-    # a div of text whose only blocks are line breaks: a paragraph written with <br>
-    cbr = _prefix(np.fromiter((t == "br" for t in tags), dtype=bool, count=page.n))
-    brpara = {i for i, t in enumerate(tags) if t == "div" and i not in line
-              and cblk[end[i]] - cblk[i + 1] == cbr[end[i]] - cbr[i + 1]}
     cand = [i for i, t in enumerate(tags) if t in _UNIT_TAGS or t == "table" or t == "tr"
-            or t in _HEADINGS or t in _BOLD or i in flex or i in line or i in brpara]
+            or t in _HEADINGS or t in _BOLD or i in flex or i in line]
     if not cand:
         return keep
     nodes = np.asarray(cand, dtype=np.int64)
@@ -202,8 +198,7 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
     total = cw[hi] - cw[lo]
     tables_inside = ctab[end[nodes]] - ctab[nodes + 1]
     layout_inside = clay[end[nodes]] - clay[nodes + 1]
-    ntags = [_FLEX if i in flex else _LINE if i in line else "p" if i in brpara else tags[i]
-             for i in cand]
+    ntags = [_FLEX if i in flex else _LINE if i in line else tags[i] for i in cand]
     row_of: dict[int, list[int]] = {}  # data table -> positions of its rows in ``cand``
     table_stack: list[int] = []
     for k, i in enumerate(cand):
@@ -380,7 +375,7 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
         elif t == "table":
             ok = k in data_table
         else:
-            ok = t in ("ul", "ol", "dl") and not linked[a:b].any()
+            ok = t in ("ul", "ol") and not linked[a:b].any()
         return ok and _ends_kept(k, a, b, mixed=True)
 
     def _fill(k: int, a: int, b: int) -> int:
@@ -522,8 +517,8 @@ def _drop_noscript(page: Page, leaves: np.ndarray, keep: np.ndarray) -> None:
     """Drop the text of ``noscript`` elements when other text is kept. Pages are walked with
     JavaScript off, where a browser shows ``noscript``; a reader's browser runs scripts and
     never shows it ("Please enable JavaScript", a tracking notice, a second copy of a menu).
-    A page whose only kept text is there (content served to browsers without JavaScript)
-    keeps it."""
+    A page whose kept text is mostly there (a forum that serves its posts to browsers without
+    JavaScript in a ``noscript``, as Flarum does) keeps it."""
     tags, end = page.tag, page.subtree_end
     if "noscript" not in tags:
         return
@@ -531,7 +526,9 @@ def _drop_noscript(page: Page, leaves: np.ndarray, keep: np.ndarray) -> None:
     for i in (i for i, t in enumerate(tags) if t == "noscript"):
         a, b = np.searchsorted(leaves, [i, end[i]])
         inside[a:b] = True
-    if (keep & ~inside).any():
+    chars = np.fromiter((len(page.leaf_text(int(j))) for j in leaves), dtype=np.int64,
+                        count=len(leaves))
+    if int(chars[keep & ~inside].sum()) > int(chars[keep & inside].sum()):
         keep[inside] = False
 
 
