@@ -1134,7 +1134,9 @@ EDGE_CASES += (
          "<td>700,000</td></tr><tr><td>Bergen</td><td>320,000</td></tr></table>",
          txt=("City\tPopulation\nOslo\t700,000\nBergen\t320,000",),
          md=("| City | Population |\n| --- | --- |\n| Oslo | 700,000 |\n| Bergen | 320,000 |",)),
-    Case("end-nested-list", "<ul><li>Fruit<ul><li>Apple</li><li>Pear</li></ul></li>"
+    Case("end-nested-list", "<p>The new market will open in May, with stalls for fruit and "
+         "vegetables from the farms around the town.</p><ul><li>Fruit<ul><li>Apple</li><li>"
+         "Pear</li></ul></li>"
          "<li>Vegetables<ul><li>Leek</li><li>Kale</li></ul></li></ul>",
          txt=("Fruit\nApple\nPear\nVegetables\nLeek\nKale",),
          md=("- Fruit\n  - Apple\n  - Pear\n- Vegetables\n  - Leek\n  - Kale",)),

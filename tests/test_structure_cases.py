@@ -231,17 +231,26 @@ def test_noscript_text_is_dropped_beside_more_text_only() -> None:
 
 
 def test_unit_ending_the_article_is_a_hole_a_teaser_list_is_not() -> None:
-    page = ("<body><article><p>first kept paragraph</p><p>second kept paragraph</p>{}"
-            "</article><div>menu</div></body>")
-    table = page.format("<table><tr><th>City</th><th>Population</th></tr><tr><td>Oslo</td>"
-                        "<td>700,000</td></tr></table>")
-    keep = {"first kept paragraph", "second kept paragraph"}
+    first, second = "first kept paragraph " * 6, "second kept paragraph " * 6
+    page = ("<body><article><p>{}</p><p>{}</p>{}</article><div>menu</div></body>")
+    table = ("<table><tr><th>City</th><th>Population</th></tr><tr><td>Oslo</td>"
+             "<td>700,000</td></tr></table>")
+    keep = {first.strip(), second.strip()}
     scores = {"City": 0.3, "Population": 0.3, "Oslo": 0.3, "700,000": 0.3}
-    assert "Oslo" in _units(table, keep, scores, threshold=0.4)
-    assert "Oslo" not in _units(table, keep, {k: 0.1 for k in scores}, threshold=0.4)
-    teasers = page.format("<ul><li><a href=/1>Storm news</a> A long teaser text here</li>"
-                          "<li><a href=/2>Ferry news</a> Another teaser text</li></ul>")
-    kept = _units(teasers, keep | {"A long teaser text here"},
+    assert "Oslo" in _units(page.format(first, second, table), keep, scores, threshold=0.4)
+    # a table without links needs no score test (tiny cells); a figure's caption does
+    assert "Oslo" in _units(page.format(first, second, table), keep, {}, threshold=0.4)
+    figure = "<figure><img src=x.png><figcaption>The pier at dawn</figcaption></figure>"
+    for score, kept in ((0.3, True), (0.1, False)):
+        got = _units(page.format(first, second, figure), keep, {"The pier at dawn": score},
+                     threshold=0.4)
+        assert ("The pier at dawn" in got) == kept
+    # after a title and a byline alone (a title's cell), no article ends there
+    assert "Oslo" not in _units(page.format("A title", "A byline", table),
+                                {"A title", "A byline"}, scores, threshold=0.4)
+    teasers = ("<ul><li><a href=/1>Storm news</a> A long teaser text here</li>"
+               "<li><a href=/2>Ferry news</a> Another teaser text</li></ul>")
+    kept = _units(page.format(first, second, teasers), keep | {"A long teaser text here"},
                   {"Storm news": 0.3, "Ferry news": 0.3, "Another teaser text": 0.3},
                   threshold=0.4)
     assert "Another teaser text" not in kept  # a list with links is not completed there

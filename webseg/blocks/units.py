@@ -34,14 +34,16 @@ they are (only the keep mask changes):
 * A table, list, code block, figure or quote the decoder dropped entirely, whose leaf
   before it is kept and that **ends the kept content of its container** (the nearest
   ancestor holding other leaves, not ``body``: no kept leaf after the unit in it, most of its
-  text before the unit kept) is a hole too: a table or a list after an article's last
+  text before the unit kept, at least :data:`MAX_HOLE_CHARS` characters: an article, not a
+  title's cell) is a hole too: a table or a list after an article's last
   paragraph has no kept text after it to close the gap. Never a paragraph (a last line the
   model dropped is usually a promotion or a source note); its own scores must reach half
-  the threshold (no exemption for tables). Of the units the decoder kept in part, a
-  paragraph whose kept part is plain text (``Visit <a>John</a> today.``; not a promotion
-  line whose link the model kept), a data table, and a list without links are completed
-  there; not a list with links (a teaser list after the article, some of whose items the
-  model kept).
+  the threshold, except for a table, list or code block without links (tiny cells hide
+  them from the leaf features, and teasers after an article have links). Of the units the
+  decoder kept in part, a paragraph whose kept part is plain text (``Visit <a>John</a>
+  today.``; not a promotion line whose link the model kept), a data table, and a list
+  without links are completed there; not a list with links (a teaser list after the
+  article, some of whose items the model kept).
 * A unit the decoder **dropped entirely** is kept whole only on the same condition, and only
   when it is short (at most :data:`MAX_HOLE_CHARS` characters): a hole between kept
   paragraphs (a caption, a short list), where the context is evidence the model's leaf
@@ -362,7 +364,8 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
         if p < 0 or tags[p] in ("body", "html") or keep[b:pb].any():
             return False
         before = w[pa:a]
-        return float(before[keep[pa:a]].sum()) >= 0.5 * float(before.sum())
+        kept = float(before[keep[pa:a]].sum())  # an article's text, not a title cell's
+        return kept >= 0.5 * float(before.sum()) and kept >= MAX_HOLE_CHARS
 
     def _completes_end(k: int, a: int, b: int) -> bool:
         """The unit ``k``, which the decoder kept in part, ends its container's kept content
@@ -393,7 +396,13 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
         if run == (a, b) and ntags[k] in _ANNOUNCED and _announces(page, leaves, keep, a):
             keep[a:b] = True  # the sentence before it says what follows
             return b
-        if run is not None and _half(*run, scored=at_end or not (listing or k in data_table)):
+        # tiny cells and items hide what a table, a list or code is from the leaf features:
+        # between kept text the context alone decides; at the end of it only when the unit
+        # has no link (teasers and tag lists after an article have links)
+        tiny = listing or k in data_table or ntags[k] in ("ul", "ol", "pre")
+        free = tiny and (not at_end or not linked[a:b].any())
+        if run is not None and _half(*run, scored=not free if at_end else not (
+                listing or k in data_table)):
             keep[run[0]:run[1]] = True
             keep[run[0]:run[1]] &= ~in_button[run[0]:run[1]]  # a "Copy" button stays out
             return b  # units the run reaches into after it are still decided as wholes
