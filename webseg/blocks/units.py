@@ -59,9 +59,10 @@ they are (only the keep mask changes):
   kept text of its container (below), is kept whole, links or not: the sentence says it is
   part of the text. A short label (``Related:``, ``Read also:``) announces nothing.
 * A **run** of dropped leaves between two kept ones, made only of units and headings and at
-  most :data:`MAX_HOLE_CHARS` long, is one hole when it is one unit, starts with a heading or
-  holds a code block (a section the model dropped under its heading, the line introducing a code
-  block and the code); a data table in it needs no score test (tiny cells again); a
+  most :data:`MAX_HOLE_CHARS` long, is one hole when it is one unit, starts with a heading,
+  is the rest of a table whose first rows were kept, or holds a code block (a section the
+  model dropped under its heading, the line introducing a code block and the code); a data
+  table in it needs no score test (tiny cells again); a
   ``button`` in it (``Copy`` over a code block) neither closes it nor is kept. A run of
   short boxes without them (a forum post's user box, share buttons) stays dropped.
 * A **flex or grid container** of phrasing items (``span``...; computed ``display`` when
@@ -325,6 +326,7 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
     in_code = _leaf_flags(np.flatnonzero(np.asarray([t == "pre" for t in ntags])
                                          | np.isin(np.arange(len(cand)), list(code_table))))
     spans = {(int(lo[k]), int(hi[k])) for k in np.flatnonzero(unit).tolist()}
+    table_spans = [(int(lo[k]), int(hi[k])) for k in row_of]
 
     def _hole(a: int, b: int) -> tuple[int, int] | None:
         """The run of dropped leaves around ``[a, b)``, when kept leaves close it on both
@@ -343,8 +345,9 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
         if i == 0 or j == m or cw[j] - cw[i] > MAX_HOLE_CHARS \
                 or not (structured[i:j] | in_button[i:j]).all():
             return None
-        if (i, j) not in spans and not in_heading[i] and not in_code[i:j].any():
-            return None
+        if (i, j) not in spans and not in_heading[i] and not in_code[i:j].any() \
+                and not any(tlo < i and j <= thi for tlo, thi in table_spans):
+            return None  # (the rest of a table whose first rows were kept is one hole)
         return i, j
 
     def _ends_kept(k: int, a: int, b: int, mixed: bool = False) -> bool:
@@ -431,9 +434,10 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
                 retry.append(k)
             covered = max(covered, got)
             continue
-        if _share(keep, w, a, b) >= 0.5 or (_inside_kept(keep, a, b)
-                                            or _completes_end(k, a, b)) \
-                and (_half(a, b) or ntags[k] in _ANNOUNCED and _announces(page, leaves, keep, a)):
+        said = ntags[k] in _ANNOUNCED and _announces(page, leaves, keep, a)
+        if _share(keep, w, a, b) >= 0.5 \
+                or (_inside_kept(keep, a, b) or _completes_end(k, a, b)) and (_half(a, b) or said) \
+                or said and _ends_kept(k, a, b, mixed=True):
             keep[a:b] = True
             covered = b
         elif not has_inner[k]:  # a unit with units inside (a list's items, a table's
