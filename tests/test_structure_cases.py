@@ -260,6 +260,10 @@ def test_copy_button_over_code_is_dropped() -> None:
     html = BODY.format("<div><button>Copy</button><pre>make all</pre></div>")
     kept = _units(html, {"before text", "Copy", "make all", "after text"})
     assert "Copy" not in kept and "make all" in kept
+    faq = ("<body><article><h3><button>How do I build it?</button></h3><p>Run the command "
+           "below in the project folder.</p><pre>make all</pre></article></body>")
+    assert "How do I build it?" in _units(faq, {"How do I build it?", "make all",
+                                                "Run the command below in the project folder."})
 
 
 def test_ruby_readings_are_left_out_of_the_text() -> None:

@@ -507,6 +507,11 @@ def _announces(page: Page, leaves: np.ndarray, keep: np.ndarray, a: int) -> bool
     return len(words(sentence)) >= MIN_ANNOUNCE_WORDS
 
 
+#: A code block's wrapper holds at most this much text besides its code (a toolbar: the
+#: language, "Copy", "Run"); a container with more is an article with code somewhere in it.
+_TOOLBAR_CHARS = 40
+
+
 def _drop_code_buttons(page: Page, leaves: np.ndarray, keep: np.ndarray) -> None:
     """Drop the label of a button beside a code block (``Copy``, ``Run`` in the toolbar that
     documentation sites and GitHub put over a ``pre``): a control, not text of the page.
@@ -514,14 +519,17 @@ def _drop_code_buttons(page: Page, leaves: np.ndarray, keep: np.ndarray) -> None
     tags, end, par = page.tag, page.subtree_end, page.parent
     if "button" not in tags or "pre" not in tags:
         return
+    length = page.text_length
     for i in (i for i, t in enumerate(tags) if t == "button"):
         box = int(par[i])
         for _ in range(2):  # the toolbar, then the wrapper holding the toolbar and the code
             if box < 0:
                 break
-            if any(tags[x] == "pre" for x in range(box + 1, int(end[box]))):
-                a, b = np.searchsorted(leaves, [i, end[i]])
-                keep[a:b] = False
+            pres = [x for x in range(box + 1, int(end[box])) if tags[x] == "pre"]
+            if pres:  # a code block's wrapper: little text besides the code
+                if int(length[box]) - sum(int(length[x]) for x in pres) <= _TOOLBAR_CHARS:
+                    a, b = np.searchsorted(leaves, [i, end[i]])
+                    keep[a:b] = False
                 break
             box = int(par[box])
 
