@@ -1,6 +1,6 @@
 """Count the structure cases' checks (``tests/structure_cases.py``) that ``webseg clean`` passes.
 
-    python bench/structure_checks.py [--no-units | --trafilatura] [--render]
+    python bench/structure_checks.py [--no-units | --trafilatura] [--render] [--at-end]
 
 Parsed pages (``webseg.parse``; ``--render``: rendered by Chromium), the shipped block model,
 txt and Markdown: prints the txt and
@@ -8,7 +8,10 @@ Markdown checks passed, over all cases and over the harder variations alone
 (``HARD_CASES``: sectioned and nested tables, list attributes, task lists, Markdown's special
 characters, scripts without spaces...) and over the real-world markup alone (``REAL_CASES``:
 Pygments and Rouge code tables, GitHub READMEs, MDN, Wikipedia, Stack Overflow, Medium and
-WordPress blocks). ``--no-units`` runs the decoder without its structure units
+WordPress blocks). ``--at-end`` puts every fragment after the article's last paragraph
+(before the sidebar and the footer, where no kept text follows it) instead of its own place:
+a robustness check that the cases do not have to pass in full (a caption or a lone line
+there is the model's call). ``--no-units`` runs the decoder without its structure units
 (:mod:`webseg.blocks.units`); ``--trafilatura`` scores trafilatura (default options; txt
 and ``output_format="markdown"``) on the same pages instead. To score an older checkout,
 copy ``tests/structure_cases.py`` and this file into it and run it there without
@@ -24,7 +27,15 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.structure_cases import CASES, HARD_CASES, REAL_CASES, article  # noqa: E402
+from tests.structure_cases import (  # noqa: E402
+    CASES,
+    EDGE_CASES,
+    HARD_CASES,
+    LAYOUT_PAGE_CASES,
+    REAL_CASES,
+    article,
+    page_html,
+)
 from webseg.clean import extract  # noqa: E402
 from webseg.parse import parse  # noqa: E402
 
@@ -37,10 +48,12 @@ def main() -> int:
         from webseg.render import Renderer
 
         renderer = Renderer().__enter__()
-    groups = {"hard": {c.name for c in HARD_CASES}, "real": {c.name for c in REAL_CASES}}
-    counts = {"all": [0, 0, 0, 0], "hard": [0, 0, 0, 0], "real": [0, 0, 0, 0]}
+    groups = {"hard": {c.name for c in HARD_CASES}, "real": {c.name for c in REAL_CASES},
+              "edge": {c.name for c in EDGE_CASES}}
+    counts = {key: [0, 0, 0, 0] for key in ("all", *groups)}
     for c in CASES:
-        html = article(c.fragment, c.lang)
+        at_end = "--at-end" in sys.argv and c.name not in LAYOUT_PAGE_CASES
+        html = article(c.fragment, c.lang, at_end=True) if at_end else page_html(c)
         if traf:
             import trafilatura
 
@@ -58,7 +71,8 @@ def main() -> int:
             n[3] += sum(x in md for x in c.md)
     for key, label in (("all", f"{len(CASES)} cases"),
                        ("hard", f"{len(HARD_CASES)} harder variations"),
-                       ("real", f"{len(REAL_CASES)} real-world markup")):
+                       ("real", f"{len(REAL_CASES)} real-world markup"),
+                       ("edge", f"{len(EDGE_CASES)} further variations")):
         nt, pt, nm, pm = counts[key]
         print(f"{label}: txt checks {pt}/{nt}, Markdown checks {pm}/{nm}")
     if renderer is not None:

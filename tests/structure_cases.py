@@ -76,9 +76,12 @@ NAV = {"en": ["Home", "News", "Sport", "Culture", "Contact"],
 NAV["fa"] = NAV["ar"]
 
 
-def article(fragment: str, lang: str = "en") -> str:
-    """An ordinary article page with ``fragment`` after its third paragraph."""
+def article(fragment: str, lang: str = "en", at_end: bool = False) -> str:
+    """An ordinary article page with ``fragment`` after its third paragraph (``at_end``:
+    after its last one)."""
     title, before, after = ARTICLES[lang]
+    if at_end:
+        before, after = before + after, []
     nav = "".join(f'<li><a href="/{k}">{t}</a></li>' for k, t in enumerate(NAV[lang]))
     rtl = ' dir="rtl"' if lang in ("ar", "fa") else ""
     paras = "".join(f"<p>{p}</p>" for p in before)
@@ -799,4 +802,370 @@ REAL_CASES: tuple[Case, ...] = (
          txt=("In the shell:\n$ harbour --version",),
          md=("```console\n$ harbour --version\n```",)),
 )
-CASES = CASES + HARD_CASES + REAL_CASES
+# ---------------------------------------------------------------------- what else a reader checks
+# Variations the cases above leave out: sectioned and captioned tables in other scripts, tables
+# without header rows or with header columns, lists numbered by ``value``, quotes with a
+# footer, code whose own text holds fences or pipes, phrasing elements (kbd, samp, var, ruby,
+# bdi, bdo), hidden and template content inside the article, headings with breaks and links
+# around them, emphasis split over adjacent tags, scripts without spaces between elements.
+_LAYOUT_PAGE = (
+    '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title} | Harbour '
+    'Times</title></head><body><table width="100%" border="0" cellpadding="0"><tr>'
+    '<td colspan="2"><a href="/">Harbour Times</a> <a href="/0">Home</a> <a href="/1">News</a> '
+    '<a href="/2">Sport</a> <a href="/3">Culture</a></td></tr><tr><td valign="top" '
+    'width="75%"><h1>{title}</h1><p class="byline">2024-03-12</p>{paras}\n{fragment}\n{tail}'
+    '</td><td valign="top" width="25%"><h3>Most read</h3><p><a href="/a">Storm closes bridge'
+    '</a></p><p><a href="/b">Library reopens</a></p></td></tr><tr><td colspan="2"><p>'
+    'Copyright 2024 Harbour Times</p><a href="/privacy">Privacy</a></td></tr></table></body>'
+    '</html>')
+
+
+def layout_table_page(fragment: str, lang: str = "en") -> str:
+    """An old-style page whose columns are a layout table: the article is one of its cells."""
+    title, before, after = ARTICLES[lang]
+    return _LAYOUT_PAGE.format(title=title, fragment=fragment,
+                               paras="".join(f"<p>{p}</p>" for p in before),
+                               tail="".join(f"<p>{p}</p>" for p in after))
+
+
+_JA = ("<p>東京都は新しい港湾計画を発表し、旧造船所の跡地に住宅と公園を整備する方針を示した。"
+       "工事は来年の春に始まる予定である。</p>")
+EDGE_CASES: tuple[Case, ...] = (
+    # ------------------------------------------------------------------ tables
+    Case("table-no-header-row", "<p>Ferry prices this summer:</p><table><tr><td>Adult</td>"
+         "<td>4.50</td></tr><tr><td>Child</td><td>2.20</td></tr><tr><td>Bicycle</td>"
+         "<td>1.00</td></tr></table>",
+         txt=("Adult\t4.50\nChild\t2.20\nBicycle\t1.00",),
+         md=("| Adult | 4.50 |", "| Child | 2.20 |\n| Bicycle | 1.00 |")),
+    Case("table-header-column-only", "<table><tr><th>Opens</th><td>08:00</td></tr><tr><th>"
+         "Closes</th><td>17:00</td></tr><tr><th>Tickets</th><td>at the pier</td></tr></table>",
+         txt=("Opens\t08:00\nCloses\t17:00\nTickets\tat the pier",),
+         md=("| Opens | 08:00 |", "| Closes | 17:00 |\n| Tickets | at the pier |")),
+    Case("table-two-rows", "<p>The new basin, measured in May:</p><table><tr><th>Depth</th>"
+         "<th>Width</th><th>Length</th></tr><tr><td>4 m</td><td>30 m</td><td>210 m</td></tr>"
+         "</table>",
+         txt=("Depth\tWidth\tLength\n4 m\t30 m\t210 m",),
+         md=("| Depth | Width | Length |\n| --- | --- | --- |\n| 4 m | 30 m | 210 m |",)),
+    Case("table-empty", "<p>The table of objections is still empty.</p><table><tr><td></td>"
+         "<td></td></tr><tr><td> </td><td>&nbsp;</td></tr></table><p>Objections can be "
+         "sent to the council until the end of the month.</p>",
+         txt=("The table of objections is still empty.\nObjections can be sent",),
+         md=("The table of objections is still empty.\n\nObjections can be sent",),
+         absent=("| --- |", "|  |")),
+    Case("table-caption-thead-md", "<table><caption>Ferry lines in 2025</caption><thead><tr>"
+         "<th>Line</th><th>From</th><th>To</th></tr></thead><tbody><tr><td>A</td><td>Quay"
+         "</td><td>Island</td></tr><tr><td>B</td><td>Quay</td><td>Airport</td></tr></tbody>"
+         "</table>",
+         txt=("Ferry lines in 2025\nLine\tFrom\tTo\nA\tQuay\tIsland\nB\tQuay\tAirport",),
+         md=("Ferry lines in 2025\n\n| Line | From | To |\n| --- | --- | --- |\n"
+             "| A | Quay | Island |",)),
+    Case("table-two-tbodies-section-rows", "<table><thead><tr><th>Line</th><th>Departs</th>"
+         "</tr></thead><tbody><tr><th colspan=\"2\">Weekdays</th></tr><tr><td>A</td><td>08:00"
+         "</td></tr></tbody><tbody><tr><th colspan=\"2\">Sundays</th></tr><tr><td>A</td>"
+         "<td>10:00</td></tr></tbody></table>",
+         txt=("Line\tDeparts\nWeekdays\nA\t08:00\nSundays\nA\t10:00",),
+         md=("| Line | Departs |\n| --- | --- |\n| Weekdays | |\n| A | 08:00 |\n| Sundays | |\n"
+             "| A | 10:00 |",)),
+    Case("table-cell-paragraphs-marks", "<table><tr><th>Item</th><th>Cost</th></tr><tr><td>"
+         "<p>Dredging</p></td><td><p>120</p></td></tr><tr><td><p><strong>Total</strong></p>"
+         "</td><td><p><a href=\"/budget\">200</a></p></td></tr></table>",
+         txt=("Item\tCost\nDredging\t120\nTotal\t200",),
+         md=("| Dredging | 120 |\n| **Total** | 200 |",)),
+    Case("table-colgroup-code-pipe", "<table><colgroup><col><col span=\"2\"></colgroup><tr>"
+         "<th>Option</th><th>Meaning</th><th>Default</th></tr><tr><td><code>--tide</code></td>"
+         "<td>low|high</td><td><code>a|b</code></td></tr></table>",
+         txt=("Option\tMeaning\tDefault\n--tide\tlow|high\ta|b",),
+         md=("| Option | Meaning | Default |\n| --- | --- | --- |\n"
+             "| `--tide` | low\\|high | `a\\|b` |",)),
+    Case("el-table-header-column", "<table><tr><th>Αναχώρηση</th><td>08:00</td><td>12:00</td>"
+         "</tr><tr><th>Άφιξη</th><td>09:30</td><td>13:30</td></tr></table>", lang="el",
+         txt=("Αναχώρηση\t08:00\t12:00\nΆφιξη\t09:30\t13:30",),
+         md=("| Αναχώρηση | 08:00 | 12:00 |", "| Άφιξη | 09:30 | 13:30 |")),
+    Case("zh-table-caption-tfoot", "<table><caption>预算（亿元）</caption><thead><tr><th>项目"
+         "</th><th>金额</th></tr></thead><tbody><tr><td>码头</td><td>3.5</td></tr><tr><td>公园"
+         "</td><td>1.2</td></tr></tbody><tfoot><tr><td>合计</td><td>4.7</td></tr></tfoot>"
+         "</table>", lang="zh",
+         txt=("预算（亿元）\n项目\t金额\n码头\t3.5\n公园\t1.2\n合计\t4.7",),
+         md=("| 项目 | 金额 |\n| --- | --- |\n| 码头 | 3.5 |\n| 公园 | 1.2 |\n| 合计 | 4.7 |",)),
+    # ------------------------------------------------------------------ lists
+    Case("ordered-list-value", "<p>The agenda, as amended:</p><ol><li>Opening</li>"
+         "<li value=\"5\">Harbour plan</li><li>Any other business</li></ol>",
+         txt=("Opening\nHarbour plan\nAny other business",),
+         md=("1. Opening\n5. Harbour plan\n6. Any other business",)),
+    Case("link-only-list-introduced", "<p>The council published three documents with the "
+         "decision:</p><ul><li><a href=\"/d/plan.pdf\">Final harbour plan (PDF, 2 MB)</a></li>"
+         "<li><a href=\"/d/traffic.pdf\">Traffic study of the access roads (PDF)</a></li>"
+         "<li><a href=\"/d/minutes.pdf\">Minutes of the public hearings (PDF)</a></li></ul>",
+         txt=("Final harbour plan (PDF, 2 MB)\nTraffic study of the access roads (PDF)\n"
+              "Minutes of the public hearings (PDF)",),
+         md=("- Final harbour plan (PDF, 2 MB)\n- Traffic study",)),
+    Case("list-item-heading-dd-list", "<dl><dt>Phase one</dt><dd><ul><li>Dredging</li><li>"
+         "New quay walls</li></ul></dd><dt>Phase two</dt><dd><p>Housing.</p><p>The park."
+         "</p></dd></dl>",
+         txt=("Phase one\nDredging\nNew quay walls\nPhase two\nHousing.\nThe park.",),
+         md=("Phase one", "Dredging", "New quay walls", "Phase two", "Housing.")),
+    Case("dl-two-terms-one-definition", "<p>Words you will hear at the pier:</p><dl>"
+         "<dt>Quay</dt><dt>Wharf</dt><dd>A platform where ships load and unload.</dd></dl>",
+         txt=("Quay\nWharf\nA platform where ships load and unload.",),
+         md=("Quay\nWharf\n: A platform where ships load and unload.",)),
+    Case("ru-list-links-and-text", "<p>Что вошло в план:</p><ul><li><a href=\"/h\">Жильё</a> "
+         "на месте верфи</li><li><a href=\"/p\">Парк</a> у воды</li><li>Паромный терминал</li>"
+         "</ul>", lang="ru",
+         txt=("Жильё на месте верфи\nПарк у воды\nПаромный терминал",),
+         md=("- Жильё на месте верфи\n- Парк у воды\n- Паромный терминал",)),
+    # ------------------------------------------------------------------ quotes
+    Case("blockquote-footer-cite", "<blockquote><p>A harbour without ships is only a view."
+         "</p><footer>\u2014 Anna Berg, <cite>Harbour Review</cite></footer></blockquote>",
+         txt=("A harbour without ships is only a view.\n\u2014 Anna Berg, Harbour Review",),
+         md=("> A harbour without ships is only a view.", "> \u2014 Anna Berg, Harbour")),
+    # ------------------------------------------------------------------ code
+    Case("pre-trailing-spaces-tabs", "<p>The raw tide file:</p><pre>TIME\tLEVEL  \n"
+         "06:00\t1.2    \n12:00\t3.4</pre>",
+         txt=("TIME\tLEVEL  \n06:00\t1.2    \n12:00\t3.4",),
+         md=("```\nTIME\tLEVEL  \n06:00\t1.2    \n12:00\t3.4\n```",)),
+    Case("pre-holding-fences", "<p>The README of the data set starts like this:</p><pre>"
+         "# Harbour data\n```python\nimport harbour\n```</pre>",
+         txt=("# Harbour data\n```python\nimport harbour\n```",),
+         md=("````\n# Harbour data\n```python\nimport harbour\n```\n````",)),
+    Case("inline-code-leading-backtick", "<p>In Markdown, write <code>`code`</code> for "
+         "code and <code>**bold**</code> for bold.</p>",
+         txt=("write `code` for code and **bold** for bold.",),
+         md=("write `` `code` `` for code and `**bold**` for bold.",)),
+    Case("kbd-samp-var", "<p>Type <kbd>harbour --help</kbd> and the program prints "
+         "<samp>usage: harbour [options]</samp>; then set <var>depth</var> to 4.</p>",
+         txt=("Type harbour --help and the program prints usage: harbour [options]; then "
+              "set depth to 4.",),
+         md=("harbour --help", "usage: harbour [options]", "to 4.")),
+    # ------------------------------------------------------------------ inline elements
+    Case("adjacent-bold-runs", "<p>The <b>Har</b><b>bour</b> Festival and the <i>new</i>"
+         "<i>est</i> ferry drew crowds to the quay all weekend.</p>",
+         txt=("The Harbour Festival and the newest ferry",),
+         md=("The **Harbour** Festival and the *newest* ferry",)),
+    Case("nested-emphasis-link", "<p>This is <b>very <i>important</i> news</b> for "
+         "<b><a href=\"/p/anna\">Anna Berg</a></b> and her crew at the pier.</p>",
+         txt=("This is very important news for Anna Berg and her crew",),
+         md=("This is **very *important* news** for **Anna Berg** and her crew",)),
+    Case("link-inside-word-with-bold", "<p>The plan was called un<a href=\"/r\"><b>believ"
+         "</b>able</a> by the opposition, and brilliant by the mayor.</p>",
+         txt=("The plan was called unbelievable by the opposition",),
+         md=("called un**believ**able by the opposition",)),
+    Case("nbsp-units-and-numbers", "<p>The basin is 4&nbsp;m deep and 1&nbsp;200&nbsp;m "
+         "long, said Dr.&nbsp;Berg on 12&nbsp;March.</p>",
+         txt=("The basin is 4 m deep and 1 200 m long, said Dr. Berg on 12 March.",),
+         md=("The basin is 4 m deep and 1 200 m long, said Dr. Berg on 12 March.",)),
+    Case("long-url-word", "<p>The full data set is at https://data.harbour.example/open/"
+         "tides/2024/north-basin/hourly-levels-and-temperatures.csv for anyone to use.</p>",
+         txt=("https://data.harbour.example/open/tides/2024/north-basin/hourly-levels-and-"
+              "temperatures.csv for anyone",),
+         md=("https://data.harbour.example/open/tides/2024/north-basin/hourly-levels-and-"
+             "temperatures.csv for anyone",)),
+    Case("math-mathml-and-sup", "<p>The wave energy grows as <math><msup><mi>H</mi><mn>2"
+         "</mn></msup></math> with the wave height H, and the basin holds 3&times;10<sup>6"
+         "</sup> m<sup>3</sup> of water.</p>",
+         txt=("with the wave height H, and the basin holds 3\u00d7106 m3 of water.",),
+         md=("the basin holds 3\u00d710\u2076 m\u00b3 of water.",)),
+    Case("hidden-inside-article", "<p>The new ferry<span style=\"display:none\"> SECRETAD"
+         "</span> will carry 300 passengers<span hidden> HIDDENNOTE</span> and 40 cars.</p>"
+         "<div hidden><p>Subscribe to our newsletter HIDDENBOX</p></div>"
+         "<template><p>TEMPLATETEXT</p></template>"
+         "<noscript><p>Please enable JavaScript NOSCRIPTTEXT</p></noscript>"
+         "<script>var ad = 'ADVARIABLE';</script><style>.x{color:red}</style>",
+         txt=("The new ferry will carry 300 passengers and 40 cars.",),
+         md=("The new ferry will carry 300 passengers and 40 cars.",),
+         absent=("SECRETAD", "HIDDENNOTE", "HIDDENBOX", "TEMPLATETEXT", "NOSCRIPTTEXT",
+                 "ADVARIABLE", "color:red")),
+    # ------------------------------------------------------------------ headings
+    Case("heading-soft-hyphen-br", "<h2>Donau\u00addampf\u00adschiff\u00adfahrt<br>returns to "
+         "the harbour</h2><p>The old paddle steamer will moor at the north quay for the "
+         "whole summer season.</p>",
+         txt=("Donaudampfschifffahrt", "The old paddle steamer will moor"),
+         md=("## Donaudampfschifffahrt returns to the harbour\n\nThe old paddle",)),
+    Case("heading-inside-link", "<a href=\"/story/ferry\"><h2>The first ferry sails</h2></a>"
+         "<p>At six in the morning the first ferry left the new terminal with ninety "
+         "passengers on board.</p>",
+         txt=("The first ferry sails\nAt six in the morning",),
+         md=("## The first ferry sails\n\nAt six in the morning",)),
+    Case("heading-inline-code", "<h3>The <code>load()</code> function</h3><p>It reads the "
+         "tide table of one pier and returns the levels by hour.</p>",
+         txt=("The load() function\nIt reads the tide table",),
+         md=("### The `load()` function\n\nIt reads the tide table",)),
+    Case("br-runs-and-trailing-br", "<p>First line of the notice.<br><br><br>Second line of "
+         "the notice.<br></p><p>The notice hangs at the harbour office until May.</p>",
+         txt=("First line of the notice.\nSecond line of the notice.\nThe notice hangs",),
+         md=("Second line of the notice.\n\nThe notice hangs",)),
+    # ------------------------------------------------------------------ scripts
+    Case("zh-adjacent-elements", "<p>来自<b>北京</b><em>大学</em>和<span>清华</span><span>大学"
+         "</span>的专家，在“<a href=\"/p\">港口</a>”项目（<i>一期</i>）中提出了建议。</p>",
+         lang="zh",
+         txt=("来自北京大学和清华大学的专家，在“港口”项目（一期）中提出了建议。",),
+         md=("来自**北京**", "和清华大学的专家",)),
+    Case("ja-ruby-furigana", _JA + "<p>新しい<ruby>港<rp>(</rp><rt>みなと</rt><rp>)</rp>"
+         "</ruby>の計画は<ruby>東<rt>とう</rt>京<rt>きょう</rt></ruby>で発表された。</p>",
+         lang="en",
+         txt=("新しい港", "東京で発表された。"), md=("新しい港", "東京で発表された。"),
+         absent=("東 京", "港 (")),
+    Case("ja-bold-kana", _JA + "<p>港湾局の<b>担当</b>者は、<a href=\"/x\">計画</a>の詳細を"
+         "<strong>来月</strong>にも公表すると述べた。</p>",
+         txt=("港湾局の担当者は、計画の詳細を来月にも公表すると述べた。",),
+         md=("港湾局の**担当**者は、計画の詳細を**来月**にも公表すると述べた。",)),
+    Case("ar-numbers-bdi", "<p>قال <bdi>John Smith</bdi> إن المشروع سيكلف <span dir=\"ltr\">"
+         "450</span> مليون دولار حتى عام 2030، وإن الرصيف رقم <b>3</b> سيفتح أولاً.</p>",
+         lang="ar",
+         txt=("قال John Smith إن المشروع سيكلف 450 مليون دولار حتى عام 2030، وإن الرصيف رقم 3 "
+              "سيفتح أولاً.",),
+         md=("قال John Smith إن المشروع سيكلف 450 مليون دولار",)),
+    Case("he-bdo-numbers", "<p>מספר הטלפון של משרד הנמל הוא <bdo dir=\"ltr\">03-555-1234</bdo>"
+         " והוא פתוח בין 8:00 ל-16:00 בימי חול.</p>", lang="ar",
+         txt=("מספר הטלפון של משרד הנמל הוא 03-555-1234 והוא פתוח בין 8:00 ל-16:00",),
+         md=("הוא 03-555-1234 והוא פתוח",)),
+    Case("thai-table-list", "<p>ตารางเดินเรือ:</p><table><tr><th>เส้นทาง</th><th>เวลา</th></tr>"
+         "<tr><td>ท่าเรือ<b>กลาง</b></td><td>08:00</td></tr></table><ul><li>ท่าเรือ<a "
+         "href=\"/n\">เหนือ</a>เปิดทุกวัน</li><li>ท่าเรือใต้ปิดวันจันทร์</li></ul>",
+         txt=("เส้นทาง\tเวลา\nท่าเรือกลาง\t08:00", "ท่าเรือเหนือเปิดทุกวัน\nท่าเรือใต้ปิดวันจันทร์"),
+         md=("| ท่าเรือ**กลาง** | 08:00 |", "- ท่าเรือเหนือเปิดทุกวัน\n- ท่าเรือใต้ปิดวันจันทร์")),
+    Case("emoji-zwj-flags-in-marks", "<p>Families <b>👨\u200d👩\u200d👧</b> and sailors "
+         "<i>🧑\u200d✈\ufe0f</i> cheered; flags 🇳🇴🇬🇷 and 👍🏽 filled the chat.</p>",
+         txt=("Families 👨\u200d👩\u200d👧 and sailors 🧑\u200d✈\ufe0f cheered; flags 🇳🇴🇬🇷 and "
+              "👍🏽 filled",),
+         md=("Families **👨\u200d👩\u200d👧** and sailors *🧑\u200d✈\ufe0f* cheered",)),
+    Case("el-bold-inside-word-final-sigma", "<p>Η <b>Αθήν</b>α και ο Πειραι<b>άς</b> "
+         "υπέγραψαν συμφωνία για τη νέα γραμμή του πλοίου.</p>", lang="el",
+         txt=("Η Αθήνα και ο Πειραιάς υπέγραψαν συμφωνία",),
+         md=("Η **Αθήν**α και ο Πειραι**άς** υπέγραψαν",)),
+)
+EDGE_CASES += (
+    Case("svg-title-in-link", "<p>Read the <a href=\"/report\">full report<svg "
+         "aria-hidden=\"true\" width=\"12\" height=\"12\"><title>opens in a new window</title>"
+         "<path d=\"M0 0h12\"></path></svg></a> before the hearing on Friday.</p>",
+         txt=("Read the full report before the hearing on Friday.",),
+         md=("Read the full report before the hearing on Friday.",),
+         absent=("opens in a new window",)),
+    Case("copy-button-beside-code", "<p>Install the client:</p><div class=\"code-block\">"
+         "<button class=\"copy\" type=\"button\">Copy</button><pre><code>pip install "
+         "harbour-client</code></pre></div><p>Then log in with your council account.</p>",
+         txt=("Install the client:\npip install harbour-client\nThen log in",),
+         md=("Install the client:\n\n```\npip install harbour-client\n```\n\nThen log in",),
+         absent=("Copy\n", "Copy ")),
+    Case("code-nbsp-indent", "<p>The check, as the council's site prints it:</p><p><code>"
+         "def deep(level):<br>&nbsp;&nbsp;&nbsp;&nbsp;return level &gt; 4</code></p>",
+         txt=("def deep(level):\n    return level > 4",),
+         md=("```\ndef deep(level):\n    return level > 4\n```",)),
+    Case("empty-and-nbsp-paragraphs", "<p>The ferry timetable changes on Monday.</p><p></p>"
+         "<p>&nbsp;</p><p> </p><p><br></p><p>Night crossings stop at midnight from then on."
+         "</p>",
+         txt=("The ferry timetable changes on Monday.\nNight crossings stop",),
+         md=("The ferry timetable changes on Monday.\n\nNight crossings stop",),
+         absent=("&nbsp;", "\u00a0\n")),
+    Case("text-with-br-no-paragraphs", "<div class=\"story\">The ferry returned to the "
+         "harbour at noon.<br><br>Its captain said the sea had been calm all the way from "
+         "the island.<br><br><b>Next sailing:</b> Thursday at 08:00.</div>",
+         txt=("The ferry returned to the harbour at noon.\nIts captain said the sea had been "
+              "calm", "Next sailing: Thursday at 08:00."),
+         md=("The ferry returned to the harbour at noon.\n\nIts captain said",
+             "**Next sailing:** Thursday at 08:00.")),
+    Case("superscript-ordinals", "<p>The 1<sup>st</sup> and 2<sup>nd</sup> phases end "
+         "before the 21<sup>st</sup> of June, said M<sup>me</sup> Berg.</p>",
+         txt=("The 1st and 2nd phases end before the 21st of June, said Mme Berg.",),
+         md=("The 1st and 2nd phases end before the 21st of June, said Mme Berg.",)),
+    Case("table-in-list-item", "<p>The two options on the table:</p><ol><li>Option A<table>"
+         "<tr><th>Cost</th><th>Years</th></tr><tr><td>450</td><td>6</td></tr></table></li>"
+         "<li>Option B<table><tr><th>Cost</th><th>Years</th></tr><tr><td>380</td><td>8</td>"
+         "</tr></table></li></ol>",
+         txt=("Option A\nCost\tYears\n450\t6\nOption B\nCost\tYears\n380\t8",),
+         md=("1. Option A\n\n   | Cost | Years |\n   | --- | --- |\n   | 450 | 6 |",
+             "2. Option B\n\n   | Cost | Years |")),
+    Case("footnotes-section", "<p>The harbour was founded in 1620<sup id=\"r1\"><a "
+         "href=\"#f1\">1</a></sup> and rebuilt in 1890.</p><section class=\"footnotes\"><ol>"
+         "<li id=\"f1\">City archive, box 12, letter of the harbour master. <a href=\"#r1\">"
+         "\u21a9</a></li></ol></section>",
+         txt=("founded in 16201 and rebuilt", "City archive, box 12, letter of the harbour "
+              "master."),
+         md=("founded in 1620\u00b9 and rebuilt", "1. City archive, box 12, letter of the "
+             "harbour master.")),
+    Case("old-markup-center-font", "<center><font size=\"4\"><b>Public notice</b></font>"
+         "</center><p><font face=\"Arial\">The harbour office will be closed on</font> "
+         "<font color=\"red\">Friday</font><font face=\"Arial\">, the day of the opening "
+         "ceremony.</font></p>",
+         txt=("Public notice\nThe harbour office will be closed on Friday, the day of the "
+              "opening ceremony.",),
+         md=("The harbour office will be closed on Friday, the day of the opening",)),
+    Case("ko-table-list", "<table><tr><th>노선</th><th>출발</th></tr><tr><td>A선</td>"
+         "<td>08:00</td></tr><tr><td>B선</td><td>09:30</td></tr></table><ul><li>부산<b>항</b>"
+         "에서 출발</li><li>인천항 도착</li></ul>",
+         txt=("노선\t출발\nA선\t08:00\nB선\t09:30", "부산항에서 출발\n인천항 도착"),
+         md=("| A선 | 08:00 |", "- 부산**항**에서 출발\n- 인천항 도착")),
+    Case("pl-bold-in-word-list", "<p>Rada miasta zatwierdziła plan dla <b>Gdańsk</b>a i "
+         "Gdyni, a mieszkańcy otrzymają:</p><ul><li>nowe mieszkania</li><li>park nad wodą"
+         "</li><li>terminal promowy</li></ul>",
+         txt=("plan dla Gdańska i Gdyni, a mieszkańcy otrzymają:\nnowe mieszkania\npark nad "
+              "wodą\nterminal promowy",),
+         md=("plan dla **Gdańsk**a i Gdyni", "- nowe mieszkania\n- park nad wodą")),
+    Case("adjacent-code-spans", "<p>The German letter is stored as <code>U+00DF</code><code>"
+         "0xC39F</code> in the harbour's database, and <code>ss</code> in its search index."
+         "</p>",
+         txt=("The German letter is stored as U+00DF", "0xC39F in the harbour's database",),
+         md=("0xC39F` in the harbour's database, and `ss` in its search index.",),
+         absent=("``0xC39F",)),
+    Case("he-list-numbers", "<p>שלבי העבודה בנמל:</p><ol><li>חפירה של <b>3</b> מטרים</li>"
+         "<li>בניית רציף באורך 120 מ׳</li><li>פתיחה בשנת 2026</li></ol>", lang="ar",
+         txt=("חפירה של 3 מטרים\nבניית רציף באורך 120 מ׳\nפתיחה בשנת 2026",),
+         md=("1. חפירה של **3** מטרים\n2. בניית רציף באורך 120 מ׳\n3. פתיחה בשנת 2026",)),
+)
+#: The layout-table page (:func:`layout_table_page`) around fragments of its own.
+LAYOUT_PAGE_CASES: frozenset[str] = frozenset({"layout-table-article"})
+EDGE_CASES += (
+    Case("layout-table-article", "<h2>Costs</h2><p>The total cost is estimated at 450 million,"
+         " of which the city pays about a fifth.</p><table><tr><th>Year</th><th>Million</th>"
+         "</tr><tr><td>2025</td><td>12.5</td></tr><tr><td>2026</td><td>30.1</td></tr></table>",
+         txt=("Costs\nThe total cost is estimated", "Year\tMillion\n2025\t12.5\n2026\t30.1"),
+         md=("## Costs\n\nThe total cost is estimated at 450 million",
+             "| Year | Million |\n| --- | --- |\n| 2025 | 12.5 |"),
+         absent=("| The city council voted",)),
+)
+
+
+#: Cases whose fragment ends the article (after its last paragraph, before the page's
+#: sidebar and footer): no kept text after it closes the gap.
+END_PAGE_CASES: frozenset[str] = frozenset({
+    "end-table", "end-nested-list", "end-announced-code", "end-announced-links",
+    "end-el-table-list", "end-zh-list"})
+EDGE_CASES += (
+    Case("end-table", "<table><tr><th>City</th><th>Population</th></tr><tr><td>Oslo</td>"
+         "<td>700,000</td></tr><tr><td>Bergen</td><td>320,000</td></tr></table>",
+         txt=("City\tPopulation\nOslo\t700,000\nBergen\t320,000",),
+         md=("| City | Population |\n| --- | --- |\n| Oslo | 700,000 |\n| Bergen | 320,000 |",)),
+    Case("end-nested-list", "<p>The new market will open in May, with stalls for fruit and "
+         "vegetables from the farms around the town.</p><ul><li>Fruit<ul><li>Apple</li><li>"
+         "Pear</li></ul></li>"
+         "<li>Vegetables<ul><li>Leek</li><li>Kale</li></ul></li></ul>",
+         txt=("Fruit\nApple\nPear\nVegetables\nLeek\nKale",),
+         md=("- Fruit\n  - Apple\n  - Pear\n- Vegetables\n  - Leek\n  - Kale",)),
+    Case("end-announced-code", "<p>The map widget is embedded like this:</p><pre><code "
+         "class=\"language-js\">map.show(&quot;harbour&quot;, {zoom: 12});</code></pre>",
+         txt=("The map widget is embedded like this:\nmap.show(\"harbour\", {zoom: 12});",),
+         md=("```js\nmap.show(\"harbour\", {zoom: 12});\n```",)),
+    Case("end-announced-links", "<p>The council published three documents with the decision:"
+         "</p><ul><li><a href=\"/d/plan.pdf\">Final harbour plan (PDF, 2 MB)</a></li><li><a "
+         "href=\"/d/traffic.pdf\">Traffic study of the access roads (PDF)</a></li></ul>",
+         txt=("Final harbour plan (PDF, 2 MB)\nTraffic study of the access roads (PDF)",),
+         md=("- Final harbour plan (PDF, 2 MB)\n- Traffic study of the access roads (PDF)",)),
+    Case("end-el-table-list", "<table><tr><th>Γραμμή</th><th>Ώρα</th></tr><tr><td>Α</td>"
+         "<td>08:00</td></tr><tr><td>Β</td><td>09:30</td></tr></table><ul><li>Πειραιάς</li>"
+         "<li>Αίγινα</li></ul>", lang="el",
+         txt=("Γραμμή\tΏρα\nΑ\t08:00\nΒ\t09:30\nΠειραιάς\nΑίγινα",),
+         md=("| Α | 08:00 |", "- Πειραιάς\n- Αίγινα")),
+    Case("end-zh-list", "<ol><li>拆除旧仓库</li><li>建设住宅</li><li>开放公园</li></ol>",
+         lang="zh", txt=("拆除旧仓库\n建设住宅\n开放公园",),
+         md=("1. 拆除旧仓库\n2. 建设住宅\n3. 开放公园",)),
+)
+
+
+def page_html(case: Case) -> str:
+    """The page of a case: its fragment in an article page (after its third paragraph, or
+    its last one), or in a layout-table page."""
+    if case.name in LAYOUT_PAGE_CASES:
+        return layout_table_page(case.fragment, case.lang)
+    return article(case.fragment, case.lang, at_end=case.name in END_PAGE_CASES)
+
+
+CASES = CASES + HARD_CASES + REAL_CASES + EDGE_CASES

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.structure_cases import CASES, Case, article
+from tests.structure_cases import CASES, Case, page_html
 from webseg.blocks.units import apply_units
 from webseg.clean import CleanResult, extract
 from webseg.clean.txt import without_gutters
@@ -37,13 +37,13 @@ def test_enough_cases_in_every_script() -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_parsed(case: Case) -> None:
-    check(extract(parse(article(case.fragment, case.lang)), "blocks"), case)
+    check(extract(parse(page_html(case)), "blocks"), case)
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_rendered(case: Case, renderer: Renderer) -> None:
-    page = renderer.render(article(case.fragment, case.lang).encode("utf-8"))
+    page = renderer.render(page_html(case).encode("utf-8"))
     check(extract(page, "blocks"), case)
 
 
@@ -206,3 +206,80 @@ def test_line_numbers_of_a_code_listing_are_left_out() -> None:
             if k]
     assert kept[0] == "a = 1 b = 2 c = 3" and "7 8 9" not in kept  # leaf texts normalised
     assert kept[-4:] == ["1", "2", "3", "4"]  # numbers in a table without code stay
+
+
+def test_announced_list_is_kept_whole_a_short_label_is_not() -> None:
+    links = "<ul><li><a href=/a>Final plan</a></li><li><a href=/b>Traffic study</a></li></ul>"
+    scores = {"Final plan": 0.05, "Traffic study": 0.05}
+    said = BODY.format("<p>The council published these documents today:</p>" + links)
+    keep = {"before text", "The council published these documents today:", "after text"}
+    assert "Traffic study" in _units(said, keep, scores, threshold=0.4)
+    label = BODY.format("<p>Related:</p>" + links)
+    assert "Traffic study" not in _units(label, {"before text", "Related:", "after text"},
+                                         scores, threshold=0.4)
+
+
+def test_noscript_text_is_dropped_beside_more_text_only() -> None:
+    article = "The article's own paragraph, longer than the notice."
+    html = f"<body><p>{article}</p><noscript><p>Please enable JavaScript</p></noscript></body>"
+    assert _units(html, {article, "Please enable JavaScript"}) == [article]
+    # a forum serving its posts in noscript (Flarum): the posts are the text
+    forum = ("<body><p>Forum title</p><noscript><p>The first post of the thread, with all "
+             "its words.</p></noscript></body>")
+    posts = {"Forum title", "The first post of the thread, with all its words."}
+    assert len(_units(forum, posts)) == 2
+
+
+def test_unit_ending_the_article_is_a_hole_a_teaser_list_is_not() -> None:
+    first, second = "first kept paragraph " * 6, "second kept paragraph " * 6
+    page = ("<body><article><p>{}</p><p>{}</p>{}</article><div>menu</div></body>")
+    table = ("<table><tr><th>City</th><th>Population</th></tr><tr><td>Oslo</td>"
+             "<td>700,000</td></tr></table>")
+    keep = {first.strip(), second.strip()}
+    scores = {"City": 0.3, "Population": 0.3, "Oslo": 0.3, "700,000": 0.3}
+    assert "Oslo" in _units(page.format(first, second, table), keep, scores, threshold=0.4)
+    # a table without links needs no score test (tiny cells); a figure's caption does
+    assert "Oslo" in _units(page.format(first, second, table), keep, {}, threshold=0.4)
+    figure = "<figure><img src=x.png><figcaption>The pier at dawn</figcaption></figure>"
+    for score, kept in ((0.3, True), (0.1, False)):
+        got = _units(page.format(first, second, figure), keep, {"The pier at dawn": score},
+                     threshold=0.4)
+        assert ("The pier at dawn" in got) == kept
+    # after a title and a byline alone (a title's cell), no article ends there
+    assert "Oslo" not in _units(page.format("A title", "A byline", table),
+                                {"A title", "A byline"}, scores, threshold=0.4)
+    teasers = ("<ul><li><a href=/1>Storm news</a> A long teaser text here</li>"
+               "<li><a href=/2>Ferry news</a> Another teaser text</li></ul>")
+    kept = _units(page.format(first, second, teasers), keep | {"A long teaser text here"},
+                  {"Storm news": 0.3, "Ferry news": 0.3, "Another teaser text": 0.3},
+                  threshold=0.4)
+    assert "Another teaser text" not in kept  # a list with links is not completed there
+
+
+def test_copy_button_over_code_is_dropped() -> None:
+    html = BODY.format("<div><button>Copy</button><pre>make all</pre></div>")
+    kept = _units(html, {"before text", "Copy", "make all", "after text"})
+    assert "Copy" not in kept and "make all" in kept
+    faq = ("<body><article><h3><button>How do I build it?</button></h3><p>Run the command "
+           "below in the project folder.</p><pre>make all</pre></article></body>")
+    assert "How do I build it?" in _units(faq, {"How do I build it?", "make all",
+                                                "Run the command below in the project folder."})
+
+
+def test_ruby_readings_are_left_out_of_the_text() -> None:
+    page = parse("<p>新しい<ruby>港<rp>(</rp><rt>みなと</rt><rp>)</rp></ruby>の計画は<ruby>東<rt>"
+                 "とう</rt>京<rt>きょう</rt></ruby>で発表された。</p>")
+    keep = np.ones(len(page.text_leaves), dtype=bool)
+    from webseg.clean.txt import to_text
+
+    assert to_text(page, keep) == "新しい港の計画は東京で発表された。"
+
+
+def test_parsed_joints_glue_formatting_runs_and_unspaced_scripts() -> None:
+    from webseg.clean.txt import to_text
+
+    for html, want in (("<p>The <b>Har</b><b>bour</b> fest</p>", "The Harbour fest"),
+                       ("<p>来自<b>北京</b><em>大学</em>的专家</p>", "来自北京大学的专家"),
+                       ("<p><span>2026</span><span>1h 54m</span></p>", "2026 1h 54m")):
+        page = parse(html)
+        assert to_text(page, np.ones(len(page.text_leaves), dtype=bool)) == want

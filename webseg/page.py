@@ -42,6 +42,9 @@ TEXT = 3
 KEPT_ATTRIBUTES = ("id", "class", "role", "href", "src", "alt", "title", "name", "type",
                    "colspan", "rowspan", "lang", "datetime", "content", "property", "itemprop",
                    "rel", "start", "reversed", "checked")
+#: ``value`` is kept on these elements only (a list item's number, ``<li value="5">``): on
+#: form fields it can be large and is not text a reader sees.
+ITEM_VALUE_TAGS = frozenset({"li"})
 
 #: The attribute a walk adds to an element (other than :data:`PRESERVE_TAGS`) whose style keeps
 #: its whitespace as written (computed ``white-space: pre``/``pre-wrap``/``break-spaces``/

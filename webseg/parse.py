@@ -35,6 +35,7 @@ from typing import Any
 from webseg.decode import decode_html
 from webseg.page import (
     ELEMENT,
+    ITEM_VALUE_TAGS,
     KEPT_ATTRIBUTES,
     NON_RENDERED_TAGS,
     PRE_STYLE_ATTR,
@@ -216,6 +217,8 @@ class _Builder:
         attrs = {k: v for k, v in attrib.items() if k in _KEPT and v is not None}
         for k in _BOOLEAN_ATTRIBUTES.intersection(attrib):
             attrs[k] = attrib[k] or ""  # valueless (``<ol reversed>``): "" as in the DOM
+        if tag in ITEM_VALUE_TAGS and attrib.get("value") is not None:
+            attrs["value"] = str(attrib["value"])[:20]
         style = attrib.get("style") or ""
         vis = pvis and tag not in NON_RENDERED_TAGS and "hidden" not in attrib \
             and not (style and _HIDDEN_STYLE.search(style)) \

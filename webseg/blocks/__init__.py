@@ -193,9 +193,11 @@ def block_functions(page: Page, site_pages: Sequence[Page] | SiteRepeats = (),
     threshold = m.decision_threshold(s, lf, decoder)
     # copies the reader does not see (a print layer), comment threads and nearby boilerplate
     # the model is unsure of: decoder steps on the leaf decision (webseg.blocks.steps)
+    decided = keep_leaf
     keep_leaf = decoder_steps(lf, s, keep_leaf, threshold)
-    if units:
-        keep_leaf = apply_units(page, lf.leaves, lf.chars, keep_leaf, s, threshold)
+    if units:  # what those steps dropped, no structure unit takes back
+        keep_leaf = apply_units(page, lf.leaves, lf.chars, keep_leaf, s, threshold,
+                                held=decided & ~keep_leaf)
     site_drop = None
     if isinstance(site_pages, SiteRepeats) or len(site_pages):
         site = (site_pages if isinstance(site_pages, SiteRepeats)

@@ -9,13 +9,16 @@ they are (only the keep mask changes):
 
 * **Units** are elements whose text a reader takes as one thing: data tables and their rows,
   lists (``ul``/``ol``/``menu``) and list items, definition lists, ``pre``, ``figure``,
-  ``blockquote``, ``details``, and paragraphs (``p``); a ``figure`` may hold a table. A
+  ``blockquote``, ``details``, and paragraphs (``p``); a ``figure`` may hold a table, the
+  others data tables (a list item with its figures). A
   table of short cells holding a small table in a cell is no data table, but its other
   rows are units. A container that holds page structure (a nested
   table in a list, ``article``/``section``/``nav``/``aside``/``header``/``footer``/``main``/
   ``form``, ``h1``/``h2``) or more than :data:`MAX_UNIT_CHARS` characters is layout, not a
-  unit. A data table: at least two rows, no nested table and no layout element, no cell
-  longer than :data:`MAX_CELL_CHARS` characters.
+  unit; a ``footer``/``header`` inside a quote or a figure is its attribution
+  (``<blockquote>...<footer>— Name</footer>``), not layout. A data table: at least two
+  rows, no nested table and no layout element, no cell longer than :data:`MAX_CELL_CHARS`
+  characters.
 * Units are decided outermost first; a decided unit decides everything inside it. A unit the
   decoder kept entirely stays kept.
 * A **mixed** unit (some of its leaves kept, some not) is **kept whole** when its kept leaves
@@ -28,6 +31,19 @@ they are (only the keep mask changes):
   innermost unit is **dropped whole**. A unit that is mostly link text (a menu, a table of
   contents, "related" links) gets no help from the context: only its share decides, unless
   what the decoder kept of it is plain text (a list of documents with one plain item).
+* A table, list, code block, figure or quote the decoder dropped entirely, whose leaf
+  before it is kept and that **ends the kept content of its container** (the nearest
+  ancestor holding other leaves, not ``body``: no kept leaf after the unit in it, most of its
+  text before the unit kept, at least :data:`MAX_HOLE_CHARS` characters: an article, not a
+  title's cell) is a hole too: a table or a list after an article's last
+  paragraph has no kept text after it to close the gap. Never a paragraph (a last line the
+  model dropped is usually a promotion or a source note); its own scores must reach half
+  the threshold, except for a table, list or code block without links (tiny cells hide
+  them from the leaf features, and teasers after an article have links). Of the units the
+  decoder kept in part, a paragraph whose kept part is plain text (``Visit <a>John</a>
+  today.``; not a promotion line whose link the model kept), a data table, and a list
+  without links are completed there; not a list with links (a teaser list after the
+  article, some of whose items the model kept).
 * A unit the decoder **dropped entirely** is kept whole only on the same condition, and only
   when it is short (at most :data:`MAX_HOLE_CHARS` characters): a hole between kept
   paragraphs (a caption, a short list), where the context is evidence the model's leaf
@@ -36,10 +52,18 @@ they are (only the keep mask changes):
   ``highlighttable``, Rouge's ``rouge-table``, a column of line numbers beside the code) is a
   unit; dropped entirely between kept text, it is kept whole whatever its length and scores:
   its tiny table cells hide from the leaf features that it is code.
+* A list, code block or data table dropped entirely right after a kept sentence that
+  **announces** it (ends with a
+  colon, at least :data:`MIN_ANNOUNCE_WORDS` words, no link: ``The council published three
+  documents:``, ``The file looks like this:``) and before kept text, or at the end of the
+  kept text of its container (below), is kept whole, links or not: the sentence says it is
+  part of the text. A short label (``Related:``, ``Read also:``) announces nothing.
 * A **run** of dropped leaves between two kept ones, made only of units and headings and at
-  most :data:`MAX_HOLE_CHARS` long, is one hole when it is one unit, starts with a heading or
-  holds a code block (a section the model dropped under its heading, the line introducing a code
-  block and the code); a data table in it needs no score test (tiny cells again). A run of
+  most :data:`MAX_HOLE_CHARS` long, is one hole when it is one unit, starts with a heading,
+  is the rest of a table whose first rows were kept, or holds a code block (a section the
+  model dropped under its heading, the line introducing a code block and the code); a data
+  table in it needs no score test (tiny cells again); a
+  ``button`` in it (``Copy`` over a code block) neither closes it nor is kept. A run of
   short boxes without them (a forum post's user box, share buttons) stays dropped.
 * A **flex or grid container** of phrasing items (``span``...; computed ``display`` when
   rendered, the inline style when parsed) of at most :data:`MAX_HOLE_CHARS` characters is a
@@ -52,6 +76,11 @@ they are (only the keep mask changes):
   :data:`MAX_HEADING_CHARS` characters that is immediately followed by a kept leaf is kept;
   its permalink mark (a link to ``#anchor`` whose text is a symbol: ``¶``, ``#``) is not.
 
+* The label of a button beside a code block (``Copy``) is dropped: a control, not text.
+* The text of ``noscript`` is dropped when more text is kept outside it: pages are walked
+  with JavaScript off, where browsers show it, but a reader's browser runs scripts and never
+  does ("Please enable JavaScript"); a forum serving its posts there keeps them.
+
 Why the share and not a learned rule: the leaf model already weighs the leaf's evidence, and
 a unit is a reading decision that must not depend on which of its leaves happen to be short;
 the share keeps the model's verdict on the unit's bulk and extends it to the rest.
@@ -61,11 +90,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from webseg.blocks.align import words
 from webseg.clean.layout import DEFAULT_BLOCK
 from webseg.page import Page
 
 __all__ = ["MAX_CELL_CHARS", "MAX_HEADING_CHARS", "MAX_HOLE_CHARS", "MAX_UNIT_CHARS",
-           "MIN_PLAIN_CHARS", "apply_units"]
+           "MIN_ANNOUNCE_WORDS", "MIN_PLAIN_CHARS", "apply_units"]
 
 #: A unit longer than this is a layout container (a list holding the whole page), not a unit.
 MAX_UNIT_CHARS = 5000
@@ -75,6 +105,16 @@ MAX_CELL_CHARS = 400
 #: hole (a caption, a short list) between kept paragraphs, not a block the model judged on
 #: its own evidence (a long code listing, a product grid).
 MAX_HOLE_CHARS = 200
+#: A sentence ending with a colon announces the list after it (kept whole, links or not)
+#: from this many words: ``Related:`` or ``Read also:`` announce nothing a reader misses.
+MIN_ANNOUNCE_WORDS = 5
+#: The units a sentence may announce: lists, code blocks and data tables.
+_ANNOUNCED = frozenset({"ul", "ol", "dl", "pre", "table"})
+#: Units that may end an article's kept content (:func:`apply_units`, ``_ends_kept``): the
+#: structures a reader expects whole. Not a paragraph: a last line the model dropped is
+#: usually a promotion ("Like us on Facebook") or a source note; not a definition list: at
+#: the end of a forum post's box it is the poster's details (``Joined``, ``Points``).
+_ENDS_CONTENT = frozenset({"ul", "ol", "pre", "table", "figure", "blockquote", "details"})
 #: A link list whose kept part is plain text of at least this many characters gets help
 #: from its context (a list of documents with a plain item), not a "Read more →" line.
 MIN_PLAIN_CHARS = 10
@@ -86,6 +126,9 @@ _UNIT_TAGS = frozenset({"ul", "ol", "menu", "li", "dl", "pre", "figure", "blockq
 _LAYOUT_TAGS = frozenset({"article", "section", "nav", "aside", "header", "footer", "main",
                           "form", "h1", "h2", "body", "html", "iframe", "frameset"})
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+#: Layout tags that inside a quote or a figure hold its attribution
+#: (``<blockquote><p>...</p><footer>— Name, <cite>Work</cite></footer>``), not page furniture.
+_ATTRIBUTION = frozenset({"footer", "header"})
 _BOLD = frozenset({"b", "strong"})
 _FLEX = "<flex>"  # the unit kind of a flex or grid container
 _LINE = "<line>"  # the unit kind of a div without block elements inside: a line of text
@@ -106,13 +149,23 @@ def _prefix(flags: np.ndarray) -> np.ndarray:
 
 
 def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndarray,
-                scores: np.ndarray | None = None, threshold: float | None = None
-                ) -> np.ndarray:
+                scores: np.ndarray | None = None, threshold: float | None = None,
+                held: np.ndarray | None = None) -> np.ndarray:
     """The leaf keep mask (one bool per entry of ``leaves``, the page's text leaves) with the
     structure units and headings of the module docstring applied; ``chars`` are the leaves'
     characters, ``scores`` their P(main) and ``threshold`` the decoder's threshold for the
-    page (without them, units the decoder dropped entirely stay dropped). A new array;
-    ``keep`` is not changed."""
+    page (without them, units the decoder dropped entirely stay dropped); ``held`` (optional,
+    bool per leaf) the leaves the decoder's own later steps dropped on purpose (a print copy
+    of the article, a comment thread the model is unsure of), which no unit keeps. A new
+    array; ``keep`` is not changed."""
+    keep = _apply_units(page, leaves, chars, keep, scores, threshold)
+    if held is not None:
+        keep &= ~np.asarray(held, dtype=bool)
+    return keep
+
+
+def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndarray,
+                 scores: np.ndarray | None, threshold: float | None) -> np.ndarray:
     keep = np.asarray(keep, dtype=bool).copy()
     if scores is not None:
         scores = np.asarray(scores, dtype=np.float64)
@@ -121,12 +174,16 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
         return keep
     if keep.all():
         _drop_permalinks(page, np.asarray(leaves, dtype=np.int64), keep)
+        _drop_noscript(page, np.asarray(leaves, dtype=np.int64), keep)
         return keep
     leaves = np.asarray(leaves, dtype=np.int64)
     tags = page.tag
     end = page.subtree_end
     is_table = np.fromiter((t == "table" for t in tags), dtype=bool, count=page.n)
     is_layout = np.fromiter((t in _LAYOUT_TAGS for t in tags), dtype=bool, count=page.n)
+    for i in np.flatnonzero(is_layout).tolist():
+        if tags[i] in _ATTRIBUTION and _in_quote(page, i):
+            is_layout[i] = False  # a quote's source line, not the page's footer
     flex = _flex_rows(page)
     is_block = np.fromiter((t in DEFAULT_BLOCK for t in tags), dtype=bool, count=page.n)
     cblk = _prefix(is_block)
@@ -161,6 +218,12 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
                                                                       cw)}
     code_table = {k for k in row_of if k not in data_table and layout_inside[k] == 0
                   and total[k] <= MAX_UNIT_CHARS and _code_listing(page, cand[k], leaves)}
+    # data tables inside each candidate: a list item holding a small data table (an option
+    # and its figures) is still a unit, one holding a layout table is not
+    is_data = np.zeros(page.n, dtype=bool)
+    is_data[[cand[k] for k in data_table]] = True
+    cdata = _prefix(is_data)
+    only_data = (cdata[end[nodes]] - cdata[nodes + 1]) == tables_inside
     unit = np.zeros(len(cand), dtype=bool)
     for k, t in enumerate(ntags):
         if hi[k] <= lo[k]:
@@ -175,7 +238,7 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
         elif t == "tr":  # rows of data tables, and short rows of other tables (below)
             unit[k] = True
         elif t in _UNIT_TAGS:  # a figure may hold a table (a table with its caption)
-            unit[k] = ((tables_inside[k] == 0 or t == "figure") and layout_inside[k] == 0
+            unit[k] = ((only_data[k] or t == "figure") and layout_inside[k] == 0
                        and total[k] <= MAX_UNIT_CHARS)
     rows_ok = np.zeros(len(cand), dtype=bool)
     for k in data_table:
@@ -251,9 +314,19 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
         return np.cumsum(d)[:m] > 0
 
     in_heading = _leaf_flags(np.flatnonzero([t in _HEADINGS for t in ntags]))
+    # leaves of buttons: controls beside a unit ("Copy" over a code block), no text of a
+    # hole, and no reason to leave the hole open
+    buttons = np.asarray([i for i, t in enumerate(tags) if t == "button"], dtype=np.int64)
+    in_button = np.zeros(m, dtype=bool)
+    if len(buttons):
+        d = np.zeros(m + 1, dtype=np.int64)
+        np.add.at(d, np.searchsorted(leaves, buttons), 1)
+        np.add.at(d, np.searchsorted(leaves, end[buttons]), -1)
+        in_button = np.cumsum(d)[:m] > 0
     in_code = _leaf_flags(np.flatnonzero(np.asarray([t == "pre" for t in ntags])
                                          | np.isin(np.arange(len(cand)), list(code_table))))
     spans = {(int(lo[k]), int(hi[k])) for k in np.flatnonzero(unit).tolist()}
+    table_spans = [(int(lo[k]), int(hi[k])) for k in row_of]
 
     def _hole(a: int, b: int) -> tuple[int, int] | None:
         """The run of dropped leaves around ``[a, b)``, when kept leaves close it on both
@@ -269,14 +342,78 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
             j += 1
             if cw[j] - cw[i] > MAX_HOLE_CHARS:
                 return None
-        if i == 0 or j == m or cw[j] - cw[i] > MAX_HOLE_CHARS or not structured[i:j].all():
+        if i == 0 or j == m or cw[j] - cw[i] > MAX_HOLE_CHARS \
+                or not (structured[i:j] | in_button[i:j]).all():
             return None
-        if (i, j) not in spans and not in_heading[i] and not in_code[i:j].any():
-            return None
+        if (i, j) not in spans and not in_heading[i] and not in_code[i:j].any() \
+                and not any(tlo < i and j <= thi for tlo, thi in table_spans):
+            return None  # (the rest of a table whose first rows were kept is one hole)
         return i, j
+
+    def _ends_kept(k: int, a: int, b: int, mixed: bool = False) -> bool:
+        """The unit ``k`` (leaves ``[a, b)``) ends the kept content of its container: the
+        leaf before it is kept, and in the nearest ancestor that holds other leaves (not
+        ``body``), no leaf after it is kept and most of the text before it is (a table or a
+        list after an article's last paragraph, where no kept text follows to close a
+        hole)."""
+        if not mixed and ntags[k] not in _ENDS_CONTENT or a == 0 or not keep[a - 1]:
+            return False
+        p = int(page.parent[cand[k]])
+        while p >= 0 and tags[p] not in ("body", "html"):
+            pa, pb = (int(x) for x in np.searchsorted(leaves, [p, end[p]]))
+            if pa < a or pb > b:
+                break
+            p = int(page.parent[p])
+        if p < 0 or tags[p] in ("body", "html") or keep[b:pb].any():
+            return False
+        before = w[pa:a]
+        kept = float(before[keep[pa:a]].sum())  # an article's text, not a title cell's
+        return kept >= 0.5 * float(before.sum()) and kept >= MAX_HOLE_CHARS
+
+    def _completes_end(k: int, a: int, b: int) -> bool:
+        """The unit ``k``, which the decoder kept in part, ends its container's kept content
+        (``_ends_kept``) and is a paragraph whose kept part is plain text, a data table, or
+        a list without links (not a teaser list after an article, nor a promotion line whose
+        link the model kept)."""
+        t = ntags[k]
+        if t == "p":
+            ok = _plain_kept(a, b)
+        elif t == "table":
+            ok = k in data_table
+        else:
+            ok = t in ("ul", "ol") and not linked[a:b].any()
+        return ok and _ends_kept(k, a, b, mixed=True)
+
+    def _fill(k: int, a: int, b: int) -> int:
+        """Keep the unit ``k`` (leaves ``[a, b)``, all dropped) whole when it is a hole in
+        kept content (module docstring); its end when kept, else -1."""
+        # a code listing or a data table hides what it is from the leaf features (tiny
+        # cells of a table): between kept text, the context alone decides (a listing of
+        # any length, a table in a short gap)
+        listing = k in code_table
+        run = (a, b) if listing and _inside_kept(keep, a, b) else _hole(a, b)
+        at_end = run is None and (listing or cw[b] - cw[a] <= MAX_HOLE_CHARS) \
+            and _ends_kept(k, a, b)
+        if at_end:  # no kept text after it: its own scores must speak for it (below)
+            run = (a, b)
+        if run == (a, b) and ntags[k] in _ANNOUNCED and _announces(page, leaves, keep, a):
+            keep[a:b] = True  # the sentence before it says what follows
+            return b
+        # tiny cells and items hide what a table, a list or code is from the leaf features:
+        # between kept text the context alone decides; at the end of it only when the unit
+        # has no link (teasers and tag lists after an article have links)
+        tiny = listing or k in data_table or ntags[k] in ("ul", "ol", "pre")
+        free = tiny and (not at_end or not linked[a:b].any())
+        if run is not None and _half(*run, scored=not free if at_end else not (
+                listing or k in data_table)):
+            keep[run[0]:run[1]] = True
+            keep[run[0]:run[1]] &= ~in_button[run[0]:run[1]]  # a "Copy" button stays out
+            return b  # units the run reaches into after it are still decided as wholes
+        return -1
 
     # decide, outermost first (pre-order): a decided unit covers [lo, hi)
     covered = 0
+    retry: list[int] = []  # holes whose neighbours were still undecided
     for k in np.flatnonzero(unit).tolist():
         a, b = int(lo[k]), int(hi[k])
         if a < covered:
@@ -292,21 +429,28 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
         if not part.any():
             if scores is None:
                 continue
-            # a code listing or a data table hides what it is from the leaf features (tiny
-            # cells of a table): between kept text, the context alone decides (a listing of
-            # any length, a table in a short gap)
-            listing = k in code_table
-            run = (a, b) if listing and _inside_kept(keep, a, b) else _hole(a, b)
-            if run is not None and _half(*run, scored=not (listing or k in data_table)):
-                keep[run[0]:run[1]] = True
-                covered = max(covered, run[1])
+            got = _fill(k, a, b)
+            if got < 0:
+                retry.append(k)
+            covered = max(covered, got)
             continue
-        if _share(keep, w, a, b) >= 0.5 or _inside_kept(keep, a, b) and _half(a, b):
+        said = ntags[k] in _ANNOUNCED and _announces(page, leaves, keep, a)
+        if _share(keep, w, a, b) >= 0.5 \
+                or (_inside_kept(keep, a, b) or _completes_end(k, a, b)) and (_half(a, b) or said) \
+                or said and _ends_kept(k, a, b, mixed=True):
             keep[a:b] = True
             covered = b
         elif not has_inner[k]:  # a unit with units inside (a list's items, a table's
             keep[a:b] = False  # rows) leaves the decision to them
             covered = b
+            if scores is not None:
+                retry.append(k)  # dropped whole: a hole once its neighbours are decided
+    # a dropped unit before a unit decided after it (a table before a list whose items were
+    # kept whole): a hole once its neighbours are decided
+    for k in retry:
+        a, b = int(lo[k]), int(hi[k])
+        if not keep[a:b].any():
+            _fill(k, a, b)
     # headings immediately followed by kept content
     for k, t in enumerate(ntags):
         a, b = int(lo[k]), int(hi[k])
@@ -315,6 +459,8 @@ def apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.ndar
         if t in _HEADINGS or t in _BOLD and _bold_line(page, cand[k], leaves, a, b):
             keep[a:b] = True
     _drop_permalinks(page, leaves, keep)
+    _drop_noscript(page, leaves, keep)
+    _drop_code_buttons(page, leaves, keep)
     return keep
 
 
@@ -332,6 +478,79 @@ def _drop_permalinks(page: Page, leaves: np.ndarray, keep: np.ndarray) -> None:
             txt = "".join(page.leaf_text(int(j)) for j in leaves[a0:b0])
             if txt.strip() and not any(ch.isalnum() for ch in txt):
                 keep[a0:b0] = False
+
+
+def _announces(page: Page, leaves: np.ndarray, keep: np.ndarray, a: int) -> bool:
+    """The kept leaf before leaf ``a`` is a sentence that announces what follows: it ends
+    with a colon (``The council published three documents:``), is no link, and has at least
+    :data:`MIN_ANNOUNCE_WORDS` words (one per letter in unspaced scripts), so a short label
+    (``Related:``, ``Tags:``, ``Read also:``) announces nothing a reader misses."""
+    if a == 0 or not keep[a - 1]:
+        return False
+    j = int(leaves[a - 1])
+    text = page.leaf_text(j).rstrip()
+    if not text.endswith((":", "\uff1a")):
+        return False
+    p = int(page.parent[j])
+    for _ in range(4):
+        if p < 0:
+            break
+        if page.tag[p] == "a" and "href" in (page.attrs[p] or {}):
+            return False
+        p = int(page.parent[p])
+    # the sentence may start in an earlier leaf of its paragraph (``The <b>council</b> ...:``)
+    start = a - 1
+    block = int(page.parent[j])
+    while start > 0 and keep[start - 1] and page.is_ancestor(block, int(leaves[start - 1])):
+        start -= 1
+    sentence = " ".join(page.leaf_text(int(x)) for x in leaves[start:a])
+    return len(words(sentence)) >= MIN_ANNOUNCE_WORDS
+
+
+#: A code block's wrapper holds at most this much text besides its code (a toolbar: the
+#: language, "Copy", "Run"); a container with more is an article with code somewhere in it.
+_TOOLBAR_CHARS = 40
+
+
+def _drop_code_buttons(page: Page, leaves: np.ndarray, keep: np.ndarray) -> None:
+    """Drop the label of a button beside a code block (``Copy``, ``Run`` in the toolbar that
+    documentation sites and GitHub put over a ``pre``): a control, not text of the page.
+    Buttons elsewhere keep the model's decision (an FAQ's question is often a button)."""
+    tags, end, par = page.tag, page.subtree_end, page.parent
+    if "button" not in tags or "pre" not in tags:
+        return
+    length = page.text_length
+    for i in (i for i, t in enumerate(tags) if t == "button"):
+        box = int(par[i])
+        for _ in range(2):  # the toolbar, then the wrapper holding the toolbar and the code
+            if box < 0:
+                break
+            pres = [x for x in range(box + 1, int(end[box])) if tags[x] == "pre"]
+            if pres:  # a code block's wrapper: little text besides the code
+                if int(length[box]) - sum(int(length[x]) for x in pres) <= _TOOLBAR_CHARS:
+                    a, b = np.searchsorted(leaves, [i, end[i]])
+                    keep[a:b] = False
+                break
+            box = int(par[box])
+
+
+def _drop_noscript(page: Page, leaves: np.ndarray, keep: np.ndarray) -> None:
+    """Drop the text of ``noscript`` elements when other text is kept. Pages are walked with
+    JavaScript off, where a browser shows ``noscript``; a reader's browser runs scripts and
+    never shows it ("Please enable JavaScript", a tracking notice, a second copy of a menu).
+    A page whose kept text is mostly there (a forum that serves its posts to browsers without
+    JavaScript in a ``noscript``, as Flarum does) keeps it."""
+    tags, end = page.tag, page.subtree_end
+    if "noscript" not in tags:
+        return
+    inside = np.zeros(len(keep), dtype=bool)
+    for i in (i for i, t in enumerate(tags) if t == "noscript"):
+        a, b = np.searchsorted(leaves, [i, end[i]])
+        inside[a:b] = True
+    chars = np.fromiter((len(page.leaf_text(int(j))) for j in leaves), dtype=np.int64,
+                        count=len(leaves))
+    if int(chars[keep & ~inside].sum()) > int(chars[keep & inside].sum()):
+        keep[inside] = False
 
 
 def _flex_rows(page: Page) -> set[int]:
@@ -371,6 +590,18 @@ def _code_listing(page: Page, table: int, leaves: np.ndarray) -> bool:
             pa, pb = np.searchsorted(leaves, [j, end[j]])
             inside[pa - a:pb - a] = True
     return bool(inside.all())
+
+
+def _in_quote(page: Page, node: int, up: int = 3) -> bool:
+    """``node`` lies at most ``up`` levels inside a ``blockquote`` or ``figure``."""
+    p = int(page.parent[node])
+    for _ in range(up):
+        if p < 0:
+            return False
+        if page.tag[p] in ("blockquote", "figure"):
+            return True
+        p = int(page.parent[p])
+    return False
 
 
 def _share(keep: np.ndarray, w: np.ndarray, a: int, b: int) -> float:

@@ -17,7 +17,9 @@ writers (:mod:`webseg.clean.txt`, :mod:`webseg.clean.markdown`) use the same rul
   eye sees apart (a gap of more than a quarter of the font size between their boxes on one
   line: CSS margins, padding, flex gaps); a parsed page, which knows no CSS, separates two
   elements side by side (``<span>2026</span><span>1h 54m</span>``) when word characters meet,
-  and glues text to an element (``W<b>orld</b>``, ``$<span>5.00</span>``).
+  unless only formatting elements stand between them (``<b>Har</b><b>bour</b>``) or both
+  characters belong to a script written without spaces (``<b>北京</b><em>大学</em>``), and
+  glues text to an element (``W<b>orld</b>``, ``$<span>5.00</span>``).
 
 All of it is computed with prefix maxima over the pre-order intervals of the Page
 (``np.maximum.reduceat``), never a Python loop over nodes.
@@ -36,10 +38,12 @@ from typing import Any
 
 import numpy as np
 
+from webseg.lang import has_unspaced_letter
 from webseg.page import PRE_STYLE_ATTR, Page
 
 __all__ = ["BLOCK", "CELL", "INLINE", "NONE", "ROW", "SPACE", "cell_columns", "clean_chars",
-           "joints", "pre_roots", "strength"]
+           "is_data_table", "is_layout_table",
+           "joints", "pre_roots", "ruby_annotations", "strength"]
 
 #: Separator strengths, ordered: the strongest element between two leaves wins.
 NONE, INLINE, SPACE, CELL, ROW, BLOCK = 0, 1, 2, 3, 4, 5
@@ -141,6 +145,29 @@ def _strength(page: Page) -> np.ndarray:
     return out
 
 
+#: Ruby annotations: the reading of a word set above it (Japanese furigana, Chinese pinyin)
+#: and the parentheses shown around it where ruby is not supported.
+RUBY_ANNOTATIONS = frozenset({"rt", "rp"})
+
+
+def ruby_annotations(page: Page) -> np.ndarray:
+    """Per node, whether it lies in a ruby annotation (:data:`RUBY_ANNOTATIONS`). A reader
+    reads ``<ruby>東<rt>とう</rt>京<rt>きょう</rt></ruby>で`` as the word 東京 with its reading
+    above it; written on one line, the reading would cut the word into pieces
+    (``東とう京きょうで``) and break every phrase search, so the writers leave it out and
+    join the base text around it as one word."""
+    return _memo(page, "ruby", lambda: _ruby(page)).copy()
+
+
+def _ruby(page: Page) -> np.ndarray:
+    out = np.zeros(page.n, dtype=bool)
+    end = page.subtree_end
+    for i, t in enumerate(page.tag):
+        if t in RUBY_ANNOTATIONS:
+            out[i:int(end[i])] = True
+    return out
+
+
 def pre_roots(page: Page) -> np.ndarray:
     """Per node, the id of the code block it lies in (-1: none): the outermost ``pre``-like
     element (:data:`PRE_TAGS`, or an element whose style keeps whitespace, marked with
@@ -233,11 +260,18 @@ def _joints(page: Page, kept: np.ndarray) -> tuple[np.ndarray, list[str], np.nda
     start_ws = np.fromiter((text[j][:1].isspace() for j in ids[1:]), dtype=bool, count=m - 1)
     leaf = np.zeros(n + 1, dtype=np.int64)
     leaf[page.text_leaves + 1] = 1
+    ruby = _memo(page, "ruby", lambda: _ruby(page))
+    if ruby.any():  # a ruby reading left out is no missing word: 東<rt>とう</rt>京 is one
+        leaf[1:][ruby] = 0
     csum = np.cumsum(leaf)
     dropped = (csum[kept[1:]] - csum[kept[:-1] + 1]) > 0
     spaced = between_ws | end_ws | start_ws | dropped
     if page.has_layout:  # what the eye sees: a gap between the two text boxes on one line
-        spaced |= _gap(page, kept)
+        gap = _gap(page, kept)
+        for k in np.flatnonzero(gap & ~spaced).tolist():  # no word gap in unspaced scripts
+            gap[k] = not (has_unspaced_letter(text[ids[k]].rstrip()[-1:])  # (ruby, justified
+                          and has_unspaced_letter(text[ids[k + 1]][:1]))  # CJK lines)
+        spaced |= gap
     else:  # no CSS known: two elements side by side, word characters on both sides
         # elements with content only: an empty one (``<wbr>``, an ``<a id>`` anchor) is
         # neither of two words' boxes (``Donau<wbr>dampf`` is one word)
@@ -249,7 +283,10 @@ def _joints(page: Page, kept: np.ndarray) -> tuple[np.ndarray, list[str], np.nda
         sib = (_range_max(is_el, lo_open, hi_open) > 0) & (
             _range_max(el_closed, kept[:-1], kept[1:]) > 0)
         for k in np.flatnonzero(sib & ~spaced).tolist():
-            spaced[k] = _wordy(text[ids[k]].rstrip()[-1:]) and _wordy(text[ids[k + 1]][:1])
+            a_ch, b_ch = text[ids[k]].rstrip()[-1:], text[ids[k + 1]][:1]
+            spaced[k] = (_wordy(a_ch) and _wordy(b_ch)
+                         and not (has_unspaced_letter(a_ch) and has_unspaced_letter(b_ch))
+                         and not _formatting_only(page, ids[k], ids[k + 1]))
     if ws is None:  # no whitespace record (version 1 pages): separated, unless punctuation
         spaced |= ~np.fromiter(  # glues them (``word<b>,</b>``), as before
             (_glued(text[a], text[b]) for a, b in zip(ids[:-1], ids[1:], strict=True)),
@@ -266,6 +303,31 @@ def _joints(page: Page, kept: np.ndarray) -> tuple[np.ndarray, list[str], np.nda
     ccum = np.cumsum(is_cell)
     cells[1:] = ccum[kept[1:] + 1] - ccum[kept[:-1] + 1]
     return sep, ws_text, cells
+
+
+#: Phrasing elements that only change how text looks (weight, slant, size, a mark): a
+#: browser lays ``<b>Har</b><b>bour</b>`` out as one word, where two ``span``/``a`` boxes side
+#: by side (``<span>2026</span><span>1h 54m</span>``) are usually set apart by CSS.
+_FORMATTING = frozenset({"b", "strong", "i", "em", "u", "s", "strike", "del", "ins", "mark",
+                         "small", "big", "sub", "sup", "font", "tt", "var", "dfn", "cite",
+                         "kbd", "samp", "abbr", "bdi", "bdo", "q"})
+
+
+def _formatting_only(page: Page, a: int, b: int) -> bool:
+    """Every element between text leaves ``a`` and ``b`` (the ones ``a`` closes and the ones
+    ``b`` opens, up to their common ancestor) is a formatting element (:data:`_FORMATTING`)."""
+    par, end, tags = page.parent, page.subtree_end, page.tag
+    p = int(par[a])
+    while p >= 0 and end[p] <= b:  # the elements closed after ``a``
+        if tags[p] not in _FORMATTING:
+            return False
+        p = int(par[p])
+    q = int(par[b])
+    while q >= 0 and q > p:  # the elements opened before ``b``, below the common ancestor
+        if tags[q] not in _FORMATTING:
+            return False
+        q = int(par[q])
+    return True
 
 
 def _wordy(ch: str) -> bool:
@@ -297,17 +359,63 @@ def _glued(a: str, b: str) -> bool:
     return bool(a and b) and (b[0] in _NO_SPACE_BEFORE or a[-1] in _NO_SPACE_AFTER)
 
 
-def cell_columns(page: Page, kept: np.ndarray
+#: Blocks that make a table cell a page column rather than a value: a table holding them in
+#: its kept cells is a layout table (its cells are read as blocks, not columns).
+CELL_BLOCKS = frozenset({"ul", "ol", "table", "pre", "blockquote", "h1", "h2", "h3", "h4",
+                         "h5", "h6", "dl"})
+
+
+def is_data_table(page: Page, table: int, has_kept: np.ndarray) -> bool:
+    """Whether ``table`` is a table of data: its kept cells (``has_kept``: per node, whether
+    it holds kept text) hold no block structure (:data:`CELL_BLOCKS`: lists, headings, code,
+    quotes...); a table in a cell counts as lines of the cell when its own cells hold none,
+    a table nested twice makes a layout table."""
+    j, end = table + 1, int(page.subtree_end[table])
+    while j < end:
+        if page.tag[j] in CELL_BLOCKS and has_kept[j]:
+            if page.tag[j] != "table" or not is_data_table(page, j, has_kept):
+                return False
+            if any(page.tag[x] == "table" for x in range(j + 1, int(page.subtree_end[j]))):
+                return False  # tables nested twice: layout
+            j = int(page.subtree_end[j])
+            continue
+        j += 1
+    return True
+
+
+#: A table cell longer than this holds paragraphs: a page column (as in
+#: :data:`webseg.blocks.units.MAX_CELL_CHARS`).
+MAX_CELL_CHARS = 400
+_HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+
+
+def is_layout_table(page: Page, table: int) -> bool:
+    """Whether ``table`` lays out a page's columns rather than values: it holds a heading or a
+    cell of more than :data:`MAX_CELL_CHARS` characters (an article in a cell). A list or a
+    short paragraph in a cell is still a value of its row (``Kiosk | Bread, Milk``)."""
+    end = int(page.subtree_end[table])
+    tags = page.tag
+    if any(tags[x] in _HEADING_TAGS for x in range(table + 1, end)):
+        return True
+    lengths = page.text_length
+    return any(tags[x] in ("td", "th") and lengths[x] > MAX_CELL_CHARS
+               for x in range(table + 1, end))
+
+
+def cell_columns(page: Page, kept: np.ndarray, blocks: bool = False
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per kept leaf: the index of its table cell among the cells of its row, the number
     of cells in that row (``-1, 0`` outside a table cell) and the cell's node (-1), so text
     can put one tab between cells and keep empty cells at the start and the end of a row.
-    A paragraph or ``div`` inside a cell (``<td><p>``) is still in that cell."""
+    A paragraph or ``div`` inside a cell (``<td><p>``) is still in that cell. With
+    ``blocks``, the cells of layout tables (:func:`is_layout_table`: a page's columns) are
+    no cells: their text is read as blocks."""
     st = _memo(page, "strength", lambda: _strength(page))
     col = np.full(len(kept), -1, dtype=np.int64)
     ncell = np.zeros(len(kept), dtype=np.int64)
     cell = np.full(len(kept), -1, dtype=np.int64)
     memo: dict[int, tuple[int, int]] = {}
+    data: dict[int, bool] = {}  # table -> is a data table
     par = page.parent
     for k, j in enumerate(np.asarray(kept).tolist()):
         c = int(par[j])
@@ -317,6 +425,17 @@ def cell_columns(page: Page, kept: np.ndarray
             c = int(par[c])
         if c < 0 or st[c] != CELL:
             continue
+        if blocks:
+            t = int(par[c])
+            for _ in range(4):  # tr, tbody/thead/tfoot, table
+                if t < 0 or page.tag[t] == "table":
+                    break
+                t = int(par[t])
+            if t >= 0 and page.tag[t] == "table":
+                if t not in data:
+                    data[t] = not is_layout_table(page, t)
+                if not data[t]:
+                    continue
         cell[k] = c
         if c not in memo:
             row = int(par[c])

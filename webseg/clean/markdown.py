@@ -49,20 +49,19 @@ from webseg.clean.layout import (
     ROW,
     clean_chars,
     collapse_lines,
+    is_data_table,
     joints,
     pre_line,
     pre_roots,
 )
 from webseg.clean.mask import kept_counts
-from webseg.clean.txt import BLOCK_TAGS, without_gutters
+from webseg.clean.txt import BLOCK_TAGS, reading_keep
 from webseg.page import TEXT, Page, normalize_text
 
 __all__ = ["to_markdown", "safe_url"]
 
 _HEADINGS = {f"h{k}": k for k in range(1, 7)}
 _LISTS = frozenset({"ul", "ol", "menu"})
-_CELL_BLOCKS = frozenset({"ul", "ol", "table", "pre", "blockquote", "h1", "h2", "h3", "h4",
-                          "h5", "h6", "dl"})
 _EMPHASIS = {"b": "**", "strong": "**", "i": "*", "em": "*"}
 #: Deleted text: GitHub's strikethrough, so a correction reads as one (``~~450~~ 480``).
 _STRIKE = frozenset({"del", "s", "strike"})
@@ -135,6 +134,12 @@ class _Block:
     lang: str = ""
     #: A ``pre`` block that keeps only its line breaks (``white-space: pre-line``).
     lines: bool = False
+    #: The parts that are emphasis, by index: their mark (``**``, ``*``), so that two runs of
+    #: one emphasis glued together (``<b>Har</b><b>bour</b>``) become one (``**Harbour**``).
+    emph: dict[int, str] = field(default_factory=dict)
+    #: The parts that are inline code, by index: their text, so that two code spans glued
+    #: together become one.
+    code: dict[int, str] = field(default_factory=dict)
 
 
 def _join(parts: list[tuple[str, str, str]]) -> str:
@@ -195,8 +200,8 @@ class _Writer:
         b, self.cur = self.cur, None
         if b is None:
             return
-        if b.kind == "pre":
-            text = "".join(t for _, t, _ in b.parts).strip("\n").rstrip()
+        if b.kind == "pre":  # no-break spaces indent code on some sites: spaces to copy
+            text = "".join(t for _, t, _ in b.parts).strip("\n").rstrip().replace("\xa0", " ")
             if b.lines:  # white-space: pre-line: a paragraph of lines, not code
                 b.kind, text = "p", _escape(collapse_lines(text))
         else:
@@ -236,7 +241,8 @@ class _Writer:
         self.out.append(block)
         self.quotes.append(self.quote)
         self.tight.append(kind == "li" and self.prev_kind == "li"
-                          or kind == "dd" and self.prev_kind in ("dt", "dd"))
+                          or kind == "dd" and self.prev_kind in ("dt", "dd")
+                          or kind == "dt" and self.prev_kind == "dt")  # terms of one definition
         self.prev_kind = kind
 
     def open(self, kind: str, level: int = 0, prefix: str = "") -> None:
@@ -370,6 +376,9 @@ class _Writer:
             if self.lists:
                 lst = self.lists[-1]
                 lst[1] = int(lst[1]) + 1
+                m = re.match(r"\s*(-?\d{1,9})", (self.page.attrs[i] or {}).get("value") or "")
+                if m and lst[0] == "ol":  # <li value="5">: this item and the next count on
+                    lst[3] = int(m.group(1)) - lst[4] * (lst[1] - 1)
                 bullet = f"{lst[3] + lst[4] * (lst[1] - 1)}. " if lst[0] == "ol" else "- "
                 indent = self._indent(len(self.lists) - 1)
                 lst[2] = len(bullet)
@@ -471,11 +480,18 @@ class _Writer:
             inner = inner.replace("\n", " ").strip()
             if not inner:
                 return
+            if parts[0][0] == "" and start - 1 in blk.code:  # glued to the code before it
+                start -= 1  # (``<code>U+00DF</code><code>0x C3</code>``): one span, not
+                sep = blk.parts[start][0]  # two that read as a double-backtick fence
+                inner = blk.code[start] + inner
+            blk.code[start] = inner
             tick = "`"
             while tick in inner:
                 tick += "`"
             pad = " " if inner.startswith("`") or inner.endswith("`") else ""
             inner = f"{tick}{pad}{inner}{pad}{tick}"
+            if self.table is not None:  # GitHub tables split cells at every unescaped pipe,
+                inner = _ESCAPE_CELL.sub(r"\\|", inner)  # in code spans too
         elif tag in _STRIKE:
             inner = _join(parts).strip()
             if not inner or "\n" in inner or "~~" in inner:
@@ -489,6 +505,13 @@ class _Writer:
             if "**" in inner and mark == "**" or inner.startswith("*") and mark == "*":
                 return  # nested emphasis of the same kind: once is enough
             inner = f"{mark}{inner}{mark}"
+            before = blk.parts[start - 1][1] if start else ""
+            if parts[0][0] == "" and blk.emph.get(start - 1) == mark \
+                    and before.endswith(mark):  # glued to the same emphasis: one run
+                sep = blk.parts[start - 1][0]
+                inner = before[:-len(mark)] + inner[len(mark):]
+                start -= 1
+            blk.emph[start] = mark
         elif tag in ("sub", "sup"):
             inner = _join(parts).strip()
             plain = "".join(r for _, _, r in parts).strip()
@@ -502,23 +525,15 @@ class _Writer:
             if self.links and href and inner.strip():
                 href = href.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
                 inner = f"[{inner}]({href})"
+        for k in [k for k in blk.emph if k > start or k == start and tag not in _EMPHASIS]:
+            del blk.emph[k]  # parts merged into this one
+        for k in [k for k in blk.code if k > start or k == start and tag != "code"]:
+            del blk.code[k]
         blk.parts[start:] = [(sep, inner, inner)]
 
     def _is_data_table(self, i: int) -> bool:
-        """A table whose kept cells hold no block structure (lists, headings...); a table
-        in a cell counts as lines of the cell when its own cells hold none."""
-        page = self.page
-        j, end = i + 1, int(page.subtree_end[i])
-        while j < end:
-            if page.tag[j] in _CELL_BLOCKS and self.has_kept[j]:
-                if page.tag[j] != "table" or not self._is_data_table(j):
-                    return False
-                if any(page.tag[x] == "table" for x in range(j + 1, int(page.subtree_end[j]))):
-                    return False  # tables nested twice: layout
-                j = int(page.subtree_end[j])
-                continue
-            j += 1
-        return True
+        """A table whose kept cells hold no block structure (:func:`is_data_table`)."""
+        return is_data_table(self.page, i, self.has_kept)
 
     def _emit_table(self, rows: list[list[str]]) -> None:
         rows = [r for r in rows if any(c.strip() for c in r)]
@@ -538,7 +553,8 @@ class _Writer:
             lines.append("| " + " | ".join(cells) + " |")
             if k == 0:
                 lines.append("|" + " --- |" * width)
-        self.emit("\n".join(line.replace("|  |", "| |").replace("|  |", "| |")
+        ind = self._indent(len(self.lists))  # a table in a list item: under its text
+        self.emit("\n".join(ind + line.replace("|  |", "| |").replace("|  |", "| |")
                             for line in lines), "table")
 
     def render(self) -> str:
@@ -561,7 +577,7 @@ def _span(v: str | None) -> int:
 
 def to_markdown(page: Page, leaf_keep: np.ndarray, links: bool = False) -> str:
     """Markdown of the kept text of ``page`` (``leaf_keep``: bool per visible text leaf)."""
-    leaf_keep = without_gutters(page, leaf_keep)  # a code listing's line numbers
+    leaf_keep = reading_keep(page, leaf_keep)  # no line numbers, no ruby readings
     if not leaf_keep.any():
         return ""
     _, kept = kept_counts(page, leaf_keep)

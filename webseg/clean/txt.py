@@ -26,10 +26,11 @@ from webseg.clean.layout import (
     joints,
     pre_line,
     pre_roots,
+    ruby_annotations,
 )
 from webseg.page import Page, normalize_text
 
-__all__ = ["BLOCK_TAGS", "block_owner", "join_inline", "to_text"]
+__all__ = ["BLOCK_TAGS", "block_owner", "join_inline", "reading_keep", "to_text"]
 
 #: Elements after which extracted text starts a new line.
 BLOCK_TAGS = frozenset({
@@ -127,18 +128,30 @@ def without_gutters(page: Page, leaf_keep: np.ndarray) -> np.ndarray:
     return out
 
 
+def reading_keep(page: Page, leaf_keep: np.ndarray) -> np.ndarray:
+    """The kept leaves a reader reads: without a code listing's line numbers
+    (:func:`without_gutters`) and ruby readings (:func:`~webseg.clean.layout.ruby_annotations`)."""
+    keep = without_gutters(page, leaf_keep)
+    annotated = ruby_annotations(page)
+    if not annotated.any():
+        return keep
+    return keep & ~annotated[page.text_leaves]
+
+
 def to_text(page: Page, leaf_keep: np.ndarray, groups: np.ndarray | None = None) -> str:
     """The kept leaves as text lines (see the module docstring).
 
     ``leaf_keep`` is a bool per ``page.text_leaves`` entry; ``groups`` (optional, same length)
     a segment label per leaf: a change of label starts a new line too.
     """
-    keep = without_gutters(page, leaf_keep)
+    keep = reading_keep(page, leaf_keep)
     kept = page.text_leaves[keep]
     if not len(kept):
         return ""
     sep, ws, _ = joints(page, kept)
-    col, ncell, cell = cell_columns(page, kept)
+    col, ncell, cell = cell_columns(page, kept, blocks=True)
+    # the cells of a layout table (a page's columns) are blocks, not columns
+    sep[1:][(sep[1:] == CELL) & ((col[1:] < 0) | (col[:-1] < 0))] = BLOCK
     par = page.parent
     for k in np.flatnonzero((cell[1:] >= 0) & (cell[:-1] >= 0) & (cell[1:] != cell[:-1])
                             & (sep[1:] == BLOCK)).tolist():
@@ -165,7 +178,8 @@ def to_text(page: Page, leaf_keep: np.ndarray, groups: np.ndarray | None = None)
         cur.clear()
 
     def end_block() -> None:
-        body = "".join(block).strip("\n").rstrip()
+        # no-break spaces indent code on some sites: a reader copies spaces
+        body = "".join(block).strip("\n").rstrip().replace("\xa0", " ")
         if pre_line(page, cur_pre):
             body = collapse_lines(body)
         if body.strip():

@@ -108,6 +108,11 @@ async (opts) => {
       const v = el.getAttribute(k);
       if (v !== null) { if (a === null) a = {}; a[k] = v.length > 2000 ? v.slice(0, 2000) : v; }
     }
+    // a list item's number (webseg.page.ITEM_VALUE_TAGS): only there, not a form's values
+    if (name === "li" && el.hasAttribute("value")) {
+      if (a === null) a = {};
+      a["value"] = el.getAttribute("value").slice(0, 20);
+    }
     attrs.push(a);
     let rendered = false, shown = false, r = pr, g = pg, b = pb, op = pop, visible = 0;
     if (prend) {
