@@ -22,11 +22,18 @@ MRR is the mean reciprocal rank within the top 100 (0 beyond). Systems, in one r
 
 Per-language means over pages, and over sites (each site's mean, then the mean of sites).
 
-``--titles``: title queries instead. Every page is parsed without a browser and stored as
-``webseg index`` stores a page (:func:`ir.pipeline.doc_from_page`, content-aware fields,
-passages and repeats as by default; parsed pages have no layout, so their blocks are the text
-windows); each page's ``<title>`` is the query for it. bm25s indexes the title and visible
-text of every page with its default tokenizer.
+``--titles``: title queries instead: each page's ``<title>`` is the query for it. Every page
+is stored as ``webseg index`` stores a page (:func:`ir.pipeline.doc_from_page`, the index
+with the defaults for pages: fields, passages with title passages, repeats), ``--pages``
+``rendered`` (the default, what ``webseg index`` does: rendered offline without JavaScript,
+from the shared render cache; ``vips`` blocks and the content model) or ``parsed`` (what
+``webseg index --no-render`` does: ``blockfusion`` blocks, the block model) or ``both``.
+bm25s and (``--lucene``) Lucene's per-language analyzers index each page's title and visible
+text. ``--ablate`` adds the same index without title passages. ``--data`` takes any shared
+dataset; pages of a set without languages in its manifest are grouped by detected language.
+
+``--behind`` prints every query on which webseg ranks its page below a peer (to stderr; the
+queries quote the pages, so they stay out of ``--out``).
 """
 
 from __future__ import annotations
