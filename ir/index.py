@@ -78,8 +78,10 @@ DEFAULT_K1, DEFAULT_B = 1.5, 0.4
 #: not template text the content model mistook for content but each page's own name, so the
 #: pages sharing it (copies of one page, a site that names every page alike) are equally
 #: right for it and tie among themselves (on DAnIEL dev every shared title is one of those;
-#: masking them put other pages first). Indexes stored before this setting have no ``title``
-#: key and rank as before.
+#: masking them put other pages first). Nor does ``min_terms`` apply (it keeps out tiny
+#: blocks, a date or a button, the content model took for main text): "Action" or "Backup
+#: Strategy" names its page as well as a long title does. Indexes stored before this setting
+#: have no ``title`` key and rank as before.
 DEFAULT_PASSAGES: dict[str, Any] = {"source": "vips", "weight": 2.0, "min_block_weight": 0.5,
                                     "min_terms": 3, "min_blocks": 1, "repeat_pages": 2,
                                     "repeated": "mask", "k1": 1.2, "b": 0.75, "title": True}
@@ -573,8 +575,9 @@ class Index:
         else:
             flagged = [(b.terms, rep) for b, rep in self._flagged_blocks(row, src, mw, rp)]
         flagged = [(t, rep) for t, rep in flagged if sum(t.values()) >= mt]
-        if p.get("title") and sum((tt := self._title_passage(row)).values()) >= mt:
-            flagged.append((tt, False))  # the page's own name: never a template's
+        if p.get("title") and (tt := self._title_passage(row)):
+            # the page's own name: never a template's, and as much its name when short
+            flagged.append((tt, False))
         if p.get("repeated", "drop") == "drop":
             flagged = [(t, False) for t, rep in flagged if not rep]
         return [t for t, _ in flagged], [rep for _, rep in flagged]

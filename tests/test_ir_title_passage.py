@@ -111,3 +111,14 @@ def test_default_passages_have_title_and_old_settings_do_not():
 
     assert DEFAULT_PASSAGES["title"] is True
     assert "title" not in PAS
+
+
+def test_a_short_title_is_a_passage_too(tmp_path):
+    """``min_terms`` keeps tiny blocks out, not titles: a one-word title finds its page."""
+    docs = [_page("a", "Glossary", "terms used on this site and what they mean"),
+            _page("b", "reference pages", "the glossary lists the words used in the reports"),
+            *FILL]
+    assert _index(tmp_path, docs, title=True).search("glossary", k=1, snippets=False).ids \
+        == ["a"]
+    assert _index(tmp_path, docs, title=False).search("glossary", k=1,
+                                                      snippets=False).ids == ["b"]
