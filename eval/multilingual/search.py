@@ -335,10 +335,10 @@ def summarise(pages: list[dict[str, Any]], rankings: dict[str, dict[str, list[st
             site_s10 = sum(sum(h for h, _ in v) / len(v) for v in per_site.values())
             site_rr = sum(sum(x for _, x in v) / len(v) for v in per_site.values())
             rows.append({"system": system, "lang": lang, "pages": len(sel),
-                         "success@10": round(s10 / len(sel), 3), "mrr": round(rr / len(sel), 3),
+                         "success@10": round(s10 / len(sel), 3), "mrr": round(rr / len(sel), 4),
                          "sites": len(per_site),
                          "site_success@10": round(site_s10 / len(per_site), 3),
-                         "site_mrr": round(site_rr / len(per_site), 3)})
+                         "site_mrr": round(site_rr / len(per_site), 4)})
     return rows
 
 
@@ -348,7 +348,7 @@ def table(rows: list[dict[str, Any]]) -> str:
     by = {(r["system"], r["lang"]): r for r in rows}
     lines = ["| system | " + " | ".join(langs) + " |", "|---|" + "---:|" * len(langs)]
     for s in systems:
-        cells = [f"{by[s, lang]['success@10']:.3f} / {by[s, lang]['mrr']:.3f}" for lang in langs]
+        cells = [f"{by[s, lang]['success@10']:.3f} / {by[s, lang]['mrr']:.4f}" for lang in langs]
         lines.append(f"| {s} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -423,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
         rankings["lucene-lang"] = run_lucene(pages, args.work, queries)
     rows = summarise(pages, rankings)
     print(table(rows))
-    print("(success@10 / MRR per language, over pages)")
+    print("(success@10 / MRR per language, over pages; MRR to four places)")
     if args.behind:
         _print_behind(behind(pages, queries,
                              {k: v for k, v in rankings.items() if k != "webseg-ascii"}))
