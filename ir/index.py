@@ -562,7 +562,8 @@ class Index:
     def _passage_blocks(self, row: int) -> tuple[list[dict[str, int]], list[bool]]:
         """The terms of the blocks of ``row`` the passage engine holds and, for each, whether
         it gives no evidence: a repeated block under ``repeated: mask``, which stays in the
-        engine's statistics (``drop`` leaves repeated blocks out of the engine altogether)."""
+        engine's statistics (``drop`` leaves repeated blocks out of the engine altogether);
+        with ``title``, the page's title last (:data:`DEFAULT_PASSAGES`)."""
         assert self.passages is not None
         p = self.passages
         src, mw, mt = str(p["source"]), self._passage_min_weight(), int(p.get("min_terms", 3))
