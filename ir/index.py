@@ -70,9 +70,21 @@ DEFAULT_K1, DEFAULT_B = 1.5, 0.4
 #: index's); blocks want stronger length normalisation than pages (b 0.75 vs 0.4: chosen on
 #: four dev versions, pre-registered in eval/results/prf/content/). ``norm: max`` divides
 #: both evidences by their best candidate's first (not better on dev; off by default).
+#: ``title``: the page's ``<title>`` is one more passage beside its content blocks, as the
+#: passages of passage-level rankers carry their document's title (MaxP, Anserini's
+#: segmented document indexes): a page's title is its densest statement of what it is about,
+#: and without it the passage evidence favours a long article on the same story over the
+#: page whose title is the query. Unlike a block, a title on several pages is not masked: it is
+#: not template text the content model mistook for content but each page's own name, so the
+#: pages sharing it (copies of one page, a site that names every page alike) are equally
+#: right for it and tie among themselves (on DAnIEL dev every shared title is one of those;
+#: masking them put other pages first). Nor does ``min_terms`` apply (it keeps out tiny
+#: blocks, a date or a button, the content model took for main text): "Action" or "Backup
+#: Strategy" names its page as well as a long title does. Indexes stored before this setting
+#: have no ``title`` key and rank as before.
 DEFAULT_PASSAGES: dict[str, Any] = {"source": "vips", "weight": 2.0, "min_block_weight": 0.5,
                                     "min_terms": 3, "min_blocks": 1, "repeat_pages": 2,
-                                    "repeated": "mask", "k1": 1.2, "b": 0.75}
+                                    "repeated": "mask", "k1": 1.2, "b": 0.75, "title": True}
 
 
 #: Lucene backend with passages: how many of Lucene's field-weighted top pages the passage
@@ -284,6 +296,8 @@ class Index:
         self._blk_rep: dict[tuple[str, int], RepeatTracker] = {}
         #: block source -> row -> :meth:`_block_keys` (rows asked for so far)
         self._blk_keys: dict[str, dict[int, tuple[str, ...]]] = {}
+        #: row -> the terms of its title as a passage (:meth:`_title_passage`)
+        self._title_terms: dict[int, dict[str, int]] = {}
         self._lucene: Any = None
         self._lucene_pas: Any = None
         if self._tracker is not None:  # repetition counts first, so no row is re-scored
@@ -511,6 +525,16 @@ class Index:
         rp = int(p.get("repeat_pages", 0)) if p else 0
         return (str(p["source"]), rp) if p and rp >= 2 else None
 
+    def _title_passage(self, row: int) -> dict[str, int]:
+        """The terms of ``row``'s title as a passage (analysed once per row)."""
+        terms = self._title_terms.get(row)
+        if terms is None:
+            terms = {}
+            for t in self.analyzer.tokens(self._meta[row][1] or ""):
+                terms[t] = terms.get(t, 0) + 1
+            self._title_terms[row] = terms
+        return terms
+
     def _passage_min_weight(self) -> float:
         assert self.passages is not None
         return float(self.passages.get("min_block_weight", 0.5))
@@ -538,7 +562,8 @@ class Index:
     def _passage_blocks(self, row: int) -> tuple[list[dict[str, int]], list[bool]]:
         """The terms of the blocks of ``row`` the passage engine holds and, for each, whether
         it gives no evidence: a repeated block under ``repeated: mask``, which stays in the
-        engine's statistics (``drop`` leaves repeated blocks out of the engine altogether)."""
+        engine's statistics (``drop`` leaves repeated blocks out of the engine altogether);
+        with ``title``, the page's title last (:data:`DEFAULT_PASSAGES`)."""
         assert self.passages is not None
         p = self.passages
         src, mw, mt = str(p["source"]), self._passage_min_weight(), int(p.get("min_terms", 3))
@@ -551,6 +576,9 @@ class Index:
         else:
             flagged = [(b.terms, rep) for b, rep in self._flagged_blocks(row, src, mw, rp)]
         flagged = [(t, rep) for t, rep in flagged if sum(t.values()) >= mt]
+        if p.get("title") and (tt := self._title_passage(row)):
+            # the page's own name: never a template's, and as much its name when short
+            flagged.append((tt, False))
         if p.get("repeated", "drop") == "drop":
             flagged = [(t, False) for t, rep in flagged if not rep]
         return [t for t, _ in flagged], [rep for _, rep in flagged]
@@ -889,6 +917,8 @@ class Index:
         layout = {"source": p["source"], "min_block_weight": self._passage_min_weight(),
                   "min_terms": int(p.get("min_terms", 3)),
                   "min_blocks": int(p.get("min_blocks", 1))}
+        if p.get("title"):  # an index written without title passages is rebuilt
+            layout["title"] = True
         mark = self.store.path / "lucene-passages.json"
         try:
             m = json.loads(mark.read_text(encoding="utf-8"))

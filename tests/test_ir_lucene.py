@@ -135,3 +135,39 @@ def test_lucene_passages_rerank_mask_and_follow_adds(tmp_path):
     with pytest.raises(ValueError, match="mask"):  # refused before anything is written
         Index.create(tmp_path / "d", backend="lucene", passages={**pas, "repeated": "drop"})
     assert not (tmp_path / "d").exists()
+
+
+def test_lucene_title_passages_rank_as_the_embedded_engine(tmp_path):
+    """Title passages on the Lucene backend: the same ranking as the embedded engine, and a
+    passage index written without them is rebuilt when they are turned on."""
+    from collections import Counter
+
+    from ir import Analyzer
+
+    an = Analyzer()
+
+    def page(pid: str, title: str, text: str) -> StoredDoc:
+        fields = {"title": {t: float(c) for t, c in Counter(an.tokens(title)).items()},
+                  "main": {t: float(c) for t, c in Counter(an.tokens(text)).items()}}
+        return StoredDoc(pid, dict(Counter(an.tokens(f"{title} {text}"))), title=title,
+                         fields=fields, blocks={"vips": [_blk(text)]})
+
+    q = "bushmeat smuggled into city could spread disease"
+    docs = [page("a", q, "officials said the meat is sold in markets"),
+            page("b", "wildlife trade warning",
+                 "the study said bushmeat smuggled into the city by travellers could carry "
+                 "and spread a disease to people and animals"),
+            *[page(f"f{i}", f"filler page {i}", f"garden hose watering can {i} " * 3)
+              for i in range(10)]]
+    pas = {"source": "vips", "weight": 2.0, "min_block_weight": 0.5, "min_terms": 3,
+           "repeat_pages": 2, "repeated": "mask", "k1": 1.2, "b": 0.75}
+    fields = {"title": 1.0, "main": 1.0, "rest": 0.03}
+    luc = Index.create(tmp_path / "l", backend="lucene", sources=["vips"], fields=fields,
+                       passages=pas)
+    emb = Index.create(tmp_path / "e", sources=["vips"], fields=fields, passages=pas)
+    for ix in (luc, emb):
+        ix.add(docs)
+    assert luc.search(q, k=2).ids == emb.search(q, k=2).ids == ["b", "a"]
+    on = {**pas, "title": True}
+    got = [Index.open(tmp_path / p, passages=on).search(q, k=2).ids for p in ("l", "e")]
+    assert got == [["a", "b"], ["a", "b"]]

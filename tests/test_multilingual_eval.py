@@ -41,3 +41,15 @@ def test_dedup_spaces_normalisation_keeps_sentences_whole():
     from eval.multilingual.dedup import spaces_words
 
     assert spaces_words("北京是中国的首都。 Hello, World") == ["北京是中国的首都", "hello", "world"]
+
+
+def test_behind_lists_queries_a_peer_ranks_better():
+    from eval.multilingual.search import behind
+
+    pages = [{"id": "a", "lang": "en"}, {"id": "b", "lang": "zh"}, {"id": "c", "lang": "en"}]
+    got = {"webseg": {"a": ["x", "a"], "b": ["b"], "c": []},
+           "bm25s": {"a": ["a"], "b": ["x", "b"], "c": ["c"]}}
+    rows = behind(pages, {"a": "qa", "b": "qb", "c": "qc"}, got)
+    assert [r["id"] for r in rows] == ["a", "c"]
+    assert rows[0]["ranks"] == {"webseg": 2, "bm25s": 1} and rows[0]["top"] == ["x", "a"]
+    assert rows[1]["ranks"]["webseg"] is None  # not found at all: behind any peer that finds it

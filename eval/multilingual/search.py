@@ -22,11 +22,18 @@ MRR is the mean reciprocal rank within the top 100 (0 beyond). Systems, in one r
 
 Per-language means over pages, and over sites (each site's mean, then the mean of sites).
 
-``--titles``: title queries instead. Every page is parsed without a browser and stored as
-``webseg index`` stores a page (:func:`ir.pipeline.doc_from_page`, content-aware fields,
-passages and repeats as by default; parsed pages have no layout, so their blocks are the text
-windows); each page's ``<title>`` is the query for it. bm25s indexes the title and visible
-text of every page with its default tokenizer.
+``--titles``: title queries instead: each page's ``<title>`` is the query for it. Every page
+is stored as ``webseg index`` stores a page (:func:`ir.pipeline.doc_from_page`, the index
+with the defaults for pages: fields, passages with title passages, repeats), ``--pages``
+``rendered`` (the default, what ``webseg index`` does: rendered offline without JavaScript,
+from the shared render cache; ``vips`` blocks and the content model) or ``parsed`` (what
+``webseg index --no-render`` does: ``blockfusion`` blocks, the block model) or ``both``.
+bm25s and (``--lucene``) Lucene's per-language analyzers index each page's title and visible
+text. ``--ablate`` adds the same index without title passages. ``--data`` takes any shared
+dataset; pages of a set without languages in its manifest are grouped by detected language.
+
+``--behind`` prints every query on which webseg ranks its page below a peer (to stderr; the
+queries quote the pages, so they stay out of ``--out``).
 """
 
 from __future__ import annotations
@@ -198,42 +205,66 @@ def run_lucene(pages: list[dict[str, Any]], work: Path, queries: dict[str, str]
     return out
 
 
-def load_html_pages(data: Path, cache: Path, log: Any = print) -> list[dict[str, Any]]:
-    """Every daniel-dev page parsed without a browser and turned into what ``webseg index``
-    stores (:func:`ir.pipeline.doc_from_page`, block source ``vips`` as by default: it needs a
-    layout, so parsed pages keep their windows), cached as JSON; with its ``<title>``."""
+def load_html_pages(data: Path, mode: str = "rendered", cache: Path | None = None,
+                    log: Any = print) -> list[dict[str, Any]]:
+    """Every daniel-dev page turned into what ``webseg index`` stores for it, with its
+    ``<title>`` (the query) and visible text (what bm25s indexes).
+
+    ``mode`` ``rendered``: ``webseg index`` defaults: the page rendered as that command renders
+    local files (offline, JavaScript off; the shared render cache,
+    :func:`webseg.datasets.render_cached`), block source ``vips``, the content model of
+    :func:`ir.pipeline.doc_from_page`; a page that does not render is indexed text-only, as
+    the command does. ``parsed``: ``webseg index --no-render`` defaults: the page parsed
+    without a browser, block source ``blockfusion``, the block model for the fields. The
+    stored documents are built on every run (never cached: they change with the code)."""
     from ir import Analyzer, doc_from_page
     from ir.blocks import page_text
-    from ir.store import StoredDoc
-    from webseg.datasets import load_records
+    from ir.pipeline import doc_from_text, html_text
+    from webseg.datasets import DEFAULT_CACHE, load_records, render_cached
+    from webseg.decode import decode_html
+    from webseg.lang import declared_languages
     from webseg.parse import parse
+    from webseg.pipeline.process import PARSED_SEGMENTER
 
     an = Analyzer()
-    cache.mkdir(parents=True, exist_ok=True)
-    out = []
     recs = load_records(data)
+    if mode == "rendered":
+        pages = render_cached(recs, cache or DEFAULT_CACHE, log=log)
+        sources = ["vips"]
+    else:
+        pages = {}
+        for rec in recs:
+            dec = decode_html(rec.read_html())
+            pages[rec] = parse(dec.text, url=rec.url, encoding=dec.encoding)
+        sources = [PARSED_SEGMENTER]
+    out = []
     for i, rec in enumerate(recs):
-        cf = cache / f"{rec.id}.json"
-        if cf.is_file():
-            out.append(json.loads(cf.read_text(encoding="utf-8")))
-            continue
-        page = parse(rec.read_html(), url=rec.url)
-        doc = doc_from_page(rec.id, page, an, ["vips"])
-        row = {"id": rec.id, "lang": rec.extra.get("lang"), "site": rec.site,
-               "title": (page.title or "").strip(), "text": page_text(page),
-               "doc": doc.to_dict()}
-        cf.write_text(json.dumps(row, ensure_ascii=False), encoding="utf-8")
-        out.append(row)
+        raw = rec.read_html()
+        hints = declared_languages(raw)
+        page = pages.get(rec)
+        if page is None:  # not rendered: text-only, as webseg index does
+            text = html_text(raw)
+            doc = doc_from_text(rec.id, text, an, url=rec.url, status="text-only",
+                                reason="render failed", lang_hints=hints)
+            title = (parse(raw).title or "").strip()  # the query: the page has its title
+        else:
+            doc = doc_from_page(rec.id, page, an, sources, url=rec.url, lang_hints=hints)
+            text, title = page_text(page), (page.title or "").strip()
+        lang = rec.extra.get("lang") or doc.lang or "und"  # a set without languages: detected
+        out.append({"id": rec.id, "lang": lang, "site": rec.site,
+                    "title": title, "text": text, "stored": doc})
         if (i + 1) % 100 == 0:
-            log(f"parsed {i + 1}/{len(recs)}")
-    for row in out:
-        row["stored"] = StoredDoc.from_dict(row["doc"])
+            log(f"{mode}: {i + 1}/{len(recs)} pages")
     return out
 
 
-def run_titles(pages: list[dict[str, Any]], work: Path) -> dict[str, dict[str, list[str]]]:
-    """Title queries: webseg (the ``webseg index`` defaults for pages) and bm25s (default
-    tokenizer over each page's title and visible text)."""
+def run_titles(pages: list[dict[str, Any]], work: Path, mode: str = "rendered",
+               lucene: bool = False, ablate: bool = False) -> dict[str, dict[str, list[str]]]:
+    """Title queries: webseg (the stored documents of :func:`load_html_pages` in an index
+    with the ``webseg index`` defaults for pages of that ``mode``), bm25s (default tokenizer
+    over each page's title and visible text) and, with ``lucene``, Lucene's per-language
+    analyzers over the same title and text (:func:`run_lucene`). ``ablate``: also the same
+    index without title passages (``passages.title`` off, :data:`ir.index.DEFAULT_PASSAGES`)."""
     from ir import Index
     from ir.index import (
         DEFAULT_B,
@@ -243,16 +274,46 @@ def run_titles(pages: list[dict[str, Any]], work: Path) -> dict[str, dict[str, l
         DEFAULT_REPEATS,
     )
 
-    idx = work / "idx-pages"
+    sources = sorted({s for p in pages for s in p["stored"].blocks if s != "windows"})
+    passages = dict(DEFAULT_PASSAGES)
+    if passages["source"] not in sources:  # as webseg index --no-render does
+        passages["source"] = sources[0] if sources else "windows"
+    idx = work / f"idx-pages-{mode}"
     shutil.rmtree(idx, ignore_errors=True)
     ix = Index.create(idx, k1=DEFAULT_K1, b=DEFAULT_B, fields=dict(DEFAULT_FIELDS),
-                      passages=DEFAULT_PASSAGES, repeats=DEFAULT_REPEATS)
+                      sources=sources or ["windows"], passages=passages,
+                      repeats=DEFAULT_REPEATS)
     ix.add([p["stored"] for p in pages])
     queries = {p["id"]: p["title"] for p in pages if p["title"]}
-    got = _rankings(ix, queries)
-    peers = run_bm25s([{"id": p["id"], "text": f"{p['title']} {p['text']}"} for p in pages],
-                      queries)
-    return {"webseg": got, "bm25s": peers}
+    out = {"webseg": _rankings(ix, queries)}
+    if ablate:
+        out["webseg, no title passage"] = _rankings(
+            Index.open(idx, passages=dict(passages, title=False)), queries)
+    both = [{"id": p["id"], "lang": p["lang"], "text": f"{p['title']} {p['text']}"}
+            for p in pages]
+    out["bm25s"] = run_bm25s(both, queries)
+    if lucene:
+        out["lucene-lang"] = run_lucene(both, work, queries)
+    return out
+
+
+def behind(pages: list[dict[str, Any]], queries: dict[str, str],
+           rankings: dict[str, dict[str, list[str]]], system: str = "webseg"
+           ) -> list[dict[str, Any]]:
+    """Every query on which ``system`` ranks its page lower than some other system does:
+    id, language, query, each system's rank and ``system``'s top 3 (the per-query analysis
+    behind a gap; printed, never written to the results: queries quote the pages)."""
+    out = []
+    for p in pages:
+        pid = p["id"]
+        if pid not in queries:
+            continue
+        ranks = {s: _rank(got.get(pid, []), pid) for s, got in rankings.items()}
+        mine = ranks.get(system) or DEPTH + 1
+        if any((r or DEPTH + 1) < mine for s, r in ranks.items() if s != system):
+            out.append({"id": pid, "lang": p["lang"], "query": queries[pid], "ranks": ranks,
+                        "top": rankings[system].get(pid, [])[:3]})
+    return out
 
 
 def summarise(pages: list[dict[str, Any]], rankings: dict[str, dict[str, list[str]]]
@@ -274,10 +335,10 @@ def summarise(pages: list[dict[str, Any]], rankings: dict[str, dict[str, list[st
             site_s10 = sum(sum(h for h, _ in v) / len(v) for v in per_site.values())
             site_rr = sum(sum(x for _, x in v) / len(v) for v in per_site.values())
             rows.append({"system": system, "lang": lang, "pages": len(sel),
-                         "success@10": round(s10 / len(sel), 3), "mrr": round(rr / len(sel), 3),
+                         "success@10": round(s10 / len(sel), 3), "mrr": round(rr / len(sel), 4),
                          "sites": len(per_site),
                          "site_success@10": round(site_s10 / len(per_site), 3),
-                         "site_mrr": round(site_rr / len(per_site), 3)})
+                         "site_mrr": round(site_rr / len(per_site), 4)})
     return rows
 
 
@@ -287,9 +348,23 @@ def table(rows: list[dict[str, Any]]) -> str:
     by = {(r["system"], r["lang"]): r for r in rows}
     lines = ["| system | " + " | ".join(langs) + " |", "|---|" + "---:|" * len(langs)]
     for s in systems:
-        cells = [f"{by[s, lang]['success@10']:.3f} / {by[s, lang]['mrr']:.3f}" for lang in langs]
+        cells = [f"{by[s, lang]['success@10']:.3f} / {by[s, lang]['mrr']:.4f}" for lang in langs]
         lines.append(f"| {s} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _print_behind(rows: list[dict[str, Any]]) -> None:
+    for r in rows:
+        ranks = ", ".join(f"{s} {v if v is not None else '-'}" for s, v in r["ranks"].items())
+        print(f"  {r['lang']} {r['id']}: {r['query']!r}: {ranks}; webseg top {r['top']}",
+              file=sys.stderr)
+
+
+def _write(out: Path | None, payload: dict[str, Any]) -> None:
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n",
+                       encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -302,24 +377,43 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--backend", choices=["bm25", "lucene"], default="bm25",
                     help="webseg index --backend (text queries)")
     ap.add_argument("--titles", action="store_true",
-                    help="title queries on the pages themselves (parsed, webseg index "
-                         "defaults for pages) instead of text queries on gold texts")
+                    help="title queries on the pages themselves instead of text queries on "
+                         "gold texts")
+    ap.add_argument("--pages", choices=["rendered", "parsed", "both"], default="rendered",
+                    help="with --titles: pages as webseg index stores them (rendered, from "
+                         "the render cache) or as webseg index --no-render does (parsed)")
+    ap.add_argument("--ablate", action="store_true",
+                    help="with --titles: add the default index without title passages")
+    ap.add_argument("--behind", action="store_true",
+                    help="print every query on which webseg ranks its page below a peer")
     args = ap.parse_args(argv)
     if not (args.data / "manifest.jsonl").is_file():
         print(f"{args.data}: no manifest.jsonl (daniel-dev is needed)", file=sys.stderr)
         return 2
     args.work.mkdir(parents=True, exist_ok=True)
+    command = "python -m eval.multilingual.search " + " ".join(
+        a for a in (argv if argv is not None else sys.argv[1:]))
     if args.titles:
-        hp = load_html_pages(args.data, args.work / "pages",
-                             log=lambda m: print(m, file=sys.stderr, flush=True))
-        hp_with = [p for p in hp if p["title"]]
-        rows = summarise(hp_with, run_titles(hp, args.work))
-        print(table(rows))
-        print(f"(title queries: success@10 / MRR per language; {len(hp) - len(hp_with)} pages "
-              "without a <title> left out)")
-        if args.out:
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            args.out.write_text(json.dumps({"rows": rows}, indent=1), encoding="utf-8")
+        modes = ["rendered", "parsed"] if args.pages == "both" else [args.pages]
+        payload: dict[str, Any] = {"command": command.strip()}
+        for mode in modes:
+            hp = load_html_pages(args.data, mode,
+                                 log=lambda m: print(m, file=sys.stderr, flush=True))
+            hp_with = [p for p in hp if p["title"]]
+            rankings = run_titles(hp, args.work, mode, args.lucene, args.ablate)
+            rows = summarise(hp_with, rankings)
+            print(f"{mode} pages:")
+            print(table(rows))
+            print(f"(title queries: success@10 / MRR per language; {len(hp) - len(hp_with)} "
+                  "pages without a <title> left out)")
+            if args.behind:
+                _print_behind(behind(hp_with, {p["id"]: p["title"] for p in hp_with},
+                                     {k: v for k, v in rankings.items() if "," not in k}))
+            payload[mode] = {"rows": rows} if len(modes) > 1 else rows
+        if len(modes) == 1:
+            payload = {"command": payload["command"], "pages": modes[0],
+                       "rows": payload[modes[0]]}
+        _write(args.out, payload)
         return 0
     pages = load_pages(args.data)
     queries = {p["id"]: make_query(p["text"], p["lang"]) for p in pages}
@@ -329,11 +423,12 @@ def main(argv: list[str] | None = None) -> int:
         rankings["lucene-lang"] = run_lucene(pages, args.work, queries)
     rows = summarise(pages, rankings)
     print(table(rows))
-    print("(success@10 / MRR per language, over pages)")
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        # the rows only: the queries are excerpts of the pages' text, kept out of results
-        args.out.write_text(json.dumps({"rows": rows}, indent=1), encoding="utf-8")
+    print("(success@10 / MRR per language, over pages; MRR to four places)")
+    if args.behind:
+        _print_behind(behind(pages, queries,
+                             {k: v for k, v in rankings.items() if k != "webseg-ascii"}))
+    # the rows only: the queries are excerpts of the pages' text, kept out of results
+    _write(args.out, {"command": command.strip(), "rows": rows})
     return 0
 
 
