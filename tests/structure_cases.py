@@ -631,6 +631,17 @@ HARD_CASES += (
          "공사는 내년 봄에 시작될 예정이라고 밝혔다.</p>",
          txt=("발표\n서울시는 새로운 항구 계획을 발표했으며",),
          md=("##### 발표\n\n서울**시**는 새로운 항구 계획을",)),
+    Case("buttons-side-by-side", "<p>The full plan and the forms for residents are on the "
+         "council's w<a href=\"/web\">ebsite</a>: <a class=\"button\" href=\"/plan\">Download "
+         "plan</a><a class=\"button\" href=\"/forms\">Residents forms</a> (both free of "
+         "charge).</p>",
+         txt=("council's website: Download plan Residents forms (both free",),
+         md=("council's website: Download plan Residents forms (both free",)),
+    Case("ru-buttons-side-by-side", "<p>План и формы для жителей опубликованы на сайте "
+         "совета: <a class=\"button\" href=\"/plan\">Скачать план</a><a class=\"button\" "
+         "href=\"/forms\">Формы</a><a class=\"button\" href=\"/help\">Помощь</a>.</p>",
+         txt=("на сайте совета: Скачать план Формы Помощь.",),
+         md=("на сайте совета: Скачать план Формы Помощь.",), lang="ru"),
 )
 #: Real-world markup: what blog engines, documentation generators, wikis, Q&A sites and CMSs
 #: write (Pygments and Rouge code tables, GitHub README headings and code, MDN reference

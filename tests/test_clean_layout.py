@@ -48,6 +48,9 @@ def kept_all(html: str, parser: str = "lexbor") -> CleanResult:
     # no CSS known: two elements side by side are two words when word characters meet
     ("<p><span>2026</span><span>1h 54m</span><span>R</span></p>", "2026 1h 54m R"),
     ("<p><span>$</span><span>5.00</span></p>", "$5.00"),
+    # two links side by side are two words; a link inside a word is not
+    ("<p><a href='/a'>Apply</a><a href='/b'>Download</a> the W<a href='/w'>orld</a></p>",
+     "Apply Download the World"),
 ])
 def test_text_like_inner_text(parser: str, html: str, text: str) -> None:
     assert kept_all(f"<body>{html}</body>", parser).text == text
@@ -63,6 +66,20 @@ def test_rendered_pages_join_by_what_the_eye_sees(renderer) -> None:  # noqa: AN
     res = CleanResult(page=page, leaf_keep=np.ones(len(page.text_leaves), bool),
                       method="all")
     assert res.text == "World gapped\n20261h\nflex\nitems"
+
+
+@pytest.mark.browser
+def test_rendered_links_side_by_side_are_two_words(renderer) -> None:  # noqa: ANN001
+    """A saved page renders without the site's style sheets, so its buttons touch: two links
+    side by side are still two words, a link inside a word and two spans are not."""
+    page = renderer.render(
+        b"<body><p><a href='/a'>Apply</a><a href='/b'>Download</a> the W<a href='/w'>orld"
+        b"</a></p><p><span>2026</span><span>1h</span></p>"
+        b"<p><a href='/c'>\xe5\x8c\x97\xe4\xba\xac</a><a href='/d'>\xe5\xa4\xa7\xe5\xad\xa6"
+        b"</a></p></body>")
+    res = CleanResult(page=page, leaf_keep=np.ones(len(page.text_leaves), bool),
+                      method="all")
+    assert res.text == "Apply Download the World\n20261h\n\u5317\u4eac\u5927\u5b66"
 
 
 def test_version_one_pages_separate_inline_leaves() -> None:

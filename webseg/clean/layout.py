@@ -15,7 +15,9 @@ writers (:mod:`webseg.clean.txt`, :mod:`webseg.clean.markdown`) use the same rul
   neighbours must not be glued into one word);
 * where the source has no whitespace, a rendered page still separates two leaves that the
   eye sees apart (a gap of more than a quarter of the font size between their boxes on one
-  line: CSS margins, padding, flex gaps); a parsed page, which knows no CSS, separates two
+  line: CSS margins, padding, flex gaps), and two links side by side when word characters
+  meet (a saved page renders offline, without the style sheets that set its buttons apart;
+  no word is split between two links); a parsed page, which knows no CSS, separates two
   elements side by side (``<span>2026</span><span>1h 54m</span>``) when word characters meet,
   unless only formatting elements stand between them (``<b>Har</b><b>bour</b>``) or both
   characters belong to a script written without spaces (``<b>北京</b><em>大学</em>``), and
@@ -266,26 +268,32 @@ def _joints(page: Page, kept: np.ndarray) -> tuple[np.ndarray, list[str], np.nda
     csum = np.cumsum(leaf)
     dropped = (csum[kept[1:]] - csum[kept[:-1] + 1]) > 0
     spaced = between_ws | end_ws | start_ws | dropped
+    # two elements side by side (one closes after a, one opens before b); elements with
+    # content only: an empty one (``<wbr>``, an ``<a id>`` anchor) is neither of two words'
+    # boxes (``Donau<wbr>dampf`` is one word)
+    full = el[page.subtree_end[el] > el + 1]
+    is_el = np.zeros(n, dtype=np.int8)
+    is_el[full] = 1
+    el_closed = np.zeros(n, dtype=np.int8)
+    el_closed[page.subtree_end[full] - 1] = 1
+    sib = (_range_max(is_el, lo_open, hi_open) > 0) & (
+        _range_max(el_closed, kept[:-1], kept[1:]) > 0)
     if page.has_layout:  # what the eye sees: a gap between the two text boxes on one line
         gap = _gap(page, kept)
         for k in np.flatnonzero(gap & ~spaced).tolist():  # no word gap in unspaced scripts
             gap[k] = not (has_unspaced_letter(text[ids[k]].rstrip()[-1:])  # (ruby, justified
                           and has_unspaced_letter(text[ids[k + 1]][:1]))  # CJK lines)
         spaced |= gap
-    else:  # no CSS known: two elements side by side, word characters on both sides
-        # elements with content only: an empty one (``<wbr>``, an ``<a id>`` anchor) is
-        # neither of two words' boxes (``Donau<wbr>dampf`` is one word)
-        full = el[page.subtree_end[el] > el + 1]
-        is_el = np.zeros(n, dtype=np.int8)
-        is_el[full] = 1
-        el_closed = np.zeros(n, dtype=np.int8)
-        el_closed[page.subtree_end[full] - 1] = 1
-        sib = (_range_max(is_el, lo_open, hi_open) > 0) & (
-            _range_max(el_closed, kept[:-1], kept[1:]) > 0)
+        # two links side by side are two words even without a gap: a saved page renders
+        # offline, without the site's style sheets that set its buttons and tags apart
+        # (``<a class=button>Apply</a><a class=button>Download</a>``), and one word is
+        # never split between two links
         for k in np.flatnonzero(sib & ~spaced).tolist():
-            a_ch, b_ch = text[ids[k]].rstrip()[-1:], text[ids[k + 1]][:1]
-            spaced[k] = (_wordy(a_ch) and _wordy(b_ch)
-                         and not (has_unspaced_letter(a_ch) and has_unspaced_letter(b_ch))
+            spaced[k] = (_word_joint(text[ids[k]], text[ids[k + 1]])
+                         and _link_between(page, ids[k], ids[k + 1]))
+    else:  # no CSS known: two elements side by side, word characters on both sides
+        for k in np.flatnonzero(sib & ~spaced).tolist():
+            spaced[k] = (_word_joint(text[ids[k]], text[ids[k + 1]])
                          and not _formatting_only(page, ids[k], ids[k + 1]))
     if ws is None:  # no whitespace record (version 1 pages): separated, unless punctuation
         spaced |= ~np.fromiter(  # glues them (``word<b>,</b>``), as before
@@ -328,6 +336,31 @@ def _formatting_only(page: Page, a: int, b: int) -> bool:
             return False
         q = int(par[q])
     return True
+
+
+def _link_between(page: Page, a: int, b: int) -> bool:
+    """Some element between text leaves ``a`` and ``b`` (closed after ``a`` or opened before
+    ``b``, below their common ancestor) is a link (``<a>``)."""
+    par, end, tags = page.parent, page.subtree_end, page.tag
+    p = int(par[a])
+    while p >= 0 and end[p] <= b:
+        if tags[p] == "a":
+            return True
+        p = int(par[p])
+    q = int(par[b])
+    while q >= 0 and q > p:
+        if tags[q] == "a":
+            return True
+        q = int(par[q])
+    return False
+
+
+def _word_joint(a: str, b: str) -> bool:
+    """Word characters meet where ``a`` ends and ``b`` starts, and not two letters of a
+    script written without spaces (``北京`` + ``大学`` stay one run)."""
+    a_ch, b_ch = a.rstrip()[-1:], b[:1]
+    return (_wordy(a_ch) and _wordy(b_ch)
+            and not (has_unspaced_letter(a_ch) and has_unspaced_letter(b_ch)))
 
 
 def _wordy(ch: str) -> bool:
