@@ -208,3 +208,26 @@ def test_headline_from_a_page_without_source() -> None:
                  "<body><p>Text</p></body></html>")
     assert page_h1(page) is None
     assert extract_metadata(page=page, url="https://www.newegg.com/p").title == "GAME CHANGER"
+
+
+def test_a_logo_in_an_h1_is_passed_over_for_the_headline() -> None:
+    """Sites put their logo image in the first ``<h1>``; the headline is the next one."""
+    from webseg.clean.titles import first_h1, page_h1
+    from webseg.parse import parse
+
+    html = ("<html><head><title>十年一遇最美月全食明晚登场 - 服务快递 - 济南新闻_舜网新闻中心"
+            "</title></head><body><h1><a href='/'><img src='logo.gif' alt='舜网'></a></h1>"
+            "<h1>十年一遇最美月全食明晚登场</h1><p>明天将上演月全食。</p></body></html>")
+    assert first_h1(html).text == "十年一遇最美月全食明晚登场"
+    assert extract_metadata(html).title == "十年一遇最美月全食明晚登场"
+    page = parse(html)
+    assert page_h1(page).text == "十年一遇最美月全食明晚登场"
+    assert extract_metadata(page=page).title == "十年一遇最美月全食明晚登场"
+    # only a heading holding an image alone is passed over: an empty one (a menu button's
+    # holder) still means the page shows no headline there, a first h1 with text is the one
+    empty = "<body><h1><button>Menu</button></h1><h1>Webcams</h1></body>"
+    assert first_h1(empty) is None
+    assert first_h1("<body><h1><svg></svg></h1><h1>Webcams</h1></body>").text == "Webcams"
+    two = "<body><h1>Site banner</h1><h1>Headline</h1></body>"
+    assert first_h1(two).text == "Site banner"
+    assert page_h1(parse(two)).text == "Site banner"

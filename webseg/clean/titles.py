@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from itertools import islice
 from typing import Any, NamedTuple
 
 import lxml.etree
@@ -58,6 +59,10 @@ _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGN
 _PARSER = lxml.html.HTMLParser(remove_comments=True, remove_pis=True)
 #: How much source after ``<h1>`` is read for its text (a heading full of markup is long).
 _H1_SPAN = 3000
+#: How many ``<h1>`` elements holding only an image (a site's logo) are passed over.
+_H1_TRIES = 4
+_IMAGE = re.compile(r"<(?:img|svg|picture)\b", re.IGNORECASE)
+_IMAGE_TAGS = frozenset({"img", "svg", "picture"})
 
 #: Where a ``<title>`` joins its parts: a bar anywhere (``a|b``, full-width ``｜``, ``〉``);
 #: a dash, bullet, slash, guillemet, tilde or ``::`` after a space (``Headline - Site``; not
@@ -88,22 +93,34 @@ class Heading(NamedTuple):
 
 
 def first_h1(html: str, start: int = 0) -> Heading | None:
-    """The first ``<h1>`` from ``start`` (the body's start) as a reader sees it: not spaced at
+    """The first ``<h1>`` from ``start`` (the body's start; one holding only an image, the
+    site's logo, is passed over) as a reader sees it: not spaced at
     inline markup (``W<b>orld</b>``), spaced at line breaks and blocks; scripts, styles,
     icons, buttons and hidden elements (``aria-hidden``, ``hidden``, ``display: none``: an
     animation's copy of the words) left out; private-use characters (icon fonts) and a
     trailing pilcrow (a documentation page's anchor link, ``Title¶``) dropped. None without
     an ``<h1>`` or when it holds no text. Only the heading's few thousand characters are
     parsed (``lxml``), not the page."""
-    m = _H1_START.search(html, start)
-    if not m:
-        return None
-    end = _H1_END.search(html, m.end(), m.end() + _H1_SPAN)
-    if not end:
-        return None
+    for _ in range(_H1_TRIES):
+        m = _H1_START.search(html, start)
+        if not m:
+            return None
+        end = _H1_END.search(html, m.end(), m.end() + _H1_SPAN)
+        if not end:
+            return None
+        source = html[m.start():end.end()]
+        heading = _h1_text(source)
+        if heading is not None or not _IMAGE.search(source):
+            return heading
+        start = end.end()  # a logo (an image alone in an <h1>): the next <h1>
+    return None
+
+
+def _h1_text(source: str) -> Heading | None:
+    """The text of one ``<h1>`` element's source (:func:`first_h1`), None when it holds none."""
     try:
         # in a wrapper: the parser closes the h1 at a block inside it (<h1><p>Auth</p></h1>)
-        root = lxml.html.fragment_fromstring(html[m.start():end.end()], create_parent="div",
+        root = lxml.html.fragment_fromstring(source, create_parent="div",
                                              parser=_PARSER)
     except (ValueError, lxml.etree.ParserError):
         return None
@@ -125,19 +142,22 @@ def first_h1(html: str, start: int = 0) -> Heading | None:
 
 def page_h1(page: Any) -> Heading | None:
     """The first visible ``<h1>`` of a :class:`~webseg.page.Page` (a rendered URL, a saved
-    page JSON: no source at hand), its leaves joined as the text writers join them
-    (:func:`webseg.clean.layout.joints`: no space where the source has none, a space at
-    whitespace and blocks). None without one."""
+    page JSON: no source at hand; one holding only a logo image passed over), its leaves
+    joined as the text writers join them (:func:`webseg.clean.layout.joints`: no space where
+    the source has none, a space at whitespace and blocks). None without one."""
     from webseg.clean.layout import NONE, joints
 
-    start = page.body
-    h1 = next((i for i in range(start, page.n) if page.tag[i] == "h1"), None)
-    if h1 is None:
-        return None
     leaves = page.text_leaves
-    lo, hi = np.searchsorted(leaves, [h1, page.subtree_end[h1]])
-    kept = leaves[lo:hi]
-    if not len(kept):
+    h1s = (i for i in range(page.body, page.n) if page.tag[i] == "h1")
+    for h1 in islice(h1s, _H1_TRIES):  # the first one, unless it holds only a logo image
+        end = int(page.subtree_end[h1])
+        lo, hi = np.searchsorted(leaves, [h1, end])
+        kept = leaves[lo:hi]
+        if len(kept):
+            break
+        if not any(page.tag[i] in _IMAGE_TAGS for i in range(h1 + 1, end)):
+            return None
+    else:
         return None
     sep, _, _ = joints(page, kept)
     parts: list[str] = []
