@@ -231,3 +231,20 @@ def test_a_logo_in_an_h1_is_passed_over_for_the_headline() -> None:
     two = "<body><h1>Site banner</h1><h1>Headline</h1></body>"
     assert first_h1(two).text == "Site banner"
     assert page_h1(parse(two)).text == "Site banner"
+
+
+def test_headline_inside_the_title_drops_the_site_in_front_and_sections_after() -> None:
+    title = ("in.gr - Εμφυτεύματα σιλικόνης: Ασφαλή σύμφωνα με το πόρισμα - Αλλαγές ζητά ο "
+             "υπουργός - Υγεία - Ειδήσεις - Πολιτική Υγείας")
+    md = extract_metadata(_page(title, "Εμφυτεύματα σιλικόνης: Ασφαλή σύμφωνα με το "
+                                       "πόρισμα - Αλλαγές ζητά ο υπουργός"))
+    assert md.title == ("Εμφυτεύματα σιλικόνης: Ασφαλή σύμφωνα με το πόρισμα - Αλλαγές ζητά "
+                        "ο υπουργός")
+    md = extract_metadata(_page("Аргументы в Ижевске / Глава Удмуртии поддержал идею о "
+                                "запрете курения -Новости",
+                                "Глава Удмуртии поддержал идею о запрете курения"))
+    assert md.title == "Глава Удмуртии поддержал идею о запрете курения"
+    # a section in the h1 is a short inner part, not the headline: the title stays whole
+    md = extract_metadata(_page("Storm closes the old bridge - Health - Harbour Times",
+                                "Health"))
+    assert md.title == "Storm closes the old bridge - Health - Harbour Times"

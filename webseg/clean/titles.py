@@ -11,7 +11,9 @@ Dransfeldt"), a section ("Our BLOG"), a search box's label; or it holds the head
 label, a date, a comment count or a breadcrumb. So, in order:
 
 1. the ``<h1>`` is the leading part of the declared title (``Headline | Site``, ``Headline -
-   Section - Site``, ``Headline (Forum)``): the declared title cut there, in its own spelling;
+   Section - Site``, ``Headline (Forum)``), or a run of its inner parts holding most of its
+   words (``Site - Headline - Section``): that part of the declared title, in its own
+   spelling;
 2. the ``<h1>`` is the site's name (``og:site_name``, a domain) or the name part of a
    declared title (``Headline - Site Name``): the declared title;
 3. one text node of the ``<h1>`` is a run of the declared title's parts and holds most of the
@@ -268,6 +270,9 @@ def headline_title(title: str, h1: Heading | str | None, tag_title: str | None =
     for start, _ in cuts:  # "Headline | Site": the title's own spelling, cut
         if loose(title[:start]) == lh:
             return title[:start].rstrip()
+    run = _inner_run(title, cuts, lh)
+    if run:  # "Site - Headline - Section"
+        return run
     declared = [t for t in (title, tag_title, *(others or [])) if t]
     if any(_banner(text, t) for t in declared):
         return None
@@ -281,6 +286,25 @@ def headline_title(title: str, h1: Heading | str | None, tag_title: str | None =
         return None  # a part of the fuller title ("Arrival T-Shirt" in "Gymshark Arrival...")
     if any(min(_shared(text, t), _shared(t, text)) >= MIN_SHARED for t in declared):
         return text
+    return None
+
+
+def _inner_run(title: str, cuts: list[tuple[int, int]], lh: str) -> str | None:
+    """The run of ``title``'s parts between two separators (neither its first part nor its
+    last) that is the ``<h1>`` (``lh``, :func:`loose`) and holds at least half of the title's
+    words (``in.gr - Headline - Health - News``: a site's name in front, sections after), in
+    the title's spelling; else None. A short part in the middle is a section, not the
+    headline ("Headline - Section - Site" with the section in the ``<h1>``), and a last part
+    is where a site's name stands."""
+    if len(cuts) < 2:
+        return None
+    n_words = len(_words(title))
+    ends = [a for a, _ in cuts]
+    for i, (_, start) in enumerate(cuts):
+        for end in ends[i + 1:]:
+            run = title[start:end]
+            if loose(run) == lh and 2 * len(_words(run)) >= n_words:
+                return run.strip()
     return None
 
 
