@@ -248,3 +248,50 @@ def test_headline_inside_the_title_drops_the_site_in_front_and_sections_after() 
     md = extract_metadata(_page("Storm closes the old bridge - Health - Harbour Times",
                                 "Health"))
     assert md.title == "Storm closes the old bridge - Health - Harbour Times"
+
+
+def _no_h1_page(title: str, body: str) -> str:
+    return f"<html><head><title>{title}</title></head><body>{body}</body></html>"
+
+
+def test_without_an_h1_the_title_part_a_lower_heading_shows_is_the_headline() -> None:
+    nav = "<ul><li><a href='/'>新闻中心</a></li></ul>"
+    md = extract_metadata(_no_h1_page(
+        "吉林境内车祸致36名香港游客受伤 - 新华社会 - 新华网",
+        nav + '<td class="biaoti"><span id="title"> 吉林境内车祸致36名香港游客受伤 '
+              "</span></td><p>正文。</p>"))
+    assert md.title == "吉林境内车祸致36名香港游客受伤"
+    md = extract_metadata(_no_h1_page(
+        "流感急速升溫 疾管局再籲注意個人衛生 ｜新聞速報｜中時樂活｜中時電子報",
+        '<h3 class="highlight"><!--title begin-->流感急速升溫 疾管局再籲注意個人衛生'
+        "<!--title end--></h3><p>正文。</p>"))
+    assert md.title == "流感急速升溫 疾管局再籲注意個人衛生"
+    # the site's name in front: the headline is the run the heading shows, wherever it stands
+    md = extract_metadata(_no_h1_page(
+        "Rynek zdrowia - Anglia: obiecująca szczepionka przeciwko HCV",
+        "<div class='logo'>Rynek zdrowia</div><h2>Anglia: obiecująca szczepionka przeciwko "
+        "HCV</h2><p>Tekst.</p>"))
+    assert md.title == "Anglia: obiecująca szczepionka przeciwko HCV"
+
+
+def test_without_an_h1_a_heading_that_is_not_a_title_part_changes_nothing() -> None:
+    # the related-news list holds the headline too, but in no heading-like element
+    body = ("<select><option>Boy swallows coin on way to get ice cream</option></select>"
+            "<h2>Latest news</h2><p>Text.</p>")
+    md = extract_metadata(_no_h1_page("Boy swallows coin on way to get ice cream | Local "
+                                      "Herald Daily", body))
+    assert md.title == "Boy swallows coin on way to get ice cream | Local Herald Daily"
+    # a short part (a section's name) in a heading is not the headline
+    body = "<h2 class='section-title'>Health</h2><p>Text.</p>"
+    md = extract_metadata(_no_h1_page("Storm closes the old bridge - Health - Harbour Times",
+                                      body))
+    assert md.title == "Storm closes the old bridge - Health - Harbour Times"
+    # an element's text must be the whole run, not hold it among other words
+    body = "<div class='title'>Read: Storm closes the old bridge today</div>"
+    md = extract_metadata(_no_h1_page("Storm closes the old bridge - Harbour Times", body))
+    assert md.title == "Storm closes the old bridge - Harbour Times"
+    # the site's name in a banner heading linking to the home page is not the headline
+    body = ("<h2 class='logo-type'><a href='/'>Occupational Safety and Health "
+            "Administration</a></h2><p>Text.</p>")
+    title = "Electrical - Overview | Occupational Safety and Health Administration"
+    assert extract_metadata(_no_h1_page(title, body)).title == title

@@ -40,6 +40,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from webseg.clean.titles import (
+    body_headline,
     first_h1,
     headline_title,
     page_h1,
@@ -940,6 +941,8 @@ def extract_metadata(html: str | None = None, page: Any = None, url: str | None 
         h1 = first_h1(html, _body_start(html)) if html else page_h1(page)
         headline = headline_title(declared, h1, tag_title,
                                   [md.site_name] if md.site_name else [], md._titles)
+        if h1 is None and html:  # no <h1>: the title's part a lower heading shows
+            headline = body_headline(html, declared, _body_start(html))
         if headline:
             md.title = None
             md._set("title", headline, "page")

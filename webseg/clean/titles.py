@@ -28,6 +28,14 @@ label, a date, a comment count or a breadcrumb. So, in order:
 7. else the declared title, without the site's name when that ends it
    (:func:`without_site_name`).
 
+A page without an ``<h1>`` often shows its headline in another heading (an ``<h2>``, an
+``<h3>``) or in an element named for it (``class="story_title"``, ``id="title"``): when such
+an element's text is a run of the declared title's parts holding at least half of its words
+(``Headline | Section | Site``), that run is the headline (:func:`body_headline`): the
+title's other parts are the site's and section's names, which the page shows elsewhere. An
+element holding a link to the home page is the site's name in a banner (``<h2
+class="logo"><a href="/">Site Name</a></h2>``), not a headline.
+
 Words are ``\\w+`` runs, case-folded; in scripts written without spaces (Chinese, Japanese,
 Thai, Lao, Khmer, Myanmar) every character counts as a word, and a dash or underscore
 touching a CJK character separates a title's parts (``标题-新闻频道-和讯网``).
@@ -39,13 +47,14 @@ import re
 import unicodedata
 from itertools import islice
 from typing import Any, NamedTuple
+from urllib.parse import urlsplit
 
 import lxml.etree
 import lxml.html
 import numpy as np
 
-__all__ = ["Heading", "first_h1", "headline_title", "loose", "page_h1", "undo_double_utf8",
-           "without_site_name"]
+__all__ = ["Heading", "body_headline", "first_h1", "headline_title", "loose", "page_h1",
+           "undo_double_utf8", "without_site_name"]
 
 #: Start tags whose attribute values may hold ``>`` (quoted values skipped whole).
 _H1_START = re.compile(r"<h1\b(?:[^>\"']|\"[^\"]*\"|'[^']*')*>", re.IGNORECASE)
@@ -364,3 +373,73 @@ def without_site_name(title: str, site_names: list[str], domain: str | None = No
         return title
     named = any(loose(tail) == loose(s) for s in site_names if s) or _names_domain(tail, domain)
     return head if named else title
+
+
+#: Start tags of elements that may hold a page's headline when it has no ``<h1>``: lower
+#: headings, and elements whose class or id names a title or headline (``story_title``,
+#: ``news_title``, ``headline``).
+_HEADING_LIKE = re.compile(
+    r"<(?:h[2-6]\b|[a-z][a-z0-9]*\b(?:[^>\"']|\"[^\"]*\"|'[^']*')*?\b(?:class|id)\s*=\s*"
+    r"[\"']?[^\"'>]*?(?:title|headline|heading))", re.IGNORECASE)
+#: How many heading-like elements are read before giving up (a page full of teasers).
+_BODY_TRIES = 60
+
+
+def body_headline(html: str, title: str, start: int = 0) -> str | None:
+    """The headline of a page without an ``<h1>``, from ``start`` (the body's start): the
+    first heading-like element (:data:`_HEADING_LIKE`) whose text is a run of ``title``'s
+    parts, not the whole title, holding at least half of its words (module docstring), in
+    the title's spelling; None when no such element. Each element is read as
+    :func:`first_h1` reads a heading (its few thousand characters, not the page)."""
+    cuts = _cuts(title)
+    if not cuts:
+        return None
+    n_words = len(_words(title))
+    bounds = [(0, 0), *cuts, (len(title), len(title))]
+    runs: dict[str, str] = {}
+    for i in range(len(bounds) - 1):
+        for j in range(i + 1, len(bounds)):
+            if (i, j) == (0, len(bounds) - 1):
+                continue  # the whole title: nothing to cut
+            run = title[bounds[i][1]:bounds[j][0]].strip()
+            if 2 * len(_words(run)) >= n_words:
+                runs.setdefault(loose(run), run)
+    runs.pop("", None)
+    if not runs:
+        return None
+    for m in islice(_HEADING_LIKE.finditer(html, start), _BODY_TRIES):
+        text = _element_text(html, m.start())
+        if text and loose(text) in runs:
+            return runs[loose(text)]
+    return None
+
+
+def _element_text(html: str, start: int) -> str | None:
+    """The text of the element whose start tag is at ``start``, read from the next few
+    thousand characters (the parser closes it where its end tag stands)."""
+    try:
+        root = lxml.html.fragment_fromstring(html[start:start + _H1_SPAN],
+                                             create_parent="div", parser=_PARSER)
+    except (ValueError, lxml.etree.ParserError):
+        return None
+    first = next((e for e in root if isinstance(e.tag, str)), None)
+    if first is None or any(_home_link(a.get("href")) for a in first.iter("a")):
+        return None  # a link to the home page: the site's name in a banner, not a headline
+    for el in [e for e in first.iterdescendants() if isinstance(e.tag, str)
+               and e.tag.lower() in _NOT_TEXT]:
+        el.drop_tree()
+    return _display(first.text_content())
+
+
+def _home_link(href: str | None) -> bool:
+    """Whether ``href`` leads to a site's home page (``/``, ``/index.html``,
+    ``https://example.org``): what a site's logo or name links to."""
+    if not href:
+        return False
+    parts = urlsplit(href.strip())
+    if parts.query or (not parts.netloc and not parts.path):
+        return False  # "?page=2", "#top": this page, not the home page
+    return parts.path in ("", "/") or bool(_INDEX.fullmatch(parts.path))
+
+
+_INDEX = re.compile(r"/index\.\w+", re.IGNORECASE)
