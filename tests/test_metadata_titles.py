@@ -295,3 +295,11 @@ def test_without_an_h1_a_heading_that_is_not_a_title_part_changes_nothing() -> N
             "Administration</a></h2><p>Text.</p>")
     title = "Electrical - Overview | Occupational Safety and Health Administration"
     assert extract_metadata(_no_h1_page(title, body)).title == title
+
+
+def test_without_an_h1_a_short_headline_before_long_site_names_is_found() -> None:
+    # fewer than half of the title's words, but more than any other part
+    md = extract_metadata(_no_h1_page(
+        "尼古丁替代療法 無助戒菸 | 國際萬象 | 全球觀察 | 聯合新聞網",
+        "<div class='story_title' id='story_title'>尼古丁替代療法 無助戒菸</div><p>正文。</p>"))
+    assert md.title == "尼古丁替代療法 無助戒菸"

@@ -29,12 +29,13 @@ label, a date, a comment count or a breadcrumb. So, in order:
    (:func:`without_site_name`).
 
 A page without an ``<h1>`` often shows its headline in another heading (an ``<h2>``, an
-``<h3>``) or in an element named for it (``class="story_title"``, ``id="title"``): when such
-an element's text is a run of the declared title's parts holding at least half of its words
-(``Headline | Section | Site``), that run is the headline (:func:`body_headline`): the
-title's other parts are the site's and section's names, which the page shows elsewhere. An
-element holding a link to the home page is the site's name in a banner (``<h2
-class="logo"><a href="/">Site Name</a></h2>``), not a headline.
+``<h3>``) or in an element named for it (``class="story_title"``, ``id="title"``): when such an
+element's text is a run of the declared title's parts holding at least half of its words or
+more words than any part outside it (``Headline | Section | Site``; a section's short name is
+not it), that run is the headline (:func:`body_headline`): the title's other parts are the
+site's and section's names, which the page shows elsewhere. An element holding a link to the
+home page is the site's name in a banner (``<h2 class="logo"><a href="/">Site Name</a></h2>``),
+not a headline.
 
 Words are ``\\w+`` runs, case-folded; in scripts written without spaces (Chinese, Japanese,
 Thai, Lao, Khmer, Myanmar) every character counts as a word, and a dash or underscore
@@ -386,23 +387,24 @@ _BODY_TRIES = 60
 
 
 def body_headline(html: str, title: str, start: int = 0) -> str | None:
-    """The headline of a page without an ``<h1>``, from ``start`` (the body's start): the
-    first heading-like element (:data:`_HEADING_LIKE`) whose text is a run of ``title``'s
-    parts, not the whole title, holding at least half of its words (module docstring), in
-    the title's spelling; None when no such element. Each element is read as
-    :func:`first_h1` reads a heading (its few thousand characters, not the page)."""
+    """The headline of a page without an ``<h1>``, from ``start`` (the body's start): the first
+    heading-like element (:data:`_HEADING_LIKE`) whose text is a run of ``title``'s parts,
+    not the whole title, holding at least half of its words or more than any other part
+    (module docstring), in the title's spelling; None when no such element. Each element is
+    read as :func:`first_h1` reads a heading (its few thousand characters, not the page)."""
     cuts = _cuts(title)
     if not cuts:
         return None
-    n_words = len(_words(title))
     bounds = [(0, 0), *cuts, (len(title), len(title))]
+    sizes = [len(_words(title[a[1]:b[0]])) for a, b in zip(bounds, bounds[1:], strict=False)]
     runs: dict[str, str] = {}
-    for i in range(len(bounds) - 1):
-        for j in range(i + 1, len(bounds)):
-            if (i, j) == (0, len(bounds) - 1):
+    for i in range(len(sizes)):
+        for j in range(i + 1, len(sizes) + 1):
+            if (i, j) == (0, len(sizes)):
                 continue  # the whole title: nothing to cut
             run = title[bounds[i][1]:bounds[j][0]].strip()
-            if 2 * len(_words(run)) >= n_words:
+            n = sum(sizes[i:j])  # at least half the title, or longer than any other part
+            if 2 * n >= sum(sizes) or n > max(sizes[:i] + sizes[j:]):
                 runs.setdefault(loose(run), run)
     runs.pop("", None)
     if not runs:
