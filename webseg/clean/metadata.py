@@ -938,11 +938,13 @@ def extract_metadata(html: str | None = None, page: Any = None, url: str | None 
     declared = md.title or tag_title
     if declared and (html or page is not None):
         # the visible headline over a title written for search engines (webseg.clean.titles)
-        h1 = first_h1(html, _body_start(html)) if html else page_h1(page)
-        headline = headline_title(declared, h1, tag_title,
-                                  [md.site_name] if md.site_name else [], md._titles)
+        body = _body_start(html) if html else 0
+        h1 = first_h1(html, body) if html else page_h1(page)
         if h1 is None and html:  # no <h1>: the title's part a lower heading shows
-            headline = body_headline(html, declared, _body_start(html))
+            headline = body_headline(html, declared, body)
+        else:
+            headline = headline_title(declared, h1, tag_title,
+                                      [md.site_name] if md.site_name else [], md._titles)
         if headline:
             md.title = None
             md._set("title", headline, "page")
