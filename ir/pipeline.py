@@ -257,21 +257,22 @@ def _record_url(rec: Any, page: Any) -> str | None:
     return file_uri(rec.source) if isinstance(rec.source, Path) else None
 
 
-def fallback_text(rec: Any, reason: str) -> tuple[str] | str:
-    """The text of a record that did not render, parsed without a browser, as ``(text,)``;
-    or the one error line (``"<stage>: <reason>"``) when there is none to be had: the record
-    is unreadable, a URL, or its bytes do not parse. The parse's reason is added only when it
-    says something the render's did not (a binary file fails both for the same reason)."""
+def fallback_text(rec: Any, reason: str) -> tuple[str | None, str]:
+    """The text of a record that did not render, parsed without a browser, and the reason to
+    record: ``(text, reason)``, or ``(None, error line)`` (``"<stage>: <reason>"``) when there
+    is no text to be had: the record is unreadable, a URL, or its bytes do not parse. The
+    parse's reason is added only when it says something the render's did not (a binary file
+    fails both for the same reason)."""
     from webseg.inputs import parse_record
 
     if rec.error is not None or rec.kind == "url":
-        return reason
+        return None, reason
     try:
         page = parse_record(rec)
     except ValueError as e:
         why = str(e)
-        return reason if why == reason or why in reason else f"{reason}; {why}"
-    return (page_text(page),)
+        return None, (reason if why == reason or why in reason else f"{reason}; {why}")
+    return page_text(page), reason
 
 
 def index_paths(index: Any, paths: Sequence[str], sources: Sequence[str], concurrency: int = 2,
@@ -314,13 +315,13 @@ def index_paths(index: Any, paths: Sequence[str], sources: Sequence[str], concur
                 log(f"{doc_id}: segment: {doc.reason}")
         else:
             reason = rec.error or err or "render: unknown error"
-            fallback = fallback_text(rec, reason)
-            if isinstance(fallback, str):  # no text at all: a failed record, not a document
+            text, line = fallback_text(rec, reason)
+            if text is None:  # no text at all: a failed record, not a document
                 rep.failed += 1
-                rep.failures.append((doc_id, fallback))
-                log(f"{doc_id}: {fallback}")
+                rep.failures.append((doc_id, line))
+                log(f"{doc_id}: {line}")
                 continue
-            doc = doc_from_text(doc_id, fallback[0], an, url=_record_url(rec, None),
+            doc = doc_from_text(doc_id, text, an, url=_record_url(rec, None),
                                 status="text-only", reason=reason, lang_hints=hints)
             if not doc.terms:
                 doc.status = "empty"

@@ -374,10 +374,10 @@ def text_only_doc(rec: InputRecord, reason: str, processor: PageProcessor
     line says why, and an empty document would be a search result that is no page."""
     from ir.pipeline import doc_from_text, fallback_text
 
-    text = fallback_text(rec, reason)
-    if isinstance(text, str):
+    text, _ = fallback_text(rec, reason)
+    if text is None:
         return None
-    doc = doc_from_text(rec.id, text[0], processor.analyzer, url=rec.url, status="text-only",
+    doc = doc_from_text(rec.id, text, processor.analyzer, url=rec.url, status="text-only",
                         reason=reason)
     if not doc.terms:
         doc.status = "empty"
