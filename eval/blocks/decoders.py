@@ -60,8 +60,6 @@ def _repeats(min_tokens: int) -> Variant:
 
 
 def _col(t: PageTable, p: int, name: str) -> np.ndarray:
-    from webseg.blocks.features import FEATURE_NAMES
-
     return t.X[t.off[p]:t.off[p + 1], FEATURE_NAMES.index(name)]
 
 
