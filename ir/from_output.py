@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ir.analysis import Analyzer
-from ir.store import StoredDoc
+from ir.store import StoredDoc, block_row
 
 __all__ = ["IndexBuilder", "build_from_output", "duplicate_clusters", "is_output_folder",
            "iter_output_docs", "lucene_contents"]
@@ -174,7 +174,7 @@ class IndexBuilder:
         self.shard_docs = shard_docs
         self.threads = max(1, threads)
         self.count = 0
-        self._pending: list[StoredDoc] = []
+        self._pending: list[tuple[StoredDoc, dict[str, list[dict[str, Any]]] | None]] = []
         self._collection: Path | None = None
         self._files: list[Any] = []
         if backend == "lucene":
@@ -183,19 +183,26 @@ class IndexBuilder:
                            for i in range(self.threads)]
 
     def add(self, doc: StoredDoc | dict[str, Any]) -> None:
-        d = doc if isinstance(doc, StoredDoc) else StoredDoc.from_dict(doc)
+        """Add one document: a :class:`StoredDoc`, or its JSON (``StoredDoc.to_dict``), whose
+        blocks then go to the store as rows (:func:`ir.store.block_row`), never as objects."""
+        rows = None
+        if isinstance(doc, StoredDoc):
+            d = doc
+        else:
+            d = StoredDoc.from_dict({**doc, "blocks": {}})
+            rows = {s: [block_row(b) for b in bl] for s, bl in (doc.get("blocks") or {}).items()}
         if self._files:
             f = self._files[self.count % len(self._files)]
             f.write(json.dumps({"id": d.id, "contents": lucene_contents(d.terms)},
                                ensure_ascii=False) + "\n")
-        self._pending.append(d)
+        self._pending.append((d, rows))
         self.count += 1
         if len(self._pending) >= self.shard_docs:
             self._flush()
 
     def _flush(self) -> None:
         if self._pending:
-            self.index.store.append(self._pending)
+            self.index.store.append_rows(self._pending)
             self._pending = []
 
     def close(self, lucene_input: Path | None = None) -> int:

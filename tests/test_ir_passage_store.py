@@ -157,6 +157,8 @@ def test_stored_documents_come_back_with_their_blocks(tmp_path):
 @pytest.mark.parametrize("row", [
     {"id": "a", "terms": {"steel": 3, "cable": 1}, "reason": None, "w": [0.1, 1e-05, 1e16]},
     {"id": "nan", "weight": float("nan"), "reason": None},  # NaN: the standard module's line
+    {"id": "n2", "url": None, "title": "null", "f": {"main": {"x": float("nan")}}},
+    {"id": "n3", "reason": None, "f": [None, float("-inf")], "g": None},
     {"id": "inf", "box": [float("inf"), -0.0]},
     {1: "int key"},  # orjson refuses it; the standard module writes "1"
     {"id": "big", "n": 2 ** 70},

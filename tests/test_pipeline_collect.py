@@ -112,3 +112,37 @@ def test_known_lsh_bands_are_datasketchs():
         assert got == (ref.b, ref.r) == lsh_bands(num_perm, threshold)
     ref = MinHashLSH(threshold=0.5, num_perm=32)
     assert lsh_bands(32, 0.5) == (ref.b, ref.r)
+
+
+def test_scan_made_while_writing_equals_the_scan_of_the_file(tmp_path: Path) -> None:
+    """The page phase scans each line as it appends it; the collection stage then skips its
+    first pass. Both scans, and the outputs made from them, are the same."""
+    from bench.pipeline import synthetic_record
+    from webseg.pipeline.collect import JournalScan, scan_journal
+    from webseg.pipeline.journal import Journal
+    from webseg.pipeline.run import duplicate_index, finalize
+
+    rng = random.Random(3)
+    recs = [synthetic_record(i, rng) for i in range(120)]
+    recs[5] = {"id": "bad", "status": "error", "error": {"stage": "parse", "message": "x"}}
+    recs[9] = {"id": "rv", "status": "skipped", "reason": "revisit: identical-payload-digest",
+               "warc": {"type": "revisit", "refers_to_uri": "http://a/", "refers_to_date": "d"}}
+    recs[11]["warc"] = {"type": "response", "target_uri": "http://a/", "date": "d",
+                        "record_id": "<urn:uuid:1>"}
+    cfg = PipelineConfig()
+    outs = []
+    for name in ("file", "live"):
+        out = tmp_path / name
+        live = JournalScan(dedup=duplicate_index(cfg))
+        with Journal.open(out / "work" / "pages.jsonl") as j:
+            for r in recs:
+                live.add(r, j.append(r))
+        read = scan_journal(out / "work" / "pages.jsonl", duplicate_index(cfg))
+        for a in ("offsets", "failed", "by_record_id", "by_uri_date", "revisits"):
+            assert getattr(live, a) == getattr(read, a)
+        assert live.revisit_originals() == {"rv": recs[11]["id"]}
+        assert live.dedup.keys == read.dedup.keys and live.dedup.candidates() == \
+            read.dedup.candidates()
+        finalize([r["id"] for r in recs], out, cfg, live if name == "live" else None)
+        outs.append((out / "pages.jsonl").read_bytes())
+    assert outs[0] == outs[1]

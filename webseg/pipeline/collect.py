@@ -136,6 +136,24 @@ class JournalScan:
         if warc.get("target_uri") and warc.get("date"):
             self.by_uri_date.setdefault((str(warc["target_uri"]), str(warc["date"])), rid)
 
+    def add(self, rec: dict[str, Any], pos: int) -> None:
+        """Note one journal line (``pos``: its byte offset in the journal). The page phase
+        calls this with each line it appends, so a run that started from an empty journal
+        needs no first pass over it (:func:`scan_journal` does the same from the file)."""
+        rid = str(rec["id"])
+        self.offsets[rid] = pos
+        st = rec.get("status")
+        if isinstance(rec.get("warc"), dict):
+            self.note_warc(rid, rec["warc"])
+        dedup = self.dedup
+        if dedup is None or st == "skipped":  # skipped records are no pages: not failures
+            return
+        if st not in ("ok", "empty") or "sketch" not in rec:
+            err = rec.get("error") or {}
+            self.failed[rid] = f"{err.get('stage', 'unknown')}: {err.get('message', '')}"
+            return
+        dedup.add_signature(rid, rec["sketch"], rec.get("minhash") or [])
+
     def revisit_originals(self) -> dict[str, str]:
         """Revisit line id -> the id of the record it refers to, for those whose original is
         in the input (by WARC-Refers-To, else by refers-to URI and date)."""
@@ -168,18 +186,7 @@ def scan_journal(path: Path, dedup: CompactDuplicateIndex | None) -> JournalScan
             rec = loads(line)
         except ValueError:
             break  # a torn tail: what follows was never committed
-        rid = str(rec["id"])
-        scan.offsets[rid] = pos
-        st = rec.get("status")
-        if isinstance(rec.get("warc"), dict):
-            scan.note_warc(rid, rec["warc"])
-        if dedup is None or st == "skipped":  # skipped records are no pages: not failures
-            continue
-        if st not in ("ok", "empty") or "sketch" not in rec:
-            err = rec.get("error") or {}
-            scan.failed[rid] = f"{err.get('stage', 'unknown')}: {err.get('message', '')}"
-            continue
-        dedup.add_signature(rid, rec["sketch"], rec.get("minhash") or [])
+        scan.add(rec, pos)
     return scan
 
 

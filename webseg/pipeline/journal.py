@@ -62,6 +62,8 @@ class Journal:
         self.done = done
         self.sync_every = sync_every
         self._f = path.open("ab")
+        #: the journal's length in bytes: where the next line starts
+        self.size = path.stat().st_size
         self._unsynced = 0
 
     @classmethod
@@ -78,18 +80,23 @@ class Journal:
         done = {str(rec["id"]) for rec in read_journal(path) if "id" in rec}
         return cls(path, done, sync_every)
 
-    def append(self, record: dict[str, Any]) -> None:
-        """Write one record as one line and flush it (never two lines for one id)."""
+    def append(self, record: dict[str, Any]) -> int:
+        """Write one record as one line and flush it (never two lines for one id); returns
+        the line's byte offset in the journal."""
         rid = str(record["id"])
         if rid in self.done:
             raise ValueError(f"record {rid!r} is already in the journal")
-        self._f.write(dumps_line(record))
+        line = dumps_line(record)
+        pos = self.size
+        self._f.write(line)
         self._f.flush()
+        self.size += len(line)
         self.done.add(rid)
         self._unsynced += 1
         if self._unsynced >= self.sync_every:
             os.fsync(self._f.fileno())
             self._unsynced = 0
+        return pos
 
     def close(self) -> None:
         if not self._f.closed:

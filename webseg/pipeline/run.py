@@ -22,7 +22,7 @@ import gc
 import json
 import shutil
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -31,11 +31,13 @@ from typing import Any
 
 from webseg.clean.json_out import upgrade_line
 from webseg.inputs import InputRecord, iter_inputs, record_inputs
+from webseg.pipeline.collect import CompactDuplicateIndex, JournalScan, scan_journal, write_final
 from webseg.pipeline.journal import Journal
 from webseg.pipeline.process import PageProcessor, PipelineConfig, error_record, record_html
+from webseg.progress import is_quiet
 
-__all__ = ["RunSummary", "cluster_label", "finalize", "page_phase_gc", "run_pipeline",
-           "split_error", "unique_ids"]
+__all__ = ["RunSummary", "cluster_label", "duplicate_index", "finalize", "page_phase_gc",
+           "run_pipeline", "split_error", "unique_ids"]
 
 WORK = "work"
 JOURNAL = "pages.jsonl"
@@ -146,24 +148,41 @@ def run_pipeline(inputs: Sequence[str | Path], out_dir: str | Path,
     processor = processor or PageProcessor(config)
 
     counts: dict[str, int] = {}  # WARC record types, for the summary
-    order = [r.id for r in unique_ids(iter_inputs(inputs, counts))]  # bar and final order
+    # A bar needs the number of records before the first page: one reading pass of its own.
+    # Without a bar the inputs are read once, and the final order noted on the way.
+    total = sum(1 for _ in iter_inputs(inputs)) if progress and not is_quiet() else None
+    order: list[str] = []  # every input record's id, in input order: the final order
     t0 = time.perf_counter()
     processed = 0
     with Journal.open(work / JOURNAL) as journal:
         resumed = len(journal.done)
-        todo = (r for r in unique_ids(iter_inputs(inputs)) if r.id not in journal.done)
-        bar = _progress(len(order), resumed, progress)
+        # A fresh journal is scanned as it is written: the collection phase then reads each
+        # line once (a resumed one is scanned from the file, earlier runs' lines included).
+        scan = JournalScan(dedup=duplicate_index(config)) if not journal.done else None
+
+        def todo() -> Iterator[InputRecord]:
+            for r in unique_ids(iter_inputs(inputs, counts)):
+                order.append(r.id)
+                if r.id not in journal.done:
+                    yield r
+
+        records = todo()
+        bar = _progress(total, resumed, progress)
         try:
             with page_phase_gc():
-                for rec, page, err in record_inputs(todo, concurrency, render=config.render,
+                for rec, page, err in record_inputs(records, concurrency, render=config.render,
                                                     **(render_options or {})):
-                    journal.append(record_line(rec, page, err, processor))
+                    line = record_line(rec, page, err, processor)
+                    pos = journal.append(line)
+                    if scan is not None:
+                        scan.add(line, pos)
                     processed += 1
                     bar.update(1)
         finally:
             bar.close()
+        deque(records, maxlen=0)  # the order is complete only once every record was read
     with page_phase_gc():  # the collection phase parses every journal line: the same holds
-        summary = finalize(order, out, config)
+        summary = finalize(order, out, config, scan)
     summary.warc_records = dict(sorted(counts.items()))
     summary.rendered = config.render
     summary.processed_now = processed
@@ -233,30 +252,37 @@ def _check_config(work: Path, config: PipelineConfig) -> None:
         path.write_text(json.dumps(cur, indent=2) + "\n")
 
 
-def _progress(total: int, initial: int, enabled: bool) -> Any:
+def _progress(total: int | None, initial: int, enabled: bool) -> Any:
     from webseg.progress import progress_bar  # a bar on a terminal, plain lines in a log
 
     return progress_bar(total=total, initial=initial, unit="page", enabled=enabled, desc="pages")
 
 
-def finalize(order: Sequence[str], out: Path, config: PipelineConfig) -> RunSummary:
+def duplicate_index(config: PipelineConfig) -> CompactDuplicateIndex | None:
+    """The collection of page signatures the dedup stage clusters (None without it)."""
+    if "dedup" not in config.stages:
+        return None
+    from dedup.shingle import ShingleParams
+
+    return CompactDuplicateIndex(ShingleParams(**config.dedup_params), config.minhash_perm,
+                                 config.lsh_threshold)
+
+
+def finalize(order: Sequence[str], out: Path, config: PipelineConfig,
+             scan: JournalScan | None = None) -> RunSummary:
     """Phase 2: duplicate clusters, index and the final pages.jsonl from the journal.
 
     ``order`` is the input records' ids in input order (one output line each). Reads the
     journal in two passes and keeps only compact per-page data (:mod:`webseg.pipeline.collect`),
-    so memory stays flat as the collection grows.
+    so memory stays flat as the collection grows. ``scan``: the first pass, when the page phase
+    made it while writing every line of the journal (its dedup index from
+    :func:`duplicate_index` of the same ``config``).
     """
-    from webseg.pipeline.collect import CompactDuplicateIndex, scan_journal, write_final
-
     work = out / WORK
     journal = work / JOURNAL
-    dedup = None
-    if "dedup" in config.stages:
-        from dedup.shingle import ShingleParams
-
-        dedup = CompactDuplicateIndex(ShingleParams(**config.dedup_params),
-                                      config.minhash_perm, config.lsh_threshold)
-    scan = scan_journal(journal, dedup)
+    if scan is None:
+        scan = scan_journal(journal, duplicate_index(config))
+    dedup = scan.dedup
     originals = scan.revisit_originals()
     missing = [i for i in order if i not in scan.offsets]
     if missing:
