@@ -560,20 +560,31 @@ def parse_inputs(records: Iterable[InputRecord], max_nodes: int = 200_000
     local files and WARC records only); parse failures come back as ``"<stage>: <reason>"``
     (``read``, ``decode``, ``parse`` - the node limit is the parse's).
     """
+    for rec, page, err, _ in parse_inputs_html(records, max_nodes):
+        yield rec, page, err
+
+
+def parse_inputs_html(records: Iterable[InputRecord], max_nodes: int = 200_000
+                      ) -> Iterator[tuple[InputRecord, Page | None, str | None, str | None]]:
+    """:func:`parse_inputs` with each parsed page's decoded HTML as a fourth item (None for
+    Page JSON records and failures), for stages that read the source as well (metadata):
+    decoding it again cost as much as a fifth of the parse."""
     for rec in records:
         if rec.error is not None:
-            yield rec, None, rec.error
+            yield rec, None, rec.error, None
             continue
         if rec.kind == "page":
             try:
-                yield rec, Page.load(rec.source), None  # type: ignore[arg-type]
+                yield rec, Page.load(rec.source), None, None  # type: ignore[arg-type]
             except (OSError, ValueError, EOFError) as e:
-                yield rec, None, f"read: not a readable page JSON: {e}"
+                yield rec, None, f"read: not a readable page JSON: {e}", None
             continue
         try:
-            yield rec, parse_record(rec, max_nodes), None
+            page, html = parse_record_html(rec, max_nodes)
         except ValueError as e:
-            yield rec, None, str(e)
+            yield rec, None, str(e), None
+        else:
+            yield rec, page, None, html
 
 
 #: Largest page read without a browser (the renderer's own limit).

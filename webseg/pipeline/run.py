@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from webseg.clean.json_out import upgrade_line
-from webseg.inputs import InputRecord, iter_inputs, record_inputs
+from webseg.inputs import InputRecord, iter_inputs, parse_inputs_html, record_inputs
 from webseg.pipeline.collect import CompactDuplicateIndex, JournalScan, scan_journal, write_final
 from webseg.pipeline.journal import Journal
 from webseg.pipeline.process import PageProcessor, PipelineConfig, error_record, record_html
@@ -170,9 +170,9 @@ def run_pipeline(inputs: Sequence[str | Path], out_dir: str | Path,
         bar = _progress(total, resumed, progress)
         try:
             with page_phase_gc():
-                for rec, page, err in record_inputs(records, concurrency, render=config.render,
-                                                    **(render_options or {})):
-                    line = record_line(rec, page, err, processor)
+                for rec, page, err, html in _page_inputs(records, config, concurrency,
+                                                          render_options or {}):
+                    line = record_line(rec, page, err, processor, html)
                     pos = journal.append(line)
                     if scan is not None:
                         scan.add(line, pos)
@@ -212,11 +212,29 @@ def page_phase_gc() -> Iterator[None]:
         gc.set_threshold(*old)
 
 
+def _page_inputs(records: Iterable[InputRecord], config: PipelineConfig, concurrency: int,
+                 render_options: dict[str, Any]
+                 ) -> Iterator[tuple[InputRecord, Any, str | None, str | None]]:
+    """``(record, page, error, decoded HTML or None)`` of every record, in order: rendered
+    pages, or parsed ones with the HTML their parse decoded (:func:`record_line` uses it)."""
+    if config.render:
+        for rec, page, err in record_inputs(records, concurrency, render=True,
+                                            **render_options):
+            yield rec, page, err, None
+    else:
+        yield from parse_inputs_html(records, int(render_options.get("max_nodes", 200_000)))
+
+
 def record_line(rec: InputRecord, page: Any, err: str | None,
-                processor: PageProcessor) -> dict[str, Any]:
+                processor: PageProcessor, decoded: str | None = None) -> dict[str, Any]:
     """The journal line of one input record, on one machine and on Spark alike: the
     processed page, or :func:`no_page_record` (an error line keeps a text-only index entry
-    when the HTML still parses, so the page is still found)."""
+    when the HTML still parses, so the page is still found).
+
+    ``decoded``: the HTML the page was parsed from (:func:`webseg.inputs.parse_inputs_html`).
+    For a WARC record (its bytes in hand) it is what :func:`record_html` would decode from the
+    same bytes, so it is used instead of decoding them a second time; files are decoded
+    again as before (:meth:`InputRecord.read_bytes` undoes a ``.gz`` name its own way)."""
     if page is None:
         line = no_page_record(rec, err)
         if line["status"] == "error" and "index" in processor.config.stages:
@@ -224,8 +242,11 @@ def record_line(rec: InputRecord, page: Any, err: str | None,
             if doc is not None:
                 line["index_doc"] = doc
         return line
-    line = processor.process(rec.id, rec.url, page, html=record_html(rec, processor.config),
-                             record=rec)
+    cfg = processor.config
+    reuse = decoded is not None and isinstance(rec.source, bytes) and (
+        "clean" in cfg.stages or "classify" in cfg.stages)
+    line = processor.process(rec.id, rec.url, page,
+                             html=decoded if reuse else record_html(rec, cfg), record=rec)
     if line["error"]:
         line["reason"] = f"{line['error']['stage']}: {line['error']['message']}"
     return line

@@ -186,7 +186,7 @@ def _process_partition(rows: Iterable[tuple[Any, ...]],
                        slots: int = 0) -> Iterator[tuple[Any, ...]]:
     """Render (or, without rendering, parse) and process one partition of records; a
     rendering worker uses its own Chromium, a parsing one never starts a browser."""
-    from webseg.inputs import InputRecord, WarcFacts, parse_inputs, render_inputs
+    from webseg.inputs import InputRecord, WarcFacts, parse_inputs_html, render_inputs
     from webseg.pipeline.run import page_phase_gc, record_line
 
     records = [InputRecord(rid, url, payload, "warc" if "#" in rid else "file", err, skipped,
@@ -197,12 +197,12 @@ def _process_partition(rows: Iterable[tuple[Any, ...]],
     processor = _worker_processor(config_json)
     if processor.config.render:
         renderer = _worker_renderer(render_options, pin, slots)
-        results = render_inputs(records, concurrency, renderer=renderer)
+        results = ((*r, None) for r in render_inputs(records, concurrency, renderer=renderer))
     else:
-        results = parse_inputs(records, int(render_options.get("max_nodes", 200_000)))
+        results = parse_inputs_html(records, int(render_options.get("max_nodes", 200_000)))
     with page_phase_gc():
-        for rec, page, err in results:
-            yield _row(record_line(rec, page, err, processor))
+        for rec, page, err, html in results:
+            yield _row(record_line(rec, page, err, processor, html))
 
 
 def _row(line: dict[str, Any]) -> tuple[Any, ...]:

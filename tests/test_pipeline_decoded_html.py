@@ -1,0 +1,49 @@
+"""The parsed pipeline hands the stages the HTML its parse decoded: for WARC records that is
+exactly what decoding the record's bytes again gives."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
+
+from webseg.inputs import iter_inputs, parse_inputs, parse_inputs_html
+from webseg.pipeline.process import PipelineConfig, record_html
+
+PAGES = [
+    ("text/html; charset=windows-1252", "<html><head><title>Caf\xe9</title></head><body>"
+     "<p>Cr\xe8me br\xfbl\xe9e for two.</p></body></html>".encode("cp1252")),
+    ("text/html", '<html><head><meta charset="utf-8"><title>北京</title></head><body>'
+     "<p>北京欢迎你。天气很好。</p></body></html>".encode()),
+    ("text/html", b"<html><body><p>plain ascii page</p></body></html>"),
+    ("text/html", b"   "),  # no page: an empty body is skipped
+]
+
+
+def _warc(path: Path) -> None:
+    with path.open("wb") as f:
+        w = WARCWriter(f, gzip=True)
+        for i, (ctype, body) in enumerate(PAGES):
+            headers = StatusAndHeaders("200 OK", [("Content-Type", ctype)],
+                                       protocol="HTTP/1.1")
+            w.write_record(w.create_warc_record(f"http://example.org/{i}", "response",
+                                                payload=io.BytesIO(body),
+                                                http_headers=headers))
+
+
+def test_decoded_html_of_the_parse_is_the_records_html(tmp_path: Path) -> None:
+    _warc(tmp_path / "c.warc.gz")
+    recs = list(iter_inputs([tmp_path / "c.warc.gz"]))
+    got = list(parse_inputs_html(recs))
+    assert [(r.id, p is None, e) for r, p, e, _ in got] == \
+        [(r.id, p is None, e) for r, p, e in parse_inputs(recs)]
+    cfg = PipelineConfig.parsed()
+    with_html = [(r, h) for r, p, _, h in got if p is not None]
+    assert len(with_html) == 3
+    for rec, html in with_html:
+        assert isinstance(rec.source, bytes)
+        assert html == record_html(rec, cfg)
+    assert "Crème brûlée" in with_html[0][1] and "北京欢迎你" in with_html[1][1]
+    assert all(h is None for _, p, _, h in got if p is None)
