@@ -12,6 +12,7 @@ Blocks are stored in geometry rank order (top edge, then left edge of the segmen
 from __future__ import annotations
 
 from collections import Counter
+from itertools import chain
 from typing import Any
 
 from ir.analysis import Analyzer
@@ -19,7 +20,8 @@ from ir.store import Block
 from webseg.lang import has_unspaced_letter
 
 __all__ = ["SOURCES", "page_blocks", "page_parts", "page_text", "page_words",
-           "segmentation_blocks", "spaced", "window_blocks"]
+           "segmentation_blocks", "shown_parts", "spaced", "window_blocks",
+           "word_weights"]
 
 #: source name -> (registered segmenter, its parameters); ``windows`` needs no segmenter.
 SOURCES: dict[str, tuple[str, dict[str, Any]] | None] = {
@@ -59,13 +61,22 @@ def _units(words: list[str]) -> list[tuple[str, int]]:
 def spaced(text: str) -> bool:
     """Whether ``text``'s windows are made of whole whitespace words (no letter of an
     unspaced script in it)."""
-    return text.isascii() or not has_unspaced_letter(text)
+    if text.isascii():
+        return True
+    if len(text) > _DISTINCT_FROM:  # a character class matches a character, wherever it is:
+        text = "".join(set(text))  # its distinct characters answer the same, 5x faster
+    return not has_unspaced_letter(text)
+
+
+#: Texts longer than this are searched by their distinct characters (:func:`spaced`).
+_DISTINCT_FROM = 512
 
 
 def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
                   word_weights: list[float] | None = None,
                   text_tokens: list[str] | None = None,
-                  pieces: list[str] | None = None) -> list[Block]:
+                  pieces: list[str] | None = None,
+                  whole_words: bool | None = None) -> list[Block]:
     """Consecutive, non-overlapping ``size``-word windows of ``text`` (the last may be shorter).
 
     A word is a whitespace word, except in unspaced scripts, where every
@@ -82,12 +93,15 @@ def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
     whitespace-normalised: a page's leaf texts), when at hand: a window's tokens are then
     its pieces' tokens (which a page's :class:`~ir.pipeline.PageTokens` has seen already),
     the same terms because no token crosses a space.
+
+    ``whole_words``: :func:`spaced` of ``text`` when the caller has it already.
     """
     words = text.split()
     if word_weights is not None and len(word_weights) != len(words):
         raise ValueError("word_weights must have one weight per word")
     # spaced text (nearly all): whitespace words, as always; unspaced scripts: pieces
-    whole_words = spaced(text)
+    if whole_words is None:
+        whole_words = spaced(text)
     units = None if whole_words else _units(words)
     n_units = len(words) if units is None else len(units)
     spans = _spans(pieces, len(words)) if whole_words and pieces is not None else None
@@ -142,12 +156,13 @@ def _span_tokens(an: Analyzer, spans: list[tuple[int, int, str]], at: int, a: in
     """Tokens of words ``a:b`` from the pieces covering them (a piece cut by the window edge:
     its words in the window), and the first span the next window needs."""
     toks: list[str] = []
+    seen = getattr(an, "seen", None) or an.tokens
     while at < len(spans):
         s, e, p = spans[at]
         if s >= b:
             break
         if s >= a and e <= b:
-            toks.extend(an.tokens(p))
+            toks.extend(seen(p))
         else:
             toks.extend(an.tokens(" ".join(words[max(s, a):min(e, b)])))
         if e > b:
@@ -165,20 +180,35 @@ def page_words(page: Any, p_main: Any = None) -> tuple[str, list[float] | None]:
 def page_parts(page: Any, p_main: Any = None) -> tuple[list[str], list[float] | None]:
     """The visible leaves' normalised texts (:func:`page_words` joins them) and, with
     ``p_main``, each word's P(main)."""
+    parts, probs = shown_parts(page, p_main)
+    return parts, None if probs is None else word_weights(parts, probs)
 
-    vis = page.visible
+
+def word_weights(parts: list[str], probs: list[float]) -> list[float]:
+    """Each word's weight: its part's (``parts`` whitespace-normalised, one weight each)."""
+    weights: list[float] = []
+    for t, p in zip(parts, probs, strict=True):
+        weights.extend([p] * (t.count(" ") + 1))
+    return weights
+
+
+def shown_parts(page: Any, p_main: Any = None) -> tuple[list[str], list[float] | None]:
+    """The visible leaves' non-empty normalised texts and, with ``p_main`` (per text leaf),
+    each one's P(main)."""
+    import numpy as np
+
+    vis = np.asarray(page.visible, dtype=bool)[page.text_leaves].tolist()
+    texts = page.leaf_texts
+    if p_main is None:
+        return [t for v, t in zip(vis, texts, strict=True) if v and t], None
+    probs = np.asarray(p_main, dtype=np.float64)[:len(vis)].tolist()
     parts: list[str] = []
-    weights: list[float] | None = [] if p_main is not None else None
-    for j, (leaf, t) in enumerate(zip(page.text_leaves.tolist(), page.leaf_texts,
-                                      strict=True)):
-        if not vis[leaf]:
-            continue
-        if not t:
-            continue
-        parts.append(t)
-        if weights is not None:
-            weights.extend([float(p_main[j])] * (t.count(" ") + 1))
-    return parts, weights
+    keep: list[float] = []
+    for v, t, p in zip(vis, texts, probs, strict=True):
+        if v and t:
+            parts.append(t)
+            keep.append(p)
+    return parts, keep
 
 
 def page_text(page: Any) -> str:
@@ -232,6 +262,7 @@ def segmentation_blocks(seg: Any, an: Analyzer, non_template_only: bool = False,
     segs.sort(key=lambda s: (float(s.box[1]), float(s.box[0]), s.id))
     pieces: list[list[str] | None] = []
     texts = _joined_texts(seg.page, segs, pieces)
+    seen = getattr(an, "seen", None) or an.tokens
     out = []
     for r, (s, t, parts) in enumerate(zip(segs, texts, pieces, strict=True)):
         if parts is None:
@@ -240,10 +271,10 @@ def segmentation_blocks(seg: Any, an: Analyzer, non_template_only: bool = False,
             # analyzer has seen each leaf's text already (the fields)
             toks: list[str] = []
             for part in parts:
-                toks += an.tokens(part)
+                toks += seen(part)
             terms = dict(Counter(toks))
         out.append(Block(text=t, terms=terms, seg=int(s.id), rank=r,
-                         box=tuple(float(v) for v in s.box)))
+                         box=tuple(map(float, s.box))))
     if p_main is not None:
         from ir.content import weigh_blocks
 
@@ -277,13 +308,30 @@ def _joined_texts(page: Any, segs: list[Any],
     if len(leaves) < 2:
         pieces.extend(None for _ in segs)
         return [s.text for s in segs]
-    glued = joints(page, leaves)[0] == NONE
+    glued_at = joints(page, leaves)[0] == NONE
+    glued = glued_at.tolist()
+    # glued joints and textless leaves counted before each leaf: a one-root segment with
+    # neither among its leaves is its leaves' texts joined by spaces (nearly every segment)
+    n_glued = np.concatenate(([0], np.cumsum(glued_at))).tolist()
+    n_empty = np.concatenate(([0], np.cumsum([not t for t in leaf_texts]))).tolist()
     ends = page.subtree_end
+    roots = np.fromiter(chain.from_iterable(s.nodes for s in segs), dtype=np.int64)
+    los = np.searchsorted(leaves, roots).tolist()
+    his = np.searchsorted(leaves, ends[roots]).tolist()
+    at = 0
     out = []
     for s in segs:
-        roots = np.asarray(list(s.nodes), dtype=np.int64)
-        lo = np.searchsorted(leaves, roots).tolist()
-        hi = np.searchsorted(leaves, ends[roots]).tolist()
+        k = len(s.nodes)
+        lo, hi = los[at:at + k], his[at:at + k]
+        at += k
+        if k == 1 and n_empty[hi[0]] == n_empty[lo[0]] and (
+                hi[0] - lo[0] < 2 or n_glued[hi[0]] == n_glued[lo[0] + 1]):
+            texts = leaf_texts[lo[0]:hi[0]]
+            text = " ".join(texts)
+            same = text == s.text or "".join(text.split()) == "".join(s.text.split())
+            out.append(text if same else s.text)
+            pieces.append(texts if same and texts else None)
+            continue
         # the leaves under the segment's roots, in order (one root: a range already)
         idx = range(lo[0], hi[0]) if len(lo) == 1 else sorted(
             {i for a, b in zip(lo, hi, strict=True) for i in range(a, b)})
@@ -304,7 +352,7 @@ def _joined_texts(page: Any, segs: list[Any],
                 texts.append(t)
             prev = i
         text = "".join(parts)
-        same = "".join(text.split()) == "".join(s.text.split())
+        same = text == s.text or "".join(text.split()) == "".join(s.text.split())
         out.append(text if same else s.text)
         pieces.append(texts if same and texts else None)
     return out

@@ -98,20 +98,19 @@ def page_fields(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float | 
     rest: Counter[str] = Counter()
     vis = np.asarray(page.visible, dtype=bool)
     if threshold is not None:
-        # a hard split: each leaf's whole counts go to one field; integer sums, made floats
-        # at the end, are exactly the sums of the counts as floats (and in the same order)
+        # a hard split: each leaf's tokens go to one field, counted once per field over the
+        # leaves' tokens in order: the same counts, in the same first-occurrence order, as
+        # adding up each leaf's counts; integers made floats at the end
         is_main = (p_main >= threshold).tolist()
-        for leaf, m, text in zip(page.text_leaves.tolist(), is_main, page.leaf_texts,
-                                 strict=True):
-            if not vis[leaf]:
-                continue
-            counts = _counts(an, text)
-            if counts:
-                (main if m else rest).update(counts)
-        title = Counter(an.tokens((page.title or "").strip()))
-        return {"title": {t: float(c) for t, c in title.items()},
-                "main": {t: float(c) for t, c in main.items()},
-                "rest": {t: float(c) for t, c in rest.items()}}
+        seen = _reader(an)
+        main_toks: list[str] = []
+        rest_toks: list[str] = []
+        for shown, m, text in zip(vis[page.text_leaves].tolist(), is_main, page.leaf_texts,
+                                  strict=True):
+            if shown:
+                (main_toks if m else rest_toks).extend(seen(text))
+        return {"title": _floats(Counter(an.tokens((page.title or "").strip()))),
+                "main": _floats(Counter(main_toks)), "rest": _floats(Counter(rest_toks))}
     for leaf, p, text in zip(page.text_leaves.tolist(), p_main.tolist(), page.leaf_texts,
                              strict=True):
         if not vis[leaf]:
@@ -128,6 +127,17 @@ def page_fields(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float | 
     return {"title": {t: float(c) for t, c in title.items()},
             "main": {t: round(c, digits) for t, c in main.items() if round(c, digits) > 0},
             "rest": {t: round(c, digits) for t, c in rest.items() if round(c, digits) > 0}}
+
+
+def _floats(counts: Mapping[str, int]) -> dict[str, float]:
+    """Counts as floats, in their order."""
+    return dict(zip(counts, map(float, counts.values()), strict=True))
+
+
+def _reader(an: Any) -> Any:
+    """The tokens of a text for reading only: a page's :class:`ir.pipeline.PageTokens` hands
+    out the list it remembers (no copy), any other analyzer a new one."""
+    return getattr(an, "seen", None) or an.tokens
 
 
 def _counts(an: Any, text: str) -> Mapping[str, int]:
@@ -150,35 +160,40 @@ def main_leaves(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float = 
 
     out: dict[str, dict[str, float]] = {}
     n: Counter[str] = Counter()
-    vis = np.asarray(page.visible, dtype=bool)
-    for leaf, p, text in zip(page.text_leaves.tolist(), p_main.tolist(), page.leaf_texts,
-                             strict=True):
-        if not vis[leaf] or p < threshold:
+    keys: dict[str, str] = {}  # leaf text -> its key (a page repeats leaf texts)
+    seen = _reader(an)
+    shown = (np.asarray(page.visible, dtype=bool)[page.text_leaves]
+             & ~(np.asarray(p_main) < threshold)).tolist()
+    for m, text in zip(shown, page.leaf_texts, strict=True):
+        if not m or not seen(text):
             continue
-        counts = _counts(an, text)
-        if not counts:
-            continue
-        k = leaf_key(text)
+        k = keys.get(text)
+        if k is None:
+            k = keys[text] = leaf_key(text)
         n[k] += 1
         if k not in out:
-            out[k] = {t: float(c) for t, c in counts.items()}
+            out[k] = _floats(_counts(an, text))
     return out, {k: c for k, c in n.items() if c > 1}
 
 
 def weigh_blocks(blocks: list[Block], seg: Any, p_main: np.ndarray) -> list[Block]:
     """Set ``weight`` (mean P(main) of the block's leaves, by text length) and ``role``."""
-    labels = seg.leaf_labels().tolist()
+    labels = seg.leaf_labels()
     page = seg.page
-    num: dict[int, float] = {}
-    den: dict[int, float] = {}
-    for leaf, lab, p in zip(page.text_leaves.tolist(), labels, p_main.tolist(), strict=True):
-        n = float(len(page.text[leaf].strip()))
-        if n <= 0:
-            continue
-        num[int(lab)] = num.get(int(lab), 0.0) + n * p
-        den[int(lab)] = den.get(int(lab), 0.0) + n
+    text = page.text
+    n = np.fromiter(map(len, map(str.strip, map(text.__getitem__, page.text_leaves.tolist()))),
+                    dtype=np.float64, count=len(labels))
+    has = n > 0
+    labels, n = labels[has], n[has]
+    # per segment, the sums over its leaves in page order (bincount adds its weights in
+    # order, as a running sum of Python floats would)
+    lo = int(labels.min()) if len(labels) else 0
+    at = labels - lo
+    num = np.bincount(at, weights=n * np.asarray(p_main, dtype=np.float64)[has]).tolist()
+    den = np.bincount(at, weights=n).tolist()
     for b in blocks:
-        w = num.get(b.seg, 0.0) / den[b.seg] if den.get(b.seg) else 0.0
+        k = b.seg - lo
+        w = num[k] / den[k] if 0 <= k < len(den) and den[k] else 0.0
         b.weight = round(w, 4)
         b.role = "main" if w >= 0.5 else "template"
     return blocks

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ir.analysis import Analyzer
-from ir.blocks import page_blocks, page_parts, page_text, spaced, window_blocks
+from ir.blocks import page_blocks, page_text, shown_parts, spaced, window_blocks, word_weights
 from ir.content import DEFAULT_MODEL
 from ir.store import StoredDoc
 
@@ -33,12 +33,14 @@ def _language(text: str, hints: Sequence[str] = ()) -> str | None:
     return identify(text, hints).code
 
 
-def _main_text(text: str, word_weights: list[float] | None) -> str:
-    """The words of ``text`` the content model calls main (P >= 0.5), all of them without a
-    model: a page's language is its article's, not its menu's (often English on any site)."""
-    if word_weights is None:
+def _main_text(text: str, parts: list[str], probs: list[float] | None) -> str:
+    """The words of ``text`` (``" ".join(parts)``, the page's leaf texts) the content model
+    calls main (P >= 0.5), all of them without a model (``probs`` None): a page's language
+    is its article's, not its menu's (often English on any site). A leaf's words share its
+    P(main), so they are its main leaves joined."""
+    if probs is None:
         return text
-    main = [w for w, p in zip(text.split(), word_weights, strict=False) if p >= 0.5]
+    main = [t for t, p in zip(parts, probs, strict=True) if p >= 0.5]
     return " ".join(main) if main else text
 
 
@@ -143,21 +145,23 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
                 segs.setdefault("pagelevel", pl_seg)
         except Exception as e:  # noqa: BLE001 - the model failing must not drop the page
             errors.append(f"content: {type(e).__name__}: {e}")
-    parts, word_w = page_parts(page, p_main)
+    parts, probs = shown_parts(page, p_main)
+    word_w = None if probs is None else word_weights(parts, probs)
     text = " ".join(parts)
     full = f"{title} {text}".strip()
     windowed = full if p_main is None else text
+    whole = spaced(windowed)
     text_tokens: list[str] = []  # the windows' tokens: the text's, when the windows are words
     windows = window_blocks(windowed, an, word_weights=word_w, text_tokens=text_tokens,
-                            pieces=None if p_main is None else parts)
-    if not spaced(windowed):
+                            pieces=None if p_main is None else parts, whole_words=whole)
+    if not whole:
         full_tokens = an.tokens(full)
     elif p_main is None:
         full_tokens = text_tokens
     else:  # no token crosses a space: tokens(title + " " + text) = title's + text's
         full_tokens = an.tokens(title) + text_tokens
     doc = StoredDoc(id=doc_id, terms=dict(Counter(full_tokens)), url=url or page.url,
-                    title=title, lang=_language(_main_text(text, word_w) or title,
+                    title=title, lang=_language(_main_text(text, parts, probs) or title,
                                                 [*lang_hints, *_page_hints(page)]),
                     blocks={"windows": windows})
     if not doc.terms:
@@ -191,18 +195,23 @@ class PageTokens:
         self._counts: dict[str, Counter[str]] = {}
 
     def tokens(self, text: str) -> list[str]:
-        if len(text) > self.MAX_KEY:
-            return self._an.tokens(text)
+        return list(self.seen(text))
+
+    def seen(self, text: str) -> list[str]:
+        """The tokens of ``text``: the remembered list itself, for callers that only read it
+        (no copy per use)."""
         got = self._memo.get(text)
         if got is None:
-            got = self._memo[text] = self._an.tokens(text)
-        return list(got)
+            got = self._an.tokens(text)
+            if len(text) <= self.MAX_KEY:
+                self._memo[text] = got
+        return got
 
     def counts(self, text: str) -> Counter[str]:
         """Term counts of ``text``, remembered like its tokens (callers only read them)."""
         got = self._counts.get(text)
         if got is None:
-            got = Counter(self.tokens(text))
+            got = Counter(self.seen(text))
             if len(text) <= self.MAX_KEY:
                 self._counts[text] = got
         return got
