@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from itertools import chain, compress
 from typing import Any
 
 import numpy as np
@@ -101,14 +102,11 @@ def page_fields(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float | 
         # a hard split: each leaf's tokens go to one field, counted once per field over the
         # leaves' tokens in order: the same counts, in the same first-occurrence order, as
         # adding up each leaf's counts; integers made floats at the end
-        is_main = (p_main >= threshold).tolist()
-        seen = _reader(an)
-        main_toks: list[str] = []
-        rest_toks: list[str] = []
-        for shown, m, text in zip(vis[page.text_leaves].tolist(), is_main, page.leaf_texts,
-                                  strict=True):
-            if shown:
-                (main_toks if m else rest_toks).extend(seen(text))
+        lt = _leaf_tokens(an, page)
+        shown = vis[page.text_leaves]
+        is_main = np.asarray(p_main >= threshold)
+        main_toks = chain.from_iterable(compress(lt, (shown & is_main).tolist()))
+        rest_toks = chain.from_iterable(compress(lt, (shown & ~is_main).tolist()))
         return {"title": _floats(Counter(an.tokens((page.title or "").strip()))),
                 "main": _floats(Counter(main_toks)), "rest": _floats(Counter(rest_toks))}
     for leaf, p, text in zip(page.text_leaves.tolist(), p_main.tolist(), page.leaf_texts,
@@ -134,10 +132,14 @@ def _floats(counts: Mapping[str, int]) -> dict[str, float]:
     return dict(zip(counts, map(float, counts.values()), strict=True))
 
 
-def _reader(an: Any) -> Any:
-    """The tokens of a text for reading only: a page's :class:`ir.pipeline.PageTokens` hands
-    out the list it remembers (no copy), any other analyzer a new one."""
-    return getattr(an, "seen", None) or an.tokens
+def _leaf_tokens(an: Any, page: Any) -> list[list[str]]:
+    """The tokens of every text leaf of ``page`` (none for a hidden one), for reading only:
+    a page's :class:`ir.pipeline.PageTokens` has them already."""
+    got = getattr(an, "leaf_tokens", None)
+    if got is not None:
+        return got(page)
+    vis = np.asarray(page.visible, dtype=bool)[page.text_leaves].tolist()
+    return [an.tokens(t) if v else [] for v, t in zip(vis, page.leaf_texts, strict=True)]
 
 
 def _counts(an: Any, text: str) -> Mapping[str, int]:
@@ -161,18 +163,18 @@ def main_leaves(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float = 
     out: dict[str, dict[str, float]] = {}
     n: Counter[str] = Counter()
     keys: dict[str, str] = {}  # leaf text -> its key (a page repeats leaf texts)
-    seen = _reader(an)
     shown = (np.asarray(page.visible, dtype=bool)[page.text_leaves]
              & ~(np.asarray(p_main) < threshold)).tolist()
-    for m, text in zip(shown, page.leaf_texts, strict=True):
-        if not m or not seen(text):
+    for text, toks in compress(zip(page.leaf_texts, _leaf_tokens(an, page), strict=True),
+                               shown):
+        if not toks:
             continue
         k = keys.get(text)
         if k is None:
             k = keys[text] = leaf_key(text)
         n[k] += 1
         if k not in out:
-            out[k] = _floats(_counts(an, text))
+            out[k] = _floats(Counter(toks))
     return out, {k: c for k, c in n.items() if c > 1}
 
 

@@ -17,8 +17,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ir.analysis import Analyzer
-from ir.blocks import page_blocks, page_text, shown_parts, spaced, window_blocks, word_weights
+from ir.blocks import page_blocks, page_text, shown_leaves, spaced, window_blocks, word_weights
 from ir.content import DEFAULT_MODEL
 from ir.store import StoredDoc
 
@@ -145,15 +147,23 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
                 segs.setdefault("pagelevel", pl_seg)
         except Exception as e:  # noqa: BLE001 - the model failing must not drop the page
             errors.append(f"content: {type(e).__name__}: {e}")
-    parts, probs = shown_parts(page, p_main)
+    keep = shown_leaves(page)
+    parts = list(map(page.leaf_texts.__getitem__, keep))
+    probs = (None if p_main is None
+             else np.asarray(p_main, dtype=np.float64)[keep].tolist())
     word_w = None if probs is None else word_weights(parts, probs)
     text = " ".join(parts)
     full = f"{title} {text}".strip()
     windowed = full if p_main is None else text
     whole = spaced(windowed)
+    piece_toks = None
+    if p_main is not None and whole:  # every leaf's tokens at once (the windows are words)
+        leaf_toks = an.leaf_tokens(page)
+        piece_toks = list(map(leaf_toks.__getitem__, keep))
     text_tokens: list[str] = []  # the windows' tokens: the text's, when the windows are words
     windows = window_blocks(windowed, an, word_weights=word_w, text_tokens=text_tokens,
-                            pieces=None if p_main is None else parts, whole_words=whole)
+                            pieces=None if p_main is None else parts, whole_words=whole,
+                            piece_tokens=piece_toks)
     if not whole:
         full_tokens = an.tokens(full)
     elif p_main is None:
@@ -193,6 +203,8 @@ class PageTokens:
         self._an = an.analyzer if isinstance(an, PageTokens) else an
         self._memo: dict[str, list[str]] = {}
         self._counts: dict[str, Counter[str]] = {}
+        self._page: Any = None
+        self._leaf_toks: list[list[str]] = []
 
     def tokens(self, text: str) -> list[str]:
         return list(self.seen(text))
@@ -206,6 +218,20 @@ class PageTokens:
             if len(text) <= self.MAX_KEY:
                 self._memo[text] = got
         return got
+
+    def leaf_tokens(self, page: Any) -> list[list[str]]:
+        """The tokens of every text leaf of ``page`` (``page.text_leaves`` order; none for a
+        hidden one), made once for the page: the windows, the fields, the main leaves and
+        the blocks all read them (never change them)."""
+        if self._page is not page:
+            import numpy as np
+
+            vis = np.asarray(page.visible, dtype=bool)[page.text_leaves].tolist()
+            seen = self.seen
+            self._leaf_toks = [seen(t) if v else [] for v, t in zip(vis, page.leaf_texts,
+                                                                     strict=True)]
+            self._page = page
+        return self._leaf_toks
 
     def counts(self, text: str) -> Counter[str]:
         """Term counts of ``text``, remembered like its tokens (callers only read them)."""
