@@ -167,7 +167,7 @@ def _span_tokens(an: Analyzer, spans: list[tuple[int, int, int]], at: int, a: in
         if s >= a and e <= b:
             toks.extend(seen(pieces[k]) if piece_tokens is None else piece_tokens[k])
         else:
-            toks.extend(an.tokens(" ".join(words[max(s, a):min(e, b)])))
+            toks.extend(seen(" ".join(words[max(s, a):min(e, b)])))
         if e > b:
             break
         at += 1

@@ -161,7 +161,7 @@ def main_leaves(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float = 
     from ir.repeats import leaf_key
 
     out: dict[str, dict[str, float]] = {}
-    n: Counter[str] = Counter()
+    n: dict[str, int] = {}
     keys: dict[str, str] = {}  # leaf text -> its key (a page repeats leaf texts)
     shown = (np.asarray(page.visible, dtype=bool)[page.text_leaves]
              & ~(np.asarray(p_main) < threshold)).tolist()
@@ -172,8 +172,10 @@ def main_leaves(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float = 
         k = keys.get(text)
         if k is None:
             k = keys[text] = leaf_key(text)
-        n[k] += 1
-        if k not in out:
+        if k in out:
+            n[k] += 1
+        else:
+            n[k] = 1
             out[k] = _floats(Counter(toks))
     return out, {k: c for k, c in n.items() if c > 1}
 
