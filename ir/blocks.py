@@ -263,7 +263,7 @@ def segmentation_blocks(seg: Any, an: Analyzer, non_template_only: bool = False,
     segs = seg.at_level(None)
     if non_template_only:
         segs = [s for s in segs if float(s.attrs.get("templateness", 0.0)) < 0.5]
-    segs = [s for s in segs if s.text and s.text.strip()]
+    segs = [s for s in segs if s.text and not s.text.isspace()]
     segs.sort(key=lambda s: (float(s.box[1]), float(s.box[0]), s.id))
     pieces: list[list[Any] | None] = []
     leaf_tokens = getattr(an, "leaf_tokens", None)

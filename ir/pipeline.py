@@ -224,8 +224,6 @@ class PageTokens:
         hidden one), made once for the page: the windows, the fields, the main leaves and
         the blocks all read them (never change them)."""
         if self._page is not page:
-            import numpy as np
-
             vis = np.asarray(page.visible, dtype=bool)[page.text_leaves].tolist()
             seen = self.seen
             self._leaf_toks = [seen(t) if v else [] for v, t in zip(vis, page.leaf_texts,
