@@ -84,6 +84,7 @@ these they this to was will with
 
 _STOPSETS = {"nltk": NLTK_ENGLISH, "lucene": LUCENE_ENGLISH, "none": frozenset()}
 _TOKEN = re.compile(r"[a-z0-9]+")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 #: ``unicode``: every script (default); ``ascii``: Latin only, the analysis of older indexes.
 SCHEMES = ("unicode", "ascii")
@@ -364,7 +365,10 @@ class Analyzer:
     def _unicode_tokens(self, text: str) -> list[str]:
         """Every script: NFKC, script runs, then each run analysed by its script."""
         text = unicodedata.normalize("NFKC", text)
-        if self.latin == "en" and _wordy_non_ascii().search(text) is None:
+        # the word characters sought are non-ASCII: searched among those alone (a curly quote
+        # in a long paragraph otherwise costs a scan of the whole paragraph)
+        if self.latin == "en" and _wordy_non_ascii().search(
+                "".join(_NON_ASCII.findall(text))) is None:
             # Only ASCII letters and digits make words here (the other characters are
             # punctuation, spaces, symbols: curly quotes, dashes, no-break spaces): every run
             # is an ASCII ``latin`` run, one ``[a-z0-9]+`` token each, so the English path over

@@ -11,7 +11,9 @@ Blocks are stored in geometry rank order (top edge, then left edge of the segmen
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from itertools import chain
 from typing import Any
 
 from ir.analysis import Analyzer
@@ -19,7 +21,8 @@ from ir.store import Block
 from webseg.lang import has_unspaced_letter
 
 __all__ = ["SOURCES", "page_blocks", "page_parts", "page_text", "page_words",
-           "segmentation_blocks", "spaced", "window_blocks"]
+           "segmentation_blocks", "shown_leaves", "shown_parts", "spaced", "window_blocks",
+           "word_weights"]
 
 #: source name -> (registered segmenter, its parameters); ``windows`` needs no segmenter.
 SOURCES: dict[str, tuple[str, dict[str, Any]] | None] = {
@@ -59,13 +62,22 @@ def _units(words: list[str]) -> list[tuple[str, int]]:
 def spaced(text: str) -> bool:
     """Whether ``text``'s windows are made of whole whitespace words (no letter of an
     unspaced script in it)."""
-    return text.isascii() or not has_unspaced_letter(text)
+    if text.isascii():
+        return True
+    # the letters sought are non-ASCII: searched among those alone (a page's text is mostly
+    # ASCII, and the script classes are slow to test on every character)
+    return not has_unspaced_letter("".join(_NON_ASCII.findall(text)))
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
                   word_weights: list[float] | None = None,
                   text_tokens: list[str] | None = None,
-                  pieces: list[str] | None = None) -> list[Block]:
+                  pieces: list[str] | None = None,
+                  whole_words: bool | None = None,
+                  piece_tokens: list[list[str]] | None = None) -> list[Block]:
     """Consecutive, non-overlapping ``size``-word windows of ``text`` (the last may be shorter).
 
     A word is a whitespace word, except in unspaced scripts, where every
@@ -82,12 +94,16 @@ def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
     whitespace-normalised: a page's leaf texts), when at hand: a window's tokens are then
     its pieces' tokens (which a page's :class:`~ir.pipeline.PageTokens` has seen already),
     the same terms because no token crosses a space.
+
+    ``whole_words``: :func:`spaced` of ``text`` when the caller has it already;
+    ``piece_tokens``: the tokens of each of ``pieces``, when the caller has them already.
     """
     words = text.split()
     if word_weights is not None and len(word_weights) != len(words):
         raise ValueError("word_weights must have one weight per word")
     # spaced text (nearly all): whitespace words, as always; unspaced scripts: pieces
-    whole_words = spaced(text)
+    if whole_words is None:
+        whole_words = spaced(text)
     units = None if whole_words else _units(words)
     n_units = len(words) if units is None else len(units)
     spans = _spans(pieces, len(words)) if whole_words and pieces is not None else None
@@ -112,7 +128,7 @@ def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
         if spans is None:
             toks = an.tokens(t)
         else:
-            toks, at = _span_tokens(an, spans, at, i, i + n, words)
+            toks, at = _span_tokens(an, spans, at, i, i + n, words, pieces, piece_tokens)
         if text_tokens is not None and whole_words:
             text_tokens.extend(toks)
         blk = Block(text=t, terms=dict(Counter(toks)), seg=k, rank=k)
@@ -123,33 +139,35 @@ def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
     return out
 
 
-def _spans(pieces: list[str], n_words: int) -> list[tuple[int, int, str]] | None:
-    """(first word, end word, piece) of each non-empty piece; None when they do not make up
+def _spans(pieces: list[str], n_words: int) -> list[tuple[int, int, int]] | None:
+    """(first word, end word, index) of each non-empty piece; None when they do not make up
     the ``n_words`` words (then the windows are analysed as they are)."""
     out = []
     pos = 0
-    for p in pieces:
+    for k, p in enumerate(pieces):
         if not p:
             continue
         n = p.count(" ") + 1
-        out.append((pos, pos + n, p))
+        out.append((pos, pos + n, k))
         pos += n
     return out if pos == n_words else None
 
 
-def _span_tokens(an: Analyzer, spans: list[tuple[int, int, str]], at: int, a: int, b: int,
-                 words: list[str]) -> tuple[list[str], int]:
+def _span_tokens(an: Analyzer, spans: list[tuple[int, int, int]], at: int, a: int, b: int,
+                 words: list[str], pieces: list[str],
+                 piece_tokens: list[list[str]] | None = None) -> tuple[list[str], int]:
     """Tokens of words ``a:b`` from the pieces covering them (a piece cut by the window edge:
     its words in the window), and the first span the next window needs."""
     toks: list[str] = []
+    seen = getattr(an, "seen", None) or an.tokens
     while at < len(spans):
-        s, e, p = spans[at]
+        s, e, k = spans[at]
         if s >= b:
             break
         if s >= a and e <= b:
-            toks.extend(an.tokens(p))
+            toks.extend(seen(pieces[k]) if piece_tokens is None else piece_tokens[k])
         else:
-            toks.extend(an.tokens(" ".join(words[max(s, a):min(e, b)])))
+            toks.extend(seen(" ".join(words[max(s, a):min(e, b)])))
         if e > b:
             break
         at += 1
@@ -165,20 +183,37 @@ def page_words(page: Any, p_main: Any = None) -> tuple[str, list[float] | None]:
 def page_parts(page: Any, p_main: Any = None) -> tuple[list[str], list[float] | None]:
     """The visible leaves' normalised texts (:func:`page_words` joins them) and, with
     ``p_main``, each word's P(main)."""
+    parts, probs = shown_parts(page, p_main)
+    return parts, None if probs is None else word_weights(parts, probs)
 
-    vis = page.visible
-    parts: list[str] = []
-    weights: list[float] | None = [] if p_main is not None else None
-    for j, (leaf, t) in enumerate(zip(page.text_leaves.tolist(), page.leaf_texts,
-                                      strict=True)):
-        if not vis[leaf]:
-            continue
-        if not t:
-            continue
-        parts.append(t)
-        if weights is not None:
-            weights.extend([float(p_main[j])] * (t.count(" ") + 1))
-    return parts, weights
+
+def word_weights(parts: list[str], probs: list[float]) -> list[float]:
+    """Each word's weight: its part's (``parts`` whitespace-normalised, one weight each)."""
+    weights: list[float] = []
+    for t, p in zip(parts, probs, strict=True):
+        weights.extend([p] * (t.count(" ") + 1))
+    return weights
+
+
+def shown_parts(page: Any, p_main: Any = None) -> tuple[list[str], list[float] | None]:
+    """The visible leaves' non-empty normalised texts and, with ``p_main`` (per text leaf),
+    each one's P(main)."""
+    keep = shown_leaves(page)
+    parts = list(map(page.leaf_texts.__getitem__, keep))
+    if p_main is None:
+        return parts, None
+    import numpy as np
+
+    return parts, np.asarray(p_main, dtype=np.float64)[keep].tolist()
+
+
+def shown_leaves(page: Any) -> list[int]:
+    """Positions (in ``page.text_leaves``) of the visible leaves with text, in order: the
+    leaves a page's text is made of."""
+    import numpy as np
+
+    vis = np.asarray(page.visible, dtype=bool)[page.text_leaves].tolist()
+    return [j for j, (v, t) in enumerate(zip(vis, page.leaf_texts, strict=True)) if v and t]
 
 
 def page_text(page: Any) -> str:
@@ -228,22 +263,28 @@ def segmentation_blocks(seg: Any, an: Analyzer, non_template_only: bool = False,
     segs = seg.at_level(None)
     if non_template_only:
         segs = [s for s in segs if float(s.attrs.get("templateness", 0.0)) < 0.5]
-    segs = [s for s in segs if s.text and s.text.strip()]
+    segs = [s for s in segs if s.text and not s.text.isspace()]
     segs.sort(key=lambda s: (float(s.box[1]), float(s.box[0]), s.id))
-    pieces: list[list[str] | None] = []
-    texts = _joined_texts(seg.page, segs, pieces)
+    pieces: list[list[Any] | None] = []
+    leaf_tokens = getattr(an, "leaf_tokens", None)
+    # a page's analyzer has its leaves' tokens already (the windows, the fields)
+    page_toks = None if leaf_tokens is None or seg.page is None else leaf_tokens(seg.page)
+    texts = _joined_texts(seg.page, segs, pieces, page_toks)
+    seen = getattr(an, "seen", None) or an.tokens
     out = []
     for r, (s, t, parts) in enumerate(zip(segs, texts, pieces, strict=True)):
         if parts is None:
             terms = _terms(an, t)
-        else:  # t is its leaves' texts joined by spaces: no token crosses one, and the page's
-            # analyzer has seen each leaf's text already (the fields)
+        elif page_toks is not None:  # t is its leaves' texts joined by spaces: no token
+            # crosses one, so its tokens are its leaves' (parts: their token lists)
+            terms = dict(Counter(chain.from_iterable(parts)))
+        else:
             toks: list[str] = []
             for part in parts:
-                toks += an.tokens(part)
+                toks += seen(part)
             terms = dict(Counter(toks))
         out.append(Block(text=t, terms=terms, seg=int(s.id), rank=r,
-                         box=tuple(float(v) for v in s.box)))
+                         box=tuple(map(float, s.box))))
     if p_main is not None:
         from ir.content import weigh_blocks
 
@@ -252,7 +293,8 @@ def segmentation_blocks(seg: Any, an: Analyzer, non_template_only: bool = False,
 
 
 def _joined_texts(page: Any, segs: list[Any],
-                  pieces: list[list[str] | None] | None = None) -> list[str]:
+                  pieces: list[list[Any] | None] | None = None,
+                  leaf_tokens: list[list[str]] | None = None) -> list[str]:
     """Each segment's text with its leaves joined as the browser shows them (as ``webseg
     clean`` joins them): no space where the source has none between two leaves, so
     ``小型微利<a>企业</a>`` stays one run of Chinese (its bigram ``利企`` indexed, its snippet
@@ -260,7 +302,8 @@ def _joined_texts(page: Any, segs: list[Any],
     whose leaves do not give back its own text (other than in spacing) keeps that text.
 
     ``pieces`` (an empty list) receives, per segment, its leaves' texts when its text is
-    exactly them joined by single spaces, else None."""
+    exactly them joined by single spaces, else None; with ``leaf_tokens`` (the tokens of
+    every text leaf, ``page.text_leaves`` order), their token lists instead of their texts."""
     if pieces is None:
         pieces = []
     import numpy as np
@@ -273,22 +316,41 @@ def _joined_texts(page: Any, segs: list[Any],
     shown = np.asarray(page.visible, dtype=bool)[page.text_leaves]
     leaves = page.text_leaves[shown]
     # the leaves' normalised texts, computed once per page (Page.leaf_texts)
-    leaf_texts = [page.leaf_texts[k] for k in np.flatnonzero(shown).tolist()]
+    at_shown = np.flatnonzero(shown).tolist()
+    leaf_texts = [page.leaf_texts[k] for k in at_shown]
+    # what pieces receive of each leaf: its text, or its tokens
+    own = leaf_texts if leaf_tokens is None else [leaf_tokens[k] for k in at_shown]
     if len(leaves) < 2:
         pieces.extend(None for _ in segs)
         return [s.text for s in segs]
-    glued = joints(page, leaves)[0] == NONE
+    glued_at = joints(page, leaves)[0] == NONE
+    glued = glued_at.tolist()
+    # glued joints and textless leaves counted before each leaf: a one-root segment with
+    # neither among its leaves is its leaves' texts joined by spaces (nearly every segment)
+    n_glued = np.concatenate(([0], np.cumsum(glued_at))).tolist()
+    n_empty = np.concatenate(([0], np.cumsum([not t for t in leaf_texts]))).tolist()
     ends = page.subtree_end
+    roots = np.fromiter(chain.from_iterable(s.nodes for s in segs), dtype=np.int64)
+    los = np.searchsorted(leaves, roots).tolist()
+    his = np.searchsorted(leaves, ends[roots]).tolist()
+    at = 0
     out = []
     for s in segs:
-        roots = np.asarray(list(s.nodes), dtype=np.int64)
-        lo = np.searchsorted(leaves, roots).tolist()
-        hi = np.searchsorted(leaves, ends[roots]).tolist()
+        k = len(s.nodes)
+        lo, hi = los[at:at + k], his[at:at + k]
+        at += k
+        if k == 1 and n_empty[hi[0]] == n_empty[lo[0]] and (
+                hi[0] - lo[0] < 2 or n_glued[hi[0]] == n_glued[lo[0] + 1]):
+            text = " ".join(leaf_texts[lo[0]:hi[0]])
+            same = text == s.text or "".join(text.split()) == "".join(s.text.split())
+            out.append(text if same else s.text)
+            pieces.append(own[lo[0]:hi[0]] if same and text else None)
+            continue
         # the leaves under the segment's roots, in order (one root: a range already)
         idx = range(lo[0], hi[0]) if len(lo) == 1 else sorted(
             {i for a, b in zip(lo, hi, strict=True) for i in range(a, b)})
         parts: list[str] = []
-        texts: list[str] | None = []  # the leaves' texts, while every joint is a space
+        texts: list[Any] | None = []  # the leaves' texts, while every joint is a space
         prev = -2
         for i in idx:
             t = leaf_texts[i]
@@ -301,10 +363,10 @@ def _joined_texts(page: Any, segs: list[Any],
                     texts = None
             parts.append(t)
             if texts is not None:
-                texts.append(t)
+                texts.append(own[i])
             prev = i
         text = "".join(parts)
-        same = "".join(text.split()) == "".join(s.text.split())
+        same = text == s.text or "".join(text.split()) == "".join(s.text.split())
         out.append(text if same else s.text)
         pieces.append(texts if same and texts else None)
     return out

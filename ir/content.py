@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from itertools import chain, compress
 from typing import Any
 
 import numpy as np
@@ -98,20 +99,16 @@ def page_fields(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float | 
     rest: Counter[str] = Counter()
     vis = np.asarray(page.visible, dtype=bool)
     if threshold is not None:
-        # a hard split: each leaf's whole counts go to one field; integer sums, made floats
-        # at the end, are exactly the sums of the counts as floats (and in the same order)
-        is_main = (p_main >= threshold).tolist()
-        for leaf, m, text in zip(page.text_leaves.tolist(), is_main, page.leaf_texts,
-                                 strict=True):
-            if not vis[leaf]:
-                continue
-            counts = _counts(an, text)
-            if counts:
-                (main if m else rest).update(counts)
-        title = Counter(an.tokens((page.title or "").strip()))
-        return {"title": {t: float(c) for t, c in title.items()},
-                "main": {t: float(c) for t, c in main.items()},
-                "rest": {t: float(c) for t, c in rest.items()}}
+        # a hard split: each leaf's tokens go to one field, counted once per field over the
+        # leaves' tokens in order: the same counts, in the same first-occurrence order, as
+        # adding up each leaf's counts; integers made floats at the end
+        lt = _leaf_tokens(an, page)
+        shown = vis[page.text_leaves]
+        is_main = np.asarray(p_main >= threshold)
+        main_toks = chain.from_iterable(compress(lt, (shown & is_main).tolist()))
+        rest_toks = chain.from_iterable(compress(lt, (shown & ~is_main).tolist()))
+        return {"title": _floats(Counter(an.tokens((page.title or "").strip()))),
+                "main": _floats(Counter(main_toks)), "rest": _floats(Counter(rest_toks))}
     for leaf, p, text in zip(page.text_leaves.tolist(), p_main.tolist(), page.leaf_texts,
                              strict=True):
         if not vis[leaf]:
@@ -128,6 +125,21 @@ def page_fields(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float | 
     return {"title": {t: float(c) for t, c in title.items()},
             "main": {t: round(c, digits) for t, c in main.items() if round(c, digits) > 0},
             "rest": {t: round(c, digits) for t, c in rest.items() if round(c, digits) > 0}}
+
+
+def _floats(counts: Mapping[str, int]) -> dict[str, float]:
+    """Counts as floats, in their order."""
+    return dict(zip(counts, map(float, counts.values()), strict=True))
+
+
+def _leaf_tokens(an: Any, page: Any) -> list[list[str]]:
+    """The tokens of every text leaf of ``page`` (none for a hidden one), for reading only:
+    a page's :class:`ir.pipeline.PageTokens` has them already."""
+    got = getattr(an, "leaf_tokens", None)
+    if got is not None:
+        return got(page)
+    vis = np.asarray(page.visible, dtype=bool)[page.text_leaves].tolist()
+    return [an.tokens(t) if v else [] for v, t in zip(vis, page.leaf_texts, strict=True)]
 
 
 def _counts(an: Any, text: str) -> Mapping[str, int]:
@@ -149,36 +161,43 @@ def main_leaves(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float = 
     from ir.repeats import leaf_key
 
     out: dict[str, dict[str, float]] = {}
-    n: Counter[str] = Counter()
-    vis = np.asarray(page.visible, dtype=bool)
-    for leaf, p, text in zip(page.text_leaves.tolist(), p_main.tolist(), page.leaf_texts,
-                             strict=True):
-        if not vis[leaf] or p < threshold:
+    n: dict[str, int] = {}
+    keys: dict[str, str] = {}  # leaf text -> its key (a page repeats leaf texts)
+    shown = (np.asarray(page.visible, dtype=bool)[page.text_leaves]
+             & ~(np.asarray(p_main) < threshold)).tolist()
+    for text, toks in compress(zip(page.leaf_texts, _leaf_tokens(an, page), strict=True),
+                               shown):
+        if not toks:
             continue
-        counts = _counts(an, text)
-        if not counts:
-            continue
-        k = leaf_key(text)
-        n[k] += 1
-        if k not in out:
-            out[k] = {t: float(c) for t, c in counts.items()}
+        k = keys.get(text)
+        if k is None:
+            k = keys[text] = leaf_key(text)
+        if k in out:
+            n[k] += 1
+        else:
+            n[k] = 1
+            out[k] = _floats(Counter(toks))
     return out, {k: c for k, c in n.items() if c > 1}
 
 
 def weigh_blocks(blocks: list[Block], seg: Any, p_main: np.ndarray) -> list[Block]:
     """Set ``weight`` (mean P(main) of the block's leaves, by text length) and ``role``."""
-    labels = seg.leaf_labels().tolist()
+    labels = seg.leaf_labels()
     page = seg.page
-    num: dict[int, float] = {}
-    den: dict[int, float] = {}
-    for leaf, lab, p in zip(page.text_leaves.tolist(), labels, p_main.tolist(), strict=True):
-        n = float(len(page.text[leaf].strip()))
-        if n <= 0:
-            continue
-        num[int(lab)] = num.get(int(lab), 0.0) + n * p
-        den[int(lab)] = den.get(int(lab), 0.0) + n
+    text = page.text
+    n = np.fromiter(map(len, map(str.strip, map(text.__getitem__, page.text_leaves.tolist()))),
+                    dtype=np.float64, count=len(labels))
+    has = n > 0
+    labels, n = labels[has], n[has]
+    # per segment, the sums over its leaves in page order (bincount adds its weights in
+    # order, as a running sum of Python floats would)
+    lo = int(labels.min()) if len(labels) else 0
+    at = labels - lo
+    num = np.bincount(at, weights=n * np.asarray(p_main, dtype=np.float64)[has]).tolist()
+    den = np.bincount(at, weights=n).tolist()
     for b in blocks:
-        w = num.get(b.seg, 0.0) / den[b.seg] if den.get(b.seg) else 0.0
+        k = b.seg - lo
+        w = num[k] / den[k] if 0 <= k < len(den) and den[k] else 0.0
         b.weight = round(w, 4)
         b.role = "main" if w >= 0.5 else "template"
     return blocks

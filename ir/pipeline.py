@@ -17,8 +17,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ir.analysis import Analyzer
-from ir.blocks import page_blocks, page_parts, page_text, spaced, window_blocks
+from ir.blocks import page_blocks, page_text, shown_leaves, spaced, window_blocks, word_weights
 from ir.content import DEFAULT_MODEL
 from ir.store import StoredDoc
 
@@ -33,12 +35,14 @@ def _language(text: str, hints: Sequence[str] = ()) -> str | None:
     return identify(text, hints).code
 
 
-def _main_text(text: str, word_weights: list[float] | None) -> str:
-    """The words of ``text`` the content model calls main (P >= 0.5), all of them without a
-    model: a page's language is its article's, not its menu's (often English on any site)."""
-    if word_weights is None:
+def _main_text(text: str, parts: list[str], probs: list[float] | None) -> str:
+    """The words of ``text`` (``" ".join(parts)``, the page's leaf texts) the content model
+    calls main (P >= 0.5), all of them without a model (``probs`` None): a page's language
+    is its article's, not its menu's (often English on any site). A leaf's words share its
+    P(main), so they are its main leaves joined."""
+    if probs is None:
         return text
-    main = [w for w, p in zip(text.split(), word_weights, strict=False) if p >= 0.5]
+    main = [t for t, p in zip(parts, probs, strict=True) if p >= 0.5]
     return " ".join(main) if main else text
 
 
@@ -143,21 +147,31 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
                 segs.setdefault("pagelevel", pl_seg)
         except Exception as e:  # noqa: BLE001 - the model failing must not drop the page
             errors.append(f"content: {type(e).__name__}: {e}")
-    parts, word_w = page_parts(page, p_main)
+    keep = shown_leaves(page)
+    parts = list(map(page.leaf_texts.__getitem__, keep))
+    probs = (None if p_main is None
+             else np.asarray(p_main, dtype=np.float64)[keep].tolist())
+    word_w = None if probs is None else word_weights(parts, probs)
     text = " ".join(parts)
     full = f"{title} {text}".strip()
     windowed = full if p_main is None else text
+    whole = spaced(windowed)
+    piece_toks = None
+    if p_main is not None and whole:  # every leaf's tokens at once (the windows are words)
+        leaf_toks = an.leaf_tokens(page)
+        piece_toks = list(map(leaf_toks.__getitem__, keep))
     text_tokens: list[str] = []  # the windows' tokens: the text's, when the windows are words
     windows = window_blocks(windowed, an, word_weights=word_w, text_tokens=text_tokens,
-                            pieces=None if p_main is None else parts)
-    if not spaced(windowed):
+                            pieces=None if p_main is None else parts, whole_words=whole,
+                            piece_tokens=piece_toks)
+    if not whole:
         full_tokens = an.tokens(full)
     elif p_main is None:
         full_tokens = text_tokens
     else:  # no token crosses a space: tokens(title + " " + text) = title's + text's
         full_tokens = an.tokens(title) + text_tokens
     doc = StoredDoc(id=doc_id, terms=dict(Counter(full_tokens)), url=url or page.url,
-                    title=title, lang=_language(_main_text(text, word_w) or title,
+                    title=title, lang=_language(_main_text(text, parts, probs) or title,
                                                 [*lang_hints, *_page_hints(page)]),
                     blocks={"windows": windows})
     if not doc.terms:
@@ -189,20 +203,39 @@ class PageTokens:
         self._an = an.analyzer if isinstance(an, PageTokens) else an
         self._memo: dict[str, list[str]] = {}
         self._counts: dict[str, Counter[str]] = {}
+        self._page: Any = None
+        self._leaf_toks: list[list[str]] = []
 
     def tokens(self, text: str) -> list[str]:
-        if len(text) > self.MAX_KEY:
-            return self._an.tokens(text)
+        return list(self.seen(text))
+
+    def seen(self, text: str) -> list[str]:
+        """The tokens of ``text``: the remembered list itself, for callers that only read it
+        (no copy per use)."""
         got = self._memo.get(text)
         if got is None:
-            got = self._memo[text] = self._an.tokens(text)
-        return list(got)
+            got = self._an.tokens(text)
+            if len(text) <= self.MAX_KEY:
+                self._memo[text] = got
+        return got
+
+    def leaf_tokens(self, page: Any) -> list[list[str]]:
+        """The tokens of every text leaf of ``page`` (``page.text_leaves`` order; none for a
+        hidden one), made once for the page: the windows, the fields, the main leaves and
+        the blocks all read them (never change them)."""
+        if self._page is not page:
+            vis = np.asarray(page.visible, dtype=bool)[page.text_leaves].tolist()
+            seen = self.seen
+            self._leaf_toks = [seen(t) if v else [] for v, t in zip(vis, page.leaf_texts,
+                                                                     strict=True)]
+            self._page = page
+        return self._leaf_toks
 
     def counts(self, text: str) -> Counter[str]:
         """Term counts of ``text``, remembered like its tokens (callers only read them)."""
         got = self._counts.get(text)
         if got is None:
-            got = Counter(self.tokens(text))
+            got = Counter(self.seen(text))
             if len(text) <= self.MAX_KEY:
                 self._counts[text] = got
         return got
