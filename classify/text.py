@@ -113,7 +113,11 @@ def _spaced_out(text: str) -> str:
             if not _inert(c):
                 return text
             odd.add(c)
-    return text.translate(dict.fromkeys(map(ord, odd), " "))
+    # one C-level replace per distinct character (a handful): ``str.translate`` with a dict
+    # looks every character of the text up in it, ten times slower on a 20,000-character text
+    for c in odd:
+        text = text.replace(c, " ")
+    return text
 
 
 def tokenize(text: str) -> list[str]:
