@@ -333,12 +333,14 @@ def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
     groups: dict[tuple[int, str], int] = {}
     has_img: set[tuple[int, str]] = set()
     has_link: set[tuple[int, str]] = set()
+    img_from: set[int] = set()  # parents whose image / link groups are marked
+    link_from: set[int] = set()
     sig = [""] * page.n
     memo: dict[str, list[str]] = {}
     values: dict[str, int] = {}  # attribute values, for the stem counts
     tag_counts: dict[str, int] = {}
     skip_until = -1
-    end = page.subtree_end.tolist()
+    end = page.subtree_end
     skipped = ("script", "style", "template", "svg", "head")
     # strings built once per distinct tag / (tag, class) of the page, not once per element
     tag_tok: dict[str, str] = {}
@@ -349,7 +351,7 @@ def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
         t = tags[i]
         tag_counts[t] = tag_counts.get(t, 0) + 1
         if t in skipped:
-            skip_until = end[i]  # their insides are not page structure
+            skip_until = int(end[i])  # their insides are not page structure
             continue
         tt = tag_tok.get(t)
         if tt is None:
@@ -359,14 +361,21 @@ def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
         cls = ""
         if a:
             cls = a.get("class", "")
-            for key in ("class", "id", "role", "name"):
-                v = a.get(key)
-                if v:
-                    ws = memo.get(v)
-                    if ws is None:
-                        ws = memo[v] = split_words(v)[:12]
-                    values[v] = values.get(v, 0) + 1
-                    toks += ws
+            if cls:
+                ws = memo.get(cls)
+                if ws is None:
+                    ws = memo[cls] = split_words(cls)[:12]
+                values[cls] = values.get(cls, 0) + 1
+                toks += ws
+            if len(a) > 1 or not cls:  # half of all elements have a class and nothing else
+                for key in ("id", "role", "name"):
+                    v = a.get(key)
+                    if v:
+                        ws = memo.get(v)
+                        if ws is None:
+                            ws = memo[v] = split_words(v)[:12]
+                        values[v] = values.get(v, 0) + 1
+                        toks += ws
             if t == "input":
                 it = (a.get("type") or "text").lower()
                 counts[f"input_{it}"] += 1
@@ -382,10 +391,15 @@ def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
             sig[i] = s
             g = (p, s)
             groups[g] = groups.get(g, 0) + 1
-            # first image / link inside a sibling marks the group as image or link cards
+            # first image / link inside a sibling marks the group as image or link cards;
+            # what is marked depends on the parent alone (its ancestors' signatures are set
+            # before it), so a parent's second link or image marks nothing new
             if t == "img" or t == "picture":
-                _mark_groups(p, 4, parent, sig, has_img)
-            elif t == "a":
+                if p not in img_from:
+                    img_from.add(p)
+                    _mark_groups(p, 4, parent, sig, has_img)
+            elif t == "a" and p not in link_from:
+                link_from.add(p)
                 _mark_groups(p, 3, parent, sig, has_link)
     for t, c in tag_counts.items():
         counts[f"tag_{t}"] += c
