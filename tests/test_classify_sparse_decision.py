@@ -72,3 +72,22 @@ def test_long_documents_counted_by_ids_equal_the_tuple_rule() -> None:
             want = _rows_by_tuples(vec, doc)
             assert got[0].tolist() == want[0].tolist()
             assert got[1].tobytes() == want[1].tobytes()
+
+
+def test_one_row_tree_walk_finds_the_same_leaves() -> None:
+    """The stacker's trees score one page by a walk without leaf tests (``_Trees.raw``'s
+    one-row path): the same logits, bit for bit, as the general walk, and a missing value
+    still follows each node's missing-value side."""
+    model = load_model().model
+    trees = model.trees
+    if trees is None:
+        pytest.skip("the shipped model's stacker is not trees")
+    rng = np.random.default_rng(0)
+    width = int(trees._f.max()) + 1
+    X = rng.normal(0.0, 2.0, size=(60, width))
+    X[::7, 3] = 0.0  # values on thresholds' sides both ways
+    many = trees.raw(X)  # more than one row: the general walk
+    for i in range(len(X)):
+        assert trees.raw(X[i:i + 1]).tobytes() == many[i:i + 1].tobytes()
+    X[0, :5] = np.nan
+    assert trees.raw(X[:1]).tobytes() == trees.raw(X[:2])[:1].tobytes()
