@@ -181,7 +181,7 @@ class _Vec:
     def _build(self) -> None:
         """Forget the fitted state derived from ``vocab`` and ``idf`` (rebuilt on demand)."""
         self._v = None
-        for k in ("_analyze", "_index", "_idf64", "_pairs"):
+        for k in ("_analyze", "_index", "_idf64", "_pairs", "_word_ids"):
             self.__dict__.pop(k, None)
 
     def vectorizer(self) -> Any:
@@ -270,14 +270,18 @@ class _Vec:
                 # word before every pair, each in its first occurrence's order
                 pair_index, tokenize = self._pairs
                 toks = tokenize(doc)
-                uni, bi = Counter(toks), Counter(zip(toks, toks[1:], strict=False))
-                js = np.concatenate([
-                    np.fromiter(map(index_get, uni.keys(), repeat(-1)), dtype=np.int64,
-                                count=len(uni)),
-                    np.fromiter(map(pair_index.get, bi.keys(), repeat(-1)), dtype=np.int64,
-                                count=len(bi))])
-                tf = np.concatenate([np.fromiter(uni.values(), dtype=np.float64, count=len(uni)),
-                                     np.fromiter(bi.values(), dtype=np.float64, count=len(bi))])
+                if len(toks) >= _MANY_TOKENS:
+                    js, tf = self._terms_by_ids(toks)
+                else:
+                    uni, bi = Counter(toks), Counter(zip(toks, toks[1:], strict=False))
+                    js = np.concatenate([
+                        np.fromiter(map(index_get, uni.keys(), repeat(-1)), dtype=np.int64,
+                                    count=len(uni)),
+                        np.fromiter(map(pair_index.get, bi.keys(), repeat(-1)),
+                                    dtype=np.int64, count=len(bi))])
+                    tf = np.concatenate([
+                        np.fromiter(uni.values(), dtype=np.float64, count=len(uni)),
+                        np.fromiter(bi.values(), dtype=np.float64, count=len(bi))])
             else:
                 counts = Counter(self._analyze(doc))
                 # vocabulary lookups through C-level map (no Python loop per distinct token)
@@ -293,6 +297,66 @@ class _Vec:
             out.append((cols, w / norm if norm > 0 else w))
         return out
 
+    def _terms_by_ids(self, toks: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The columns and counts :meth:`rows` takes from a long document's words and word
+        pairs (the same numbers in the same order), with the pairs counted and looked up as
+        integers in numpy instead of as tuples in a dictionary.
+
+        Why: on a page of 2,000 words the 1,600 distinct pairs were 1,600 tuples built,
+        hashed and looked up in a dictionary of 60,000 tuples, each look-up a few cache
+        misses (a tuple and two strings compared) - the largest part of the text view's
+        cost in a crawl, where other stages evict the vocabulary between pages. Here each
+        distinct word is looked up once (as before) in a dictionary of every vocabulary
+        string and pair word, giving its id and column; the pairs of ids are then counted
+        (``np.unique``, first occurrences for the order) and found by binary search among
+        the vocabulary's sorted pair codes."""
+        ids = self.__dict__.get("_word_ids")
+        if ids is None:
+            ids = self._word_ids = self._build_word_ids()
+        word_id, uni_col, pair_keys, pair_cols, n_words = ids
+        uni = Counter(toks)
+        words = list(uni)  # first occurrences' order
+        wid = np.fromiter(map(word_id.get, words, repeat(-1)), dtype=np.int64,
+                          count=len(words))
+        local = dict(zip(words, range(len(words)), strict=True))
+        tok_wid = wid[np.fromiter(map(local.__getitem__, toks), dtype=np.int64,
+                                  count=len(toks))]
+        a, b = tok_wid[:-1], tok_wid[1:]
+        both = (a >= 0) & (b >= 0)  # a pair with an unknown word is no vocabulary pair
+        codes = a[both] * n_words + b[both]
+        uniq, first, counts = np.unique(codes, return_index=True, return_counts=True)
+        at = np.minimum(np.searchsorted(pair_keys, uniq), max(len(pair_keys) - 1, 0))
+        found = pair_keys[at] == uniq if len(pair_keys) else np.zeros(len(uniq), bool)
+        order = np.argsort(first[found], kind="stable")
+        js = np.concatenate([np.where(wid >= 0, uni_col[np.maximum(wid, 0)], -1),
+                             pair_cols[at[found]][order]])
+        tf = np.concatenate([np.fromiter(uni.values(), dtype=np.float64, count=len(uni)),
+                             counts[found][order].astype(np.float64)])
+        return js, tf
+
+    def _build_word_ids(self) -> tuple[dict[str, int], np.ndarray, np.ndarray, np.ndarray,
+                                       int]:
+        """Ids of every vocabulary string and of both words of every word-pair entry, each
+        id's column as a term (-1: none), and the pair entries as sorted integer codes
+        (first id * number of ids + second id) with their columns."""
+        assert self._pairs is not None
+        word_id: dict[str, int] = {}
+        for t in self._index:
+            word_id.setdefault(t, len(word_id))
+        pairs = [(key, i) for key, i in self._pairs[0].items()]
+        for key, _ in pairs:
+            for w in key:
+                word_id.setdefault(w, len(word_id))
+        uni_col = np.full(len(word_id), -1, dtype=np.int64)
+        for t, i in self._index.items():
+            uni_col[word_id[t]] = i
+        n = max(1, len(word_id))
+        codes = np.array([word_id[key[0]] * n + word_id[key[1]] for key, _ in pairs],
+                         dtype=np.int64)
+        cols = np.array([i for _, i in pairs], dtype=np.int64)
+        order = np.argsort(codes, kind="stable")
+        return word_id, uni_col, codes[order], cols[order], n
+
     def to_dict(self) -> dict[str, Any]:
         return {"params": {k: (list(v) if isinstance(v, tuple) else v)
                            for k, v in self.params.items() if k != "dtype"},
@@ -305,6 +369,11 @@ class _Vec:
             params["ngram_range"] = tuple(params["ngram_range"])
         params["dtype"] = np.float32
         return cls(params, list(d["vocab"]), np.asarray(d["idf"]))
+
+
+#: a document of this many words or more takes :meth:`_Vec._terms_by_ids` (numpy's fixed
+#: cost per call outweighs the tuple look-ups it saves on a title or a URL)
+_MANY_TOKENS = 64
 
 
 def sklearn_params(params: dict[str, Any], drop: Sequence[str] = ()) -> dict[str, Any]:
@@ -586,19 +655,45 @@ class _Trees:
                    for k, v in tr.items()} for tr in it] for it in d["trees"]]
         return cls(trees, np.asarray(d["baseline"], dtype=np.float64), list(d["classes"]))
 
+    def _one_row_walk(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """(feature, left, right, depth) for :meth:`raw`'s one-row walk: a leaf's children
+        are the leaf itself and its feature 0, so every tree takes exactly ``depth`` steps
+        (the deepest tree's) with no test for leaves."""
+        walk = self.__dict__.get("_walk")
+        if walk is None:
+            ids = np.arange(len(self._f))
+            left = np.where(self._leaf, ids, self._l)
+            right = np.where(self._leaf, ids, self._r)
+            node, depth = self._roots, 0
+            while len(node) and not self._leaf[node].all():
+                node = np.concatenate([left[node], right[node]])
+                node = np.unique(node[~self._leaf[node]]) if depth < 64 else node[:0]
+                depth += 1
+            walk = self._walk = (np.where(self._leaf, 0, self._f), left, right, depth)
+        return walk
+
     def raw(self, X: np.ndarray) -> np.ndarray:
         """Raw scores (logits), one column per class."""
         X = np.asarray(X, dtype=np.float64)
         k = len(self.baseline)
-        node = np.tile(self._roots, (len(X), 1))  # (rows, trees)
-        rows = np.arange(len(X))[:, None]
-        for _ in range(64):
-            leaf = self._leaf[node]
-            if leaf.all():
-                break
-            x = X[rows, self._f[node]]
-            go_left = np.where(np.isnan(x), self._m[node], x <= self._t[node])
-            node = np.where(leaf, node, np.where(go_left, self._l[node], self._r[node]))
+        if len(X) == 1 and len(self._roots) and not np.isnan(X).any():
+            # one page (the pipeline's case), no missing value: the same leaves by a walk of
+            # three gathers per level (feature value, then the child on each side)
+            feat, left, right, depth = self._one_row_walk()
+            x, t, n = X[0], self._t, self._roots
+            for _ in range(depth):
+                n = np.where(x[feat[n]] <= t[n], left[n], right[n])
+            node = n[None, :]
+        else:
+            node = np.tile(self._roots, (len(X), 1))  # (rows, trees)
+            rows = np.arange(len(X))[:, None]
+            for _ in range(64):
+                leaf = self._leaf[node]
+                if leaf.all():
+                    break
+                x = X[rows, self._f[node]]
+                go_left = np.where(np.isnan(x), self._m[node], x <= self._t[node])
+                node = np.where(leaf, node, np.where(go_left, self._l[node], self._r[node]))
         vals = self._v[node]  # (rows, trees)
         out = np.tile(self.baseline, (len(X), 1))
         for c in range(k):
