@@ -96,6 +96,12 @@ def _codes(values: Sequence[str]) -> tuple[np.ndarray, list[str]]:
     return codes, list(vocab)
 
 
+def _default(n: int, value: str) -> tuple[np.ndarray, list[str]]:
+    """:func:`_codes` of ``[value] * n``, without the per-node look-ups (a parsed page's style
+    columns are all defaults)."""
+    return np.zeros(n, np.int32), [value] if n else []
+
+
 @dataclass(eq=False)
 class Page:
     """A rendered (or parsed) web page.
@@ -477,9 +483,9 @@ class Page:
         Used by the renderer, the geometry-free parser and tests that hand-build layouts.
         """
         n = len(parent)
-        fam_codes, fams = _codes(font_family if font_family is not None else ["serif"] * n)
-        disp_codes, disps = _codes(display if display is not None else ["block"] * n)
-        pos_codes, poss = _codes(position if position is not None else ["static"] * n)
+        fam_codes, fams = _codes(font_family) if font_family is not None else _default(n, "serif")
+        disp_codes, disps = _codes(display) if display is not None else _default(n, "block")
+        pos_codes, poss = _codes(position) if position is not None else _default(n, "static")
         kind_arr = np.asarray(kind, dtype=np.int8)
         if visible is None:  # without layout: everything outside head/script/style... shows
             vis = [True] * n
