@@ -302,10 +302,20 @@ class Page:
         Steps are lower-case tag names with the 1-based index among element siblings of the
         same name, which is how the segmentation gold data addresses elements.
         """
+        names, rank = self.xpath_steps
+        paths = [""] * self.n
+        for i, (p, name, k) in enumerate(zip(self.parent.tolist(), names, rank.tolist(),
+                                             strict=True)):
+            paths[i] = f"{paths[p] if p >= 0 else ''}/{name}[{k}]"
+        return paths
+
+    @cached_property
+    def xpath_steps(self) -> tuple[list[str], np.ndarray]:
+        """(step name, 1-based index among same-name siblings) of every node: what its
+        :attr:`xpaths` step is made of (``div`` and 2 for ``/div[2]``), for callers that
+        need the XPaths of a few nodes only."""
         n = self.n
-        tag = self.tag
-        par = self.parent.tolist()
-        names = ["text()" if k == TEXT else t for k, t in zip(self.kind.tolist(), tag,
+        names = ["text()" if k == TEXT else t for k, t in zip(self.kind.tolist(), self.tag,
                                                               strict=True)]
         # the index among same-name siblings: the rank of a node among the nodes with its
         # (parent, name) key, in document order (a stable sort keeps that order)
@@ -319,10 +329,7 @@ class Page:
         pos = np.arange(n)
         rank = np.empty(n, dtype=np.int64)
         rank[order] = pos - np.maximum.accumulate(np.where(first, pos, 0)) + 1
-        paths = [""] * n
-        for i, (p, name, k) in enumerate(zip(par, names, rank.tolist(), strict=True)):
-            paths[i] = f"{paths[p] if p >= 0 else ''}/{name}[{k}]"
-        return paths
+        return names, rank
 
     @cached_property
     def _xpath_index(self) -> dict[str, int]:
