@@ -243,8 +243,9 @@ def _walk_lexbor(text: str, max_nodes: int) -> tuple[dict[str, Any], dict[int, s
     can hide it, keep its whitespace or set its display."""
     from selectolax.lexbor import LexborHTMLParser
 
-    # lexbor reads UTF-8; a str with lone surrogates (never from decode_html) cannot be encoded
-    tree = LexborHTMLParser(text.encode("utf-8", "replace").decode("utf-8"))
+    # lexbor reads UTF-8, and bytes are read as UTF-8 as they are (a str would be encoded
+    # once more); "replace": a str with lone surrogates (never from decode_html) has no UTF-8
+    tree = LexborHTMLParser(text.encode("utf-8", "replace"))
     root = tree.root
     rows: list[tuple[int, int, str, str, dict | None, bool]] = []
     ws: dict[int, str] = {}
@@ -420,7 +421,7 @@ def count_nodes(text: str, stop: int | None = None) -> int:
     passes ``stop``."""
     from selectolax.lexbor import LexborHTMLParser
 
-    tree = LexborHTMLParser(text.encode("utf-8", "replace").decode("utf-8"))
+    tree = LexborHTMLParser(text.encode("utf-8", "replace"))  # as in _walk_lexbor
     if tree.root is None:
         return 0
     n = len(tree.root.css("*"))  # every element, <html> included
