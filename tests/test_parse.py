@@ -194,3 +194,20 @@ def test_whitespace_record_matches_chromium(parser: str, renderer: Renderer) -> 
     assert parsed.xpaths == rendered.xpaths
     assert parsed.ws_before == rendered.ws_before
     assert parsed.attrs == rendered.attrs
+
+
+#: Texts on the edge of "blank": the renderer's walk keeps a text node when JavaScript's /\S/
+#: matches it, which differs from Python's str.isspace on U+FEFF (blank to JavaScript only) and
+#: on U+001C-U+001F, U+0085 (blank to Python only); non-ASCII spaces are blank to both.
+EDGE_TEXTS = {"\ufeff": False, " \ufeff\n": False, "a\ufeff": True, "\x1c": True,
+              " \x1f ": True, "\u0085": True, "\u00a0": False, "\u3000 \u2003": False,
+              "\t\n \r\f": False, "\u200b": True, "x": True}
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+def test_blank_texts_as_the_renderer_sees_them(parser: str) -> None:
+    body = "".join(f"<p>{t}</p>" for t in EDGE_TEXTS)
+    page = parse(f"<!DOCTYPE html><body>{body}</body>", parser=parser)
+    ps = [i for i in range(page.n) if page.tag[i] == "p"]
+    kept = [len(page.children(i)) > 0 for i in ps]
+    assert kept == list(EDGE_TEXTS.values())

@@ -96,6 +96,12 @@ def _codes(values: Sequence[str]) -> tuple[np.ndarray, list[str]]:
     return codes, list(vocab)
 
 
+def _default(n: int, value: str) -> tuple[np.ndarray, list[str]]:
+    """:func:`_codes` of ``[value] * n``, without the per-node look-ups (a parsed page's style
+    columns are all defaults)."""
+    return np.zeros(n, np.int32), [value] if n else []
+
+
 @dataclass(eq=False)
 class Page:
     """A rendered (or parsed) web page.
@@ -296,10 +302,20 @@ class Page:
         Steps are lower-case tag names with the 1-based index among element siblings of the
         same name, which is how the segmentation gold data addresses elements.
         """
+        names, rank = self.xpath_steps
+        paths = [""] * self.n
+        for i, (p, name, k) in enumerate(zip(self.parent.tolist(), names, rank.tolist(),
+                                             strict=True)):
+            paths[i] = f"{paths[p] if p >= 0 else ''}/{name}[{k}]"
+        return paths
+
+    @cached_property
+    def xpath_steps(self) -> tuple[list[str], np.ndarray]:
+        """(step name, 1-based index among same-name siblings) of every node: what its
+        :attr:`xpaths` step is made of (``div`` and 2 for ``/div[2]``), for callers that
+        need the XPaths of a few nodes only."""
         n = self.n
-        tag = self.tag
-        par = self.parent.tolist()
-        names = ["text()" if k == TEXT else t for k, t in zip(self.kind.tolist(), tag,
+        names = ["text()" if k == TEXT else t for k, t in zip(self.kind.tolist(), self.tag,
                                                               strict=True)]
         # the index among same-name siblings: the rank of a node among the nodes with its
         # (parent, name) key, in document order (a stable sort keeps that order)
@@ -313,10 +329,7 @@ class Page:
         pos = np.arange(n)
         rank = np.empty(n, dtype=np.int64)
         rank[order] = pos - np.maximum.accumulate(np.where(first, pos, 0)) + 1
-        paths = [""] * n
-        for i, (p, name, k) in enumerate(zip(par, names, rank.tolist(), strict=True)):
-            paths[i] = f"{paths[p] if p >= 0 else ''}/{name}[{k}]"
-        return paths
+        return names, rank
 
     @cached_property
     def _xpath_index(self) -> dict[str, int]:
@@ -477,9 +490,9 @@ class Page:
         Used by the renderer, the geometry-free parser and tests that hand-build layouts.
         """
         n = len(parent)
-        fam_codes, fams = _codes(font_family if font_family is not None else ["serif"] * n)
-        disp_codes, disps = _codes(display if display is not None else ["block"] * n)
-        pos_codes, poss = _codes(position if position is not None else ["static"] * n)
+        fam_codes, fams = _codes(font_family) if font_family is not None else _default(n, "serif")
+        disp_codes, disps = _codes(display) if display is not None else _default(n, "block")
+        pos_codes, poss = _codes(position) if position is not None else _default(n, "static")
         kind_arr = np.asarray(kind, dtype=np.int8)
         if visible is None:  # without layout: everything outside head/script/style... shows
             vis = [True] * n

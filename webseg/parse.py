@@ -93,15 +93,16 @@ def parse(source: bytes | str, url: str | None = None, encoding: str | None = No
         text, enc = dec.text, dec.encoding
     else:
         text, enc = source, encoding
-    b = _Builder(max_nodes)
     if parser == "lexbor":
-        _walk_lexbor(text, b)
+        c, ws, title = _walk_lexbor(text, max_nodes)
     else:
+        b = _Builder(max_nodes)
         _walk_html5lib(text, b)
-    c = b.finish()
-    ws = {i: w for i, w in enumerate(c["ws"]) if w}
+        c = b.finish()
+        ws = {i: w for i, w in enumerate(c["ws"]) if w}
+        title = b.title
     return Page.from_columns(parent=c["parent"], kind=c["kind"], tag=c["tag"], text=c["text"],
-                             attrs=c["attrs"], visible=c["visible"], url=url, title=b.title,
+                             attrs=c["attrs"], visible=c["visible"], url=url, title=title,
                              encoding=enc, has_layout=False, meta={"renderer": parser},
                              ws_before=ws)
 
@@ -172,17 +173,9 @@ class _Builder:
         return out
 
     def shadow_template(self, parent: int, attrib: dict[str, Any]) -> bool:
-        """A declarative shadow root (``<template shadowrootmode=open>``): Chromium's parser
-        attaches it to the parent instead of inserting the template, so the walk of the
-        rendered DOM (light DOM only) never sees it; only the host's first one counts."""
-        mode = (attrib.get("shadowrootmode") or "").lower()
-        if mode not in ("open", "closed") or parent < 0:
-            return False
-        host = self.cols["tag"][parent]
-        if host not in _SHADOW_HOSTS and "-" not in host or parent in self.shadow_hosts:
-            return False
-        self.shadow_hosts.add(parent)
-        return True
+        """Whether a ``<template>`` is a declarative shadow root (see :func:`_shadow_root`)."""
+        host = self.cols["tag"][parent] if parent >= 0 else ""
+        return _shadow_root(attrib, parent, host, self.shadow_hosts)
 
     def text(self, parent: int, txt: str, vis: bool) -> None:
         """A text node: :meth:`_add` for what a text node can be (no depth cap applies,
@@ -238,52 +231,178 @@ class _Builder:
         return idx, vis
 
 
-def _walk_lexbor(text: str, b: _Builder) -> None:
+def _walk_lexbor(text: str, max_nodes: int) -> tuple[dict[str, Any], dict[int, str], str]:
+    """(the Page columns, the whitespace before nodes, the title) of a lexbor parse.
+
+    :class:`_Builder`'s rules in one loop, for speed: a page has thousands of nodes, and a
+    method call, a stack entry and eight list appends per node were most of the parse. So
+    siblings are followed in document order (only an element with children saves where to
+    go on), a node is one row tuple (transposed once at the end), and the parent's
+    visibility, depth and whitespace keeping travel with the walk instead of living in
+    per-node lists; an element without attributes (most) takes a short path, as no attribute
+    can hide it, keep its whitespace or set its display."""
     from selectolax.lexbor import LexborHTMLParser
 
-    # lexbor reads UTF-8; a str with lone surrogates (never from decode_html) cannot be encoded
-    tree = LexborHTMLParser(text.encode("utf-8", "replace").decode("utf-8"))
+    # lexbor reads UTF-8, and bytes are read as UTF-8 as they are (a str would be encoded
+    # once more); "replace": a str with lone surrogates (never from decode_html) has no UTF-8
+    tree = LexborHTMLParser(text.encode("utf-8", "replace"))
     root = tree.root
+    rows: list[tuple[int, int, str, str, dict | None, bool]] = []
+    ws: dict[int, str] = {}
     if root is None:
-        return
+        return _row_columns(rows), ws, ""
+    add = rows.append
+    preserved: set[int] = set()  # elements whose whitespace is kept (PRESERVE_TAGS, styles)
+    shadow_hosts: set[int] = set()
+    pending = ""  # whitespace-only text seen since the last node
+    capped = False
     title_node = None
-    # stack items: (node or text, parent id, parent visible, kind); kind 0 element, 1 text,
-    # 2 whitespace-only text; text is read once
-    stack: list[tuple[Any, int, bool, int]] = [(root, -1, True, 0)]
-    pop, push = stack.pop, stack.append
-    add_text, add_element, add_space = b.text, b.element, b.space
     non_blank = _NON_BLANK.search
-    while stack:
-        node, parent, pvis, is_text = pop()
-        if is_text:
-            if is_text == 1:
-                add_text(parent, node, pvis)
-            else:
-                add_space(parent, node)
+    kept, booleans, item_value_tags = _KEPT, _BOOLEAN_ATTRIBUTES, ITEM_VALUE_TAGS
+    non_rendered, preserve_tags, skip_texts = NON_RENDERED_TAGS, PRESERVE_TAGS, _SKIP_TEXT
+    # the walk's place: the current node and its parent's id, visibility, depth (before the
+    # cap) and whether its text is skipped; `saved` holds the places to go back to
+    node, parent, pvis, pdepth, skip = root, -1, True, -1, False
+    saved: list[tuple[Any, int, bool, int, bool]] = []
+    while True:
+        if node is None:
+            if not saved:
+                break
+            node, parent, pvis, pdepth, skip = saved.pop()
             continue
-        tag = node.tag.lower()
+        ct = node.tag
+        if ct == "-text":
+            t = None if skip else node.text_content
+            if t:
+                # not blank as the renderer's /\S/ sees it; str.isspace is several times
+                # faster than the pattern and agrees with it but on U+FEFF (blank only to
+                # the pattern) and on U+001C-U+001F, U+0085 (blank only to isspace)
+                if t.isspace():
+                    keep = t.strip(" \t\n\r\f\v") != "" and non_blank(t) is not None
+                else:
+                    keep = "\ufeff" not in t or non_blank(t) is not None
+                if keep:  # a text node: no depth cap, never whitespace-keeping
+                    n = len(rows)
+                    if n >= max_nodes:
+                        raise ValueError(f"DOM has more than {max_nodes} nodes")
+                    add((parent, TEXT, "#text", t, None, pvis))
+                    if pending:
+                        ws[n] = pending
+                        pending = ""
+                elif parent in preserved:  # whitespace-only: verbatim on the next node
+                    pending += t
+                elif not pending:  # elsewhere one space
+                    pending = " "
+            node = node.next
+            continue
+        if ct is None or ct[0] == "-" or ct == "!doctype":  # comments, processing instr.
+            node = node.next
+            continue
+        tag = ct.lower()
         attrib = node.attributes
-        if tag == "template" and b.shadow_template(parent, attrib):
+        if tag == "template" and attrib \
+                and _shadow_root(attrib, parent, rows[parent][2] if parent >= 0 else "",
+                                 shadow_hosts):
+            node = node.next
             continue
-        idx, vis = add_element(parent, tag, attrib, pvis)
+        pre = None
+        if attrib:
+            attrs = {}
+            for k, v in attrib.items():  # a loop: a comprehension costs twice as much here
+                if k in kept and v is not None:
+                    attrs[k] = v
+            if "reversed" in attrib or "checked" in attrib:
+                for k in booleans.intersection(attrib):
+                    attrs[k] = attrib[k] or ""  # valueless (``<ol reversed>``): "" as in DOM
+            if tag in item_value_tags and attrib.get("value") is not None:
+                attrs["value"] = str(attrib["value"])[:20]
+            style = attrib.get("style") or ""
+            vis = pvis and tag not in non_rendered and "hidden" not in attrib \
+                and not (style and _HIDDEN_STYLE.search(style)) \
+                and not (tag == "input" and (attrib.get("type") or "").lower() == "hidden")
+            if style:  # most elements have none: no pattern is tried
+                low = style.lower()
+                pre = _PRE_STYLE.search(style) if "white-space" in low else None
+                disp = _DISPLAY_STYLE.search(style) if "display" in low else None
+                if pre and parent not in preserved and tag not in preserve_tags:
+                    attrs[PRE_STYLE_ATTR] = pre.group(1).lower()  # a block keeping whitespace
+                if disp and disp.group(1).lower() != "none":  # "none": not visible (above)
+                    attrs[DISPLAY_STYLE_ATTR] = disp.group(1).lower()
+            attrs = attrs or None
+        else:
+            attrs = None
+            vis = pvis and tag not in non_rendered
+        idx = len(rows)
+        if idx >= max_nodes:
+            raise ValueError(f"DOM has more than {max_nodes} nodes")
+        d = pdepth + 1
+        p = parent
+        if d > MAX_DEPTH:
+            # the parser's stack is too deep: Chromium attaches the element to the parent of
+            # the current node instead (later text still goes into the current node)
+            p = rows[parent][0]
+            capped = True
+        add((p, ELEMENT, tag, "", attrs, vis))
+        if pending:
+            ws[idx] = pending
+            pending = ""
+        if pre or tag in preserve_tags or p in preserved:
+            preserved.add(idx)
         if tag == "title" and title_node is None:
             title_node = node
-        if tag == "template":  # its content is a DocumentFragment, not children
+        first = None if tag == "template" else node.first_child  # template content: a fragment
+        if first is None:
+            node = node.next
             continue
-        skip_text = tag in _SKIP_TEXT
-        c = node.last_child  # push children in reverse: they pop in document order
-        while c is not None:
-            ct = c.tag
-            if ct == "-text":
-                if not skip_text:
-                    t = c.text_content
-                    if t:
-                        push((t, idx, vis, 1 if non_blank(t) else 2))
-            elif ct is not None and ct[0] != "-" and ct != "!doctype":
-                push((c, idx, vis, 0))  # elements; not comments or processing instr.
-            c = c.prev
-    if title_node is not None:
-        b.title = " ".join((title_node.text(deep=True) or "").split())
+        saved.append((node.next if parent >= 0 else None, parent, pvis, pdepth, skip))
+        node, parent, pvis, pdepth, skip = first, idx, vis, d, tag in skip_texts
+    if capped:
+        rows, ws = _document_order(rows, ws)
+    title = " ".join((title_node.text(deep=True) or "").split()) if title_node is not None else ""
+    return _row_columns(rows), ws, title
+
+
+def _shadow_root(attrib: dict[str, Any], parent: int, host: str, hosts: set[int]) -> bool:
+    """Whether a ``<template>`` is a declarative shadow root (``shadowrootmode`` open or
+    closed): Chromium's parser attaches it to the parent instead of inserting the template,
+    so the walk of the rendered DOM (light DOM only) never sees it; only the host's first one
+    counts. ``hosts`` collects the hosts that have one."""
+    mode = (attrib.get("shadowrootmode") or "").lower()
+    if mode not in ("open", "closed") or parent < 0:
+        return False
+    if host not in _SHADOW_HOSTS and "-" not in host or parent in hosts:
+        return False
+    hosts.add(parent)
+    return True
+
+
+def _document_order(rows: list[tuple], ws: dict[int, str]) -> tuple[list[tuple], dict[int, str]]:
+    """Rows re-sorted into pre-order after the depth cap moved elements (as
+    :meth:`_Builder.finish`), parent ids and whitespace keys renumbered."""
+    kids: list[list[int]] = [[] for _ in rows]
+    roots = []
+    for i, r in enumerate(rows):
+        (kids[r[0]] if r[0] >= 0 else roots).append(i)
+    order: list[int] = []
+    stack = list(reversed(roots))
+    while stack:
+        i = stack.pop()
+        order.append(i)
+        stack.extend(reversed(kids[i]))
+    new_id = {old: new for new, old in enumerate(order)}
+    out = []
+    for i in order:
+        r = rows[i]
+        out.append((new_id[r[0]] if r[0] >= 0 else -1, *r[1:]))
+    return out, {new_id[i]: w for i, w in ws.items()}
+
+
+def _row_columns(rows: list[tuple]) -> dict[str, Any]:
+    """Row tuples (parent, kind, tag, text, attrs, visible) as the Page's columns."""
+    if not rows:
+        return {k: [] for k in ("parent", "kind", "tag", "text", "attrs", "visible")}
+    cols = zip(*rows, strict=True)
+    return dict(zip(("parent", "kind", "tag", "text", "attrs", "visible"), cols, strict=True))
 
 
 def may_exceed(text: str, max_nodes: int) -> bool:
@@ -302,7 +421,7 @@ def count_nodes(text: str, stop: int | None = None) -> int:
     passes ``stop``."""
     from selectolax.lexbor import LexborHTMLParser
 
-    tree = LexborHTMLParser(text.encode("utf-8", "replace").decode("utf-8"))
+    tree = LexborHTMLParser(text.encode("utf-8", "replace"))  # as in _walk_lexbor
     if tree.root is None:
         return 0
     n = len(tree.root.css("*"))  # every element, <html> included

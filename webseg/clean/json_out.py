@@ -44,10 +44,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from webseg.page import TEXT
-
 __all__ = ["FIELDS", "METADATA_FIELDS", "SCHEMA", "blank", "page_type_object", "source_of",
            "to_dict", "to_json", "upgrade_line", "warc_fields", "xpaths_of"]
 
@@ -205,34 +201,28 @@ def upgrade_line(line: dict[str, Any]) -> dict[str, Any]:
 
 
 def xpaths_of(page: Any, nodes: Any) -> list[str]:
-    """The XPaths of ``nodes`` in the form of :attr:`webseg.page.Page.xpaths`, computed for
-    these nodes and their ancestors only (the Page's own list walks every node: about 2 ms
-    on a large page, for the handful of roots a result reports). Falls back to the Page's
-    list when it is already built or when the nodes are many."""
+    """The XPaths of ``nodes`` in the form of :attr:`webseg.page.Page.xpaths`, built for
+    these nodes and their ancestors only from the Page's steps
+    (:attr:`~webseg.page.Page.xpath_steps`, vectorised): the Page's own list joins a path for
+    every node, where a result reports a few dozen roots. Taken from that list when it is
+    already built."""
     nodes = [int(i) for i in nodes]
-    if "xpaths" in page.__dict__ or len(nodes) > 24:
+    if "xpaths" in page.__dict__:
         xp = page.xpaths
         return [xp[i] for i in nodes]
-    parent = page.parent
+    names, ranks = page.xpath_steps
+    parent, rank = page.parent.tolist(), ranks.tolist()
     memo: dict[int, str] = {}
-
-    def step(i: int) -> str:
-        p = int(parent[i])
-        name = "text()" if page.kind[i] == TEXT else page.tag[i]
-        sibs = np.flatnonzero(parent[:i] == p)
-        k = 1 + sum(1 for j in sibs.tolist()
-                    if ("text()" if page.kind[j] == TEXT else page.tag[j]) == name)
-        return f"/{name}[{k}]"
 
     def path(i: int) -> str:
         chain = []
         j = i
         while j >= 0 and j not in memo:
             chain.append(j)
-            j = int(parent[j])
+            j = parent[j]
         prefix = memo[j] if j >= 0 else ""
         for a in reversed(chain):
-            prefix = memo[a] = prefix + step(a)
+            prefix = memo[a] = f"{prefix}/{names[a]}[{rank[a]}]"
         return memo[i]
 
     return [path(i) for i in nodes]

@@ -71,14 +71,20 @@ _SPACED_DISPLAYS = frozenset({"inline-block", "inline-flex", "inline-grid", "inl
 _FLEX_GRID = frozenset({"flex", "grid", "inline-flex", "inline-grid"})
 #: Elements whose text keeps its whitespace as written (a code block).
 PRE_TAGS = frozenset({"pre", "textarea", "listing", "xmp", "plaintext"})
+_PRE_OR_CODE = PRE_TAGS | {"code"}
 #: Characters that are not text: soft hyphens, zero-width spaces, stray byte-order marks.
 #: Nothing else (ZWJ/ZWNJ spell Persian, Indic scripts and emoji).
 _INVISIBLE = str.maketrans("", "", "\u00ad\u200b\ufeff")
 
 
 def clean_chars(text: str) -> str:
-    """``text`` without soft hyphens (U+00AD), zero-width spaces (U+200B) and BOMs (U+FEFF)."""
-    return text.translate(_INVISIBLE)
+    """``text`` without soft hyphens (U+00AD), zero-width spaces (U+200B) and BOMs (U+FEFF).
+
+    Looked for before ``str.translate`` runs: it builds a new string at a few nanoseconds per
+    character, and almost no text holds one of the three (``in`` finds out far faster)."""
+    if "\u00ad" in text or "\u200b" in text or "\ufeff" in text:
+        return text.translate(_INVISIBLE)
+    return text
 
 
 def _display_strength(d: str) -> int:
@@ -133,9 +139,9 @@ def _strength(page: Page) -> np.ndarray:
         s[[i for i, t in enumerate(tags) if t == "br"]] = BLOCK
         s[page.is_text] = INLINE
         return s
-    cache: dict[str, int] = {}
-    out = np.fromiter((cache.setdefault(t, _tag_strength(t)) if t != "#text" else INLINE
-                       for t in tags), dtype=np.int8, count=page.n)
+    # one look-up per node in a table of the page's distinct tags (a few dozen)
+    by_tag = {t: _tag_strength(t) if t != "#text" else INLINE for t in set(tags)}
+    out = np.fromiter(map(by_tag.__getitem__, tags), dtype=np.int8, count=page.n)
     # an inline style's display (``<span style="display:block">``), the only CSS a parsed
     # page knows (``webseg.parse`` records it)
     for i, a in enumerate(page.attrs):
@@ -163,6 +169,8 @@ def ruby_annotations(page: Page) -> np.ndarray:
 
 def _ruby(page: Page) -> np.ndarray:
     out = np.zeros(page.n, dtype=bool)
+    if "rt" not in page.tag and "rp" not in page.tag:  # no ruby (most pages): two C scans
+        return out
     end = page.subtree_end
     for i, t in enumerate(page.tag):
         if t in RUBY_ANNOTATIONS:
@@ -185,8 +193,10 @@ def _pre_roots(page: Page) -> np.ndarray:
     end = page.subtree_end
     ws = page.ws_before or {}
     attrs = page.attrs
-    cands = [i for i, t in enumerate(tags) if t in PRE_TAGS or t == "code"
-             or (attrs[i] and PRE_STYLE_ATTR in attrs[i])]
+    cands = [i for i, t in enumerate(tags) if t in _PRE_OR_CODE]
+    styled = [i for i, a in enumerate(attrs) if a and PRE_STYLE_ATTR in a]
+    if styled:
+        cands = sorted({*cands, *styled})
     text = page.text
     for i in cands:
         if root[i] >= 0:
@@ -449,30 +459,37 @@ def cell_columns(page: Page, kept: np.ndarray, blocks: bool = False
     cell = np.full(len(kept), -1, dtype=np.int64)
     memo: dict[int, tuple[int, int]] = {}
     data: dict[int, bool] = {}  # table -> is a data table
-    par = page.parent
-    for k, j in enumerate(np.asarray(kept).tolist()):
-        c = int(par[j])
+    kept_ids = np.asarray(kept).tolist()
+    if not kept_ids or not (st == CELL).any():  # no table cell: nothing is in one
+        return col, ncell, cell
+    # plain lists: the climbs below read a few entries per leaf, where numpy's scalar
+    # indexing costs several times a list's
+    par = page.parent.tolist()
+    stl = st.tolist()
+    tags = page.tag
+    for k, j in enumerate(kept_ids):
+        c = par[j]
         for _ in range(12):  # the nearest cell ancestor, before any row
-            if c < 0 or st[c] == CELL or st[c] == ROW:
+            if c < 0 or stl[c] == CELL or stl[c] == ROW:
                 break
-            c = int(par[c])
-        if c < 0 or st[c] != CELL:
+            c = par[c]
+        if c < 0 or stl[c] != CELL:
             continue
         if blocks:
-            t = int(par[c])
+            t = par[c]
             for _ in range(4):  # tr, tbody/thead/tfoot, table
-                if t < 0 or page.tag[t] == "table":
+                if t < 0 or tags[t] == "table":
                     break
-                t = int(par[t])
-            if t >= 0 and page.tag[t] == "table":
+                t = par[t]
+            if t >= 0 and tags[t] == "table":
                 if t not in data:
                     data[t] = not is_layout_table(page, t)
                 if not data[t]:
                     continue
         cell[k] = c
         if c not in memo:
-            row = int(par[c])
-            cells = [x for x in page.children(row).tolist() if st[x] == CELL] if row >= 0 \
+            row = par[c]
+            cells = [x for x in page.children(row).tolist() if stl[x] == CELL] if row >= 0 \
                 else [c]
             for i, x in enumerate(cells):
                 memo[x] = (i, len(cells))

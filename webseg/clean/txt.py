@@ -161,6 +161,8 @@ def to_text(page: Page, leaf_keep: np.ndarray, groups: np.ndarray | None = None)
         g = np.asarray(groups)[keep]
         sep[1:][g[1:] != g[:-1]] = BLOCK
     pre = pre_roots(page)[kept].tolist()
+    # plain lists for the loop below (a numpy scalar per read costs several list reads)
+    seps, cols, ncells = sep.tolist(), col.tolist(), ncell.tolist()
     text = page.text
     lines: list[str] = []
     cur: list[str] = []
@@ -170,8 +172,8 @@ def to_text(page: Page, leaf_keep: np.ndarray, groups: np.ndarray | None = None)
     last = -1  # the previous kept leaf in ``cur`` (for the empty cells that end its row)
 
     def end_line() -> None:
-        if cur and last >= 0 and col[last] >= 0:  # empty cells at the end of the row
-            cur.append("\t" * int(ncell[last] - 1 - col[last]))
+        if cur and last >= 0 and cols[last] >= 0:  # empty cells at the end of the row
+            cur.append("\t" * (ncells[last] - 1 - cols[last]))
         line = "".join(cur).strip(" ")
         if line.strip():
             lines.append(line)
@@ -187,7 +189,7 @@ def to_text(page: Page, leaf_keep: np.ndarray, groups: np.ndarray | None = None)
         block.clear()
 
     for k, j in enumerate(kept.tolist()):
-        s = int(sep[k])
+        s = seps[k]
         pending = max(pending, s) if k else BLOCK
         raw = clean_chars(text[j])
         p = pre[k]
@@ -213,11 +215,11 @@ def to_text(page: Page, leaf_keep: np.ndarray, groups: np.ndarray | None = None)
             continue
         if pending >= ROW or not cur:
             end_line()
-            if col[k] > 0:  # empty cells at the start of the row
-                cur.append("\t" * int(col[k]))
+            if cols[k] > 0:  # empty cells at the start of the row
+                cur.append("\t" * cols[k])
         elif pending == CELL:
-            same_row = last >= 0 and col[last] >= 0 and col[k] > col[last]
-            cur.append("\t" * (int(col[k] - col[last]) if same_row else 1))
+            same_row = last >= 0 and cols[last] >= 0 and cols[k] > cols[last]
+            cur.append("\t" * (cols[k] - cols[last] if same_row else 1))
         elif pending >= INLINE:
             cur.append(" ")
         cur.append(piece)
