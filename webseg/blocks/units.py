@@ -369,6 +369,8 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
     spans = {(int(lo[k]), int(hi[k])) for k in np.flatnonzero(unit).tolist()}
     table_spans = [(int(lo[k]), int(hi[k])) for k in row_of]
 
+    cwl = cw.tolist()  # the same float64 values, read without a numpy scalar each
+
     def _hole(a: int, b: int) -> tuple[int, int] | None:
         """The run of dropped leaves around ``[a, b)``, when kept leaves close it on both
         sides, it holds at most :data:`MAX_HOLE_CHARS` characters, every leaf of it lies
@@ -377,13 +379,13 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
         i, j = a, b
         while i > 0 and not keep[i - 1]:
             i -= 1
-            if cw[j] - cw[i] > MAX_HOLE_CHARS:
+            if cwl[j] - cwl[i] > MAX_HOLE_CHARS:
                 return None
         while j < m and not keep[j]:
             j += 1
-            if cw[j] - cw[i] > MAX_HOLE_CHARS:
+            if cwl[j] - cwl[i] > MAX_HOLE_CHARS:
                 return None
-        if i == 0 or j == m or cw[j] - cw[i] > MAX_HOLE_CHARS \
+        if i == 0 or j == m or cwl[j] - cwl[i] > MAX_HOLE_CHARS \
                 or not _all(structured[i:j] | in_button[i:j]):
             return None
         if (i, j) not in spans and not in_heading[i] and not _any(in_code[i:j]) \
