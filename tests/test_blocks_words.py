@@ -6,7 +6,14 @@ import re
 
 import pytest
 
-from webseg.blocks.align import _UNSPACED_CHAR, is_unspaced_token, words
+from webseg.blocks.align import (
+    _UNSPACED_CHAR,
+    _UNSPACED_SPAN,
+    _UNSPACED_WORD_CHAR,
+    has_unspaced_word,
+    is_unspaced_token,
+    words,
+)
 from webseg.lang import has_unspaced_letter
 
 
@@ -15,6 +22,21 @@ def test_unspaced_ranges_match_has_unspaced_letter_on_every_code_point():
     bad = [c for c in range(0x110000)
            if (_UNSPACED_CHAR.match(chr(c)) is not None) != has_unspaced_letter(chr(c))]
     assert bad == []
+
+
+def test_unspaced_span_covers_every_unspaced_code_point():
+    # has_unspaced_word looks only at the characters of _UNSPACED_SPAN
+    missed = [c for c in range(0x110000)
+              if _UNSPACED_CHAR.match(chr(c)) is not None and _UNSPACED_SPAN.match(chr(c)) is None]
+    assert missed == []
+
+
+@pytest.mark.parametrize("text", [
+    "Plain English", "“Quotes” — and dashes…", "Москва — столица", "한국어 문장은 띄어 쓴다",
+    "北京", "Tokyo ドイツ語", "ภาษาไทย", "mixed: ሰላም, ᠮᠣᠩᠭᠣᠯ, 、。「」 only punctuation",
+    "\u3000\u3001", "ፊደል ᄀ ꧠ", ""])
+def test_has_unspaced_word_is_the_plain_search(text):
+    assert has_unspaced_word(text) == (_UNSPACED_WORD_CHAR.search(text) is not None)
 
 
 @pytest.mark.parametrize("text", [

@@ -15,10 +15,13 @@ during training), so :meth:`TreeEnsemble.predict_proba` equals sklearn's ``predi
 numerical features (the tests check this).
 
 Speed: in a long run, each tree's leaf values come from scikit-learn's compiled tree walker
-(the one behind ``HistGradientBoostingClassifier.predict``), about 1.7 times as fast as the numpy
-walk. Importing it costs about a CPU second (``sklearn.ensemble``), more than a one-page
-``webseg clean`` spends altogether, so an ensemble switches to it only once it has scored
-:data:`COMPILED_AFTER_ROWS` rows (a few hundred pages), where the import has paid for itself.
+(the one behind ``HistGradientBoostingClassifier.predict``), about 1.6 times as fast as the numpy
+walk (about 1.6 ms less per page for the shipped block model). Importing it costs about 1.1 CPU
+seconds (``sklearn.ensemble`` and scipy), more than a one-page ``webseg clean`` spends
+altogether, so an ensemble switches to it only once it has scored :data:`COMPILED_AFTER_ROWS`
+rows: when the numpy walk has cost about as much more than the compiled one would have as the
+import costs (the rent-or-buy rule: a run never pays more than twice the better of the two
+choices made in hindsight, and a run of a few hundred pages never imports).
 Either way the leaf each row reaches is the same, and the per-tree values are summed in the
 same order, so the scores are bit for bit the same; the compiled path is checked against the
 numpy walk when it is built and not used when they disagree (a scikit-learn whose private
@@ -37,8 +40,9 @@ import numpy as np
 __all__ = ["COMPILED_AFTER_ROWS", "TreeEnsemble", "export_hgb", "read_model_json"]
 
 #: Rows an ensemble scores with the numpy walk before it imports the compiled walker: about
-#: 300 pages of ~300 leaves, where the walker's ~2 ms per page repays its ~1 s import.
-COMPILED_AFTER_ROWS = 100_000
+#: 750 pages of ~330 leaves, over which the numpy walk's extra ~1.6 ms per page adds up to the
+#: walker's ~1.1 CPU s import (measured on the 400-page WARC of ``bench/pipeline.py``).
+COMPILED_AFTER_ROWS = 250_000
 
 
 def _compiled_walker() -> Any:
@@ -141,9 +145,12 @@ class TreeEnsemble:
         self.threshold[idx] = np.inf
         if np.any((self.feature < 0) | (self.feature >= self.n_features)):
             raise ValueError("tree references a feature outside the feature vector")
-        # children interleaved: child[2 * node] is the left, child[2 * node + 1] the right one
-        self.child = np.stack([self.left, self.right], axis=1).ravel()
         self._walk_column, self._walk_threshold, self._walk_blocks = self._walk_tables()
+        self._walk_order, self._walk_roots, self._walk_left = self._sibling_order()
+        # the walk's node tables, in the walk's order
+        self._walk_column = self._walk_column[self._walk_order]
+        self._walk_threshold = self._walk_threshold[self._walk_order]
+        self._walk_value = self.value[self._walk_order]
         self._trees = trees
         self._compiled: Any = None
         self._compiled_tried = False
@@ -264,6 +271,36 @@ class TreeEnsemble:
         threshold[is_nan_split] = 0.5
         return column.astype(np.intp), threshold, 3 if is_nan_split.any() else 2
 
+    def _sibling_order(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A numbering of the nodes for the walk in which the two children of a node are
+        neighbours: ``(order, roots, left)`` with ``order[k]`` the node numbered ``k``, the
+        trees' roots and every node's left child in the new numbers (its right child is the
+        next number; a leaf's "left child" is the leaf itself). A step of the walk is then
+        ``left[node] + (x > threshold)``: one look-up fewer than a table of both children,
+        and a pair at a leaf is one that did not move."""
+        left = self.left.tolist()
+        right = self.right.tolist()
+        leaf = self.leaf.tolist()
+        order: list[int] = []
+        for r in self.roots.tolist():
+            order.append(r)
+            k = len(order) - 1
+            while k < len(order):  # breadth first over this tree, children in pairs
+                v = order[k]
+                if not leaf[v]:
+                    order.append(left[v])
+                    order.append(right[v])
+                k += 1
+        perm = np.asarray(order, dtype=np.intp)
+        if len(perm) != len(self.leaf) or np.any(np.bincount(perm, minlength=len(perm)) != 1):
+            raise ValueError("tree arrays do not form one tree per root")
+        new = np.empty(len(perm), dtype=np.intp)
+        new[perm] = np.arange(len(perm))
+        new_left = new[self.left[perm]]
+        is_leaf = self.leaf[perm]
+        new_left[is_leaf] = np.flatnonzero(is_leaf)
+        return perm, new[self.roots], new_left
+
     def _tree_values_numpy(self, X: np.ndarray) -> np.ndarray:
         """:meth:`_tree_values` by a numpy walk of all trees at once (see the module
         docstring)."""
@@ -283,38 +320,38 @@ class TreeEnsemble:
             table[F:2 * F][nan] = np.inf
             numbers[nan] = -np.inf
         values = table.ravel()
-        # one (tree, row) pair per entry; leaves point to themselves (column 0, threshold
-        # inf: always left), so finished pairs stay put. Pairs at a leaf leave the active
-        # arrays once they are a tenth of them (late levels of deep, unbalanced leaf-wise
-        # trees then cost little, and early levels do not pay for a compaction that removes
-        # a handful of pairs); they are looked for every other step, which costs less than
-        # the extra steps of the pairs found a step late
-        cur = np.repeat(self.roots, n)
+        # one (tree, row) pair per entry, nodes numbered so that a node's right child follows
+        # its left one (_sibling_order); leaves are their own left child and compare with an
+        # inf threshold (always "left"), so finished pairs stay put. Pairs at a leaf (those
+        # that did not move) leave the active arrays once they are a tenth of them (late
+        # levels of deep, unbalanced leaf-wise trees then cost little, and early levels do not
+        # pay for a compaction that removes a handful of pairs); they are looked for every
+        # other step, which costs less than the extra steps of the pairs found a step late
+        start = self._walk_column * n  # where each node's column starts in ``values``
+        threshold, left = self._walk_threshold, self._walk_left
+        cur = np.repeat(self._walk_roots, n)
         pos = np.arange(T * n)
         row = np.tile(np.arange(n, dtype=np.intp), T)
-        final = np.empty(T * n, dtype=np.int64)
-        leaf, column, threshold, child = (self.leaf, self._walk_column, self._walk_threshold,
-                                          self.child)
-        for step in range(257):
-            if step % 2 == 0:
-                at_leaf = leaf[cur]
-                done = int(np.count_nonzero(at_leaf))
+        final = np.empty(T * n, dtype=np.intp)
+        for step in range(258):  # a leaf 256 levels down is seen at step 257
+            at = start[cur]
+            at += row
+            nxt = left[cur]
+            nxt += values[at] > threshold[cur]
+            if step % 2 == 1:
+                stay = nxt == cur
+                done = int(np.count_nonzero(stay))
                 if done == len(cur):
                     final[pos] = cur
                     break
                 if done and 10 * done >= len(cur):
-                    final[pos[at_leaf]] = cur[at_leaf]
-                    inner = ~at_leaf
-                    cur, pos, row = cur[inner], pos[inner], row[inner]
-            at = column[cur]
-            at *= n
-            at += row
-            nxt = cur * 2
-            nxt += values[at] > threshold[cur]
-            cur = child[nxt]
+                    final[pos[stay]] = cur[stay]
+                    move = ~stay
+                    nxt, pos, row = nxt[move], pos[move], row[move]
+            cur = nxt
         else:
             raise ValueError("tree deeper than 256 levels")
-        return self.value[final].reshape(T, n)
+        return self._walk_value[final].reshape(T, n)
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """P(class 1) of every row (binary), or the ``(n, n_classes)`` class probabilities

@@ -88,6 +88,8 @@ the share keeps the model's verdict on the unit's bulk and extends it to the res
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from webseg.blocks.align import words
@@ -142,6 +144,42 @@ _FLEX_DISPLAYS = frozenset({"flex", "grid", "inline-flex", "inline-grid", "block
                             "block grid", "inline flex", "inline grid"})
 
 
+class _Tags:
+    """The page's tags as codes (one per distinct tag, in first-seen order), so that a flag
+    per node ("is a table", "is a layout element") is a look-up over the few distinct tags
+    and one gather, not a Python test per node."""
+
+    def __init__(self, tags: list[str]) -> None:
+        self.codes = {t: k for k, t in enumerate(dict.fromkeys(tags))}
+        self.inv = np.fromiter(map(self.codes.__getitem__, tags), dtype=np.intp,
+                               count=len(tags))
+
+    def mask(self, test: Callable[[str], bool]) -> np.ndarray:
+        """Per node, ``test(tag)`` (a new, writable array)."""
+        per_tag = np.fromiter(map(test, self.codes), dtype=bool, count=len(self.codes))
+        return per_tag[self.inv]
+
+    def ids(self, test: Callable[[str], bool]) -> list[int]:
+        """The nodes whose tag passes ``test``, in document order."""
+        return np.flatnonzero(self.mask(test)).tolist()
+
+
+def _is_candidate_tag(t: str) -> bool:
+    """Tags that may make a unit or a heading line (besides flex rows and lines)."""
+    return t in _UNIT_TAGS or t == "table" or t == "tr" or t in _HEADINGS or t in _BOLD
+
+
+def _all(flags: np.ndarray) -> bool:
+    """``flags.all()`` of a short bool array: the unit loop asks it for every unit, and
+    ``count_nonzero`` costs a fraction of a reduction's call overhead."""
+    return np.count_nonzero(flags) == len(flags)
+
+
+def _any(flags: np.ndarray) -> bool:
+    """``flags.any()`` of a bool array (see :func:`_all`)."""
+    return np.count_nonzero(flags) > 0
+
+
 def _prefix(flags: np.ndarray) -> np.ndarray:
     out = np.zeros(len(flags) + 1, dtype=np.int64)
     np.cumsum(flags, out=out[1:])
@@ -172,24 +210,27 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
     m = len(leaves)
     if m < 2 or not keep.any():
         return keep
+    tag_codes = _Tags(page.tag)
     if keep.all():
-        _drop_permalinks(page, np.asarray(leaves, dtype=np.int64), keep)
+        _drop_permalinks(page, np.asarray(leaves, dtype=np.int64), keep, tag_codes)
         _drop_noscript(page, np.asarray(leaves, dtype=np.int64), keep)
         return keep
     leaves = np.asarray(leaves, dtype=np.int64)
     tags = page.tag
     end = page.subtree_end
-    is_table = np.fromiter((t == "table" for t in tags), dtype=bool, count=page.n)
-    is_layout = np.fromiter((t in _LAYOUT_TAGS for t in tags), dtype=bool, count=page.n)
+    is_table = tag_codes.mask("table".__eq__)
+    is_layout = tag_codes.mask(_LAYOUT_TAGS.__contains__)
     for i in np.flatnonzero(is_layout).tolist():
         if tags[i] in _ATTRIBUTION and _in_quote(page, i):
             is_layout[i] = False  # a quote's source line, not the page's footer
     flex = _flex_rows(page)
-    is_block = np.fromiter((t in DEFAULT_BLOCK for t in tags), dtype=bool, count=page.n)
-    cblk = _prefix(is_block)
-    line = {i for i, t in enumerate(tags) if t == "div" and cblk[end[i]] == cblk[i + 1]}
-    cand = [i for i, t in enumerate(tags) if t in _UNIT_TAGS or t == "table" or t == "tr"
-            or t in _HEADINGS or t in _BOLD or i in flex or i in line]
+    cblk = _prefix(tag_codes.mask(DEFAULT_BLOCK.__contains__))
+    # a div without block elements inside
+    is_line = tag_codes.mask("div".__eq__) & (cblk[end] == cblk[1:])
+    line = set(np.flatnonzero(is_line).tolist())
+    is_cand = tag_codes.mask(_is_candidate_tag) | is_line
+    is_cand[list(flex)] = True
+    cand = np.flatnonzero(is_cand).tolist()
     if not cand:
         return keep
     nodes = np.asarray(cand, dtype=np.int64)
@@ -256,7 +297,7 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
     unit &= (np.asarray([t != "tr" for t in ntags]) | rows_ok)
     # leaves inside a link (``a`` with ``href``): a unit that is mostly link text is a menu
     # or a table of contents, and the context is no evidence for it
-    links = [i for i, t in enumerate(tags) if t == "a" and "href" in page.attrs[i]]
+    links = [i for i in tag_codes.ids("a".__eq__) if "href" in page.attrs[i]]
     in_link = np.zeros(m + 1, dtype=np.int64)
     if links:
         la = np.asarray(links, dtype=np.int64)
@@ -268,7 +309,7 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
         """The decoder kept some of ``[a, b)``, and what it kept is mostly plain text, not
         link text: a list of documents with one plain item, not a menu."""
         kk = keep[a:b]
-        if not kk.any():
+        if not _any(kk):
             return False
         wk = w[a:b][kk]
         plain = wk[~linked[a:b][kk]]
@@ -316,7 +357,7 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
     in_heading = _leaf_flags(np.flatnonzero([t in _HEADINGS for t in ntags]))
     # leaves of buttons: controls beside a unit ("Copy" over a code block), no text of a
     # hole, and no reason to leave the hole open
-    buttons = np.asarray([i for i, t in enumerate(tags) if t == "button"], dtype=np.int64)
+    buttons = np.asarray(tag_codes.ids("button".__eq__), dtype=np.int64)
     in_button = np.zeros(m, dtype=bool)
     if len(buttons):
         d = np.zeros(m + 1, dtype=np.int64)
@@ -328,6 +369,8 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
     spans = {(int(lo[k]), int(hi[k])) for k in np.flatnonzero(unit).tolist()}
     table_spans = [(int(lo[k]), int(hi[k])) for k in row_of]
 
+    cwl = cw.tolist()  # the same float64 values, read without a numpy scalar each
+
     def _hole(a: int, b: int) -> tuple[int, int] | None:
         """The run of dropped leaves around ``[a, b)``, when kept leaves close it on both
         sides, it holds at most :data:`MAX_HOLE_CHARS` characters, every leaf of it lies
@@ -336,16 +379,16 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
         i, j = a, b
         while i > 0 and not keep[i - 1]:
             i -= 1
-            if cw[j] - cw[i] > MAX_HOLE_CHARS:
+            if cwl[j] - cwl[i] > MAX_HOLE_CHARS:
                 return None
         while j < m and not keep[j]:
             j += 1
-            if cw[j] - cw[i] > MAX_HOLE_CHARS:
+            if cwl[j] - cwl[i] > MAX_HOLE_CHARS:
                 return None
-        if i == 0 or j == m or cw[j] - cw[i] > MAX_HOLE_CHARS \
-                or not (structured[i:j] | in_button[i:j]).all():
+        if i == 0 or j == m or cwl[j] - cwl[i] > MAX_HOLE_CHARS \
+                or not _all(structured[i:j] | in_button[i:j]):
             return None
-        if (i, j) not in spans and not in_heading[i] and not in_code[i:j].any() \
+        if (i, j) not in spans and not in_heading[i] and not _any(in_code[i:j]) \
                 and not any(tlo < i and j <= thi for tlo, thi in table_spans):
             return None  # (the rest of a table whose first rows were kept is one hole)
         return i, j
@@ -364,7 +407,7 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
             if pa < a or pb > b:
                 break
             p = int(page.parent[p])
-        if p < 0 or tags[p] in ("body", "html") or keep[b:pb].any():
+        if p < 0 or tags[p] in ("body", "html") or _any(keep[b:pb]):
             return False
         before = w[pa:a]
         kept = float(before[keep[pa:a]].sum())  # an article's text, not a title cell's
@@ -381,7 +424,7 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
         elif t == "table":
             ok = k in data_table
         else:
-            ok = t in ("ul", "ol") and not linked[a:b].any()
+            ok = t in ("ul", "ol") and not _any(linked[a:b])
         return ok and _ends_kept(k, a, b, mixed=True)
 
     def _fill(k: int, a: int, b: int) -> int:
@@ -403,7 +446,7 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
         # between kept text the context alone decides; at the end of it only when the unit
         # has no link (teasers and tag lists after an article have links)
         tiny = listing or k in data_table or ntags[k] in ("ul", "ol", "pre")
-        free = tiny and (not at_end or not linked[a:b].any())
+        free = tiny and (not at_end or not _any(linked[a:b]))
         if run is not None and _half(*run, scored=not free if at_end else not (
                 listing or k in data_table)):
             keep[run[0]:run[1]] = True
@@ -419,14 +462,14 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
         if a < covered:
             continue
         part = keep[a:b]
-        if part.all():
+        if _all(part):
             continue
         if ntags[k] in _SHARE_ONLY:  # its own bulk, between kept text: whole, else left
-            if part.any() and _share(keep, w, a, b) >= 0.5 and _inside_kept(keep, a, b):
+            if _any(part) and _share(keep, w, a, b) >= 0.5 and _inside_kept(keep, a, b):
                 keep[a:b] = True
                 covered = b
             continue
-        if not part.any():
+        if not _any(part):
             if scores is None:
                 continue
             got = _fill(k, a, b)
@@ -449,27 +492,28 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
     # kept whole): a hole once its neighbours are decided
     for k in retry:
         a, b = int(lo[k]), int(hi[k])
-        if not keep[a:b].any():
+        if not _any(keep[a:b]):
             _fill(k, a, b)
     # headings immediately followed by kept content
     for k, t in enumerate(ntags):
         a, b = int(lo[k]), int(hi[k])
-        if b <= a or b >= m or not keep[b] or keep[a:b].all() or total[k] > MAX_HEADING_CHARS:
+        if b <= a or b >= m or not keep[b] or _all(keep[a:b]) or total[k] > MAX_HEADING_CHARS:
             continue
         if t in _HEADINGS or t in _BOLD and _bold_line(page, cand[k], leaves, a, b):
             keep[a:b] = True
-    _drop_permalinks(page, leaves, keep)
+    _drop_permalinks(page, leaves, keep, tag_codes)
     _drop_noscript(page, leaves, keep)
     _drop_code_buttons(page, leaves, keep)
     return keep
 
 
-def _drop_permalinks(page: Page, leaves: np.ndarray, keep: np.ndarray) -> None:
+def _drop_permalinks(page: Page, leaves: np.ndarray, keep: np.ndarray,
+                     tag_codes: _Tags | None = None) -> None:
     """Drop a heading's permalink mark: a link to an anchor of the page (``href="#..."``)
     whose text is a symbol, no letter or digit (``¶``, ``#``, ``§``, ``🔗``). Documentation
     and blog generators put one in every heading; a reader never reads it as text."""
     tags, attrs, end = page.tag, page.attrs, page.subtree_end
-    for h in (i for i, t in enumerate(tags) if t in _HEADINGS):
+    for h in (tag_codes or _Tags(tags)).ids(_HEADINGS.__contains__):
         for i in range(h + 1, int(end[h])):
             a = attrs[i]
             if tags[i] != "a" or not a or not (a.get("href") or "").startswith("#"):
@@ -547,8 +591,11 @@ def _drop_noscript(page: Page, leaves: np.ndarray, keep: np.ndarray) -> None:
     for i in (i for i, t in enumerate(tags) if t == "noscript"):
         a, b = np.searchsorted(leaves, [i, end[i]])
         inside[a:b] = True
-    chars = np.fromiter((len(page.leaf_text(int(j))) for j in leaves), dtype=np.int64,
-                        count=len(leaves))
+    if np.array_equal(leaves, page.text_leaves):  # their texts are kept by the page
+        chars = np.fromiter(map(len, page.leaf_texts), dtype=np.int64, count=len(leaves))
+    else:
+        chars = np.fromiter((len(page.leaf_text(int(j))) for j in leaves), dtype=np.int64,
+                            count=len(leaves))
     if int(chars[keep & ~inside].sum()) > int(chars[keep & inside].sum()):
         keep[inside] = False
 
@@ -565,8 +612,9 @@ def _flex_rows(page: Page) -> set[int]:
             return set()
         flex = np.flatnonzero(np.isin(page.display, codes)).tolist()
     else:
-        flex = [i for i, a in enumerate(page.attrs)
-                if a and a.get("display", "").strip() in _FLEX_DISPLAYS]
+        attrs = page.attrs
+        flex = [i for i in [i for i, a in enumerate(attrs) if a and "display" in a]
+                if attrs[i]["display"].strip() in _FLEX_DISPLAYS]
     if not flex:
         return set()
     kids: dict[int, list[str]] = {}

@@ -40,6 +40,7 @@ page without layout (:mod:`webseg.parse`) the geometric features (the first seve
 
 from __future__ import annotations
 
+import functools
 import re
 from urllib.parse import urlsplit
 
@@ -72,13 +73,32 @@ def _host(url: str | None) -> str | None:
     return host[4:] if host.startswith("www.") else host
 
 
+_SCHEME = re.compile(r"[a-z][a-z0-9+.-]*:")
+_PLAIN_HOST = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)*")
+
+
+@functools.lru_cache(maxsize=64)
+def _own_prefixes(host: str | None) -> tuple[str, ...]:
+    """Starts of a link that :func:`_host` certainly reads as ``host`` (``http://host/``,
+    ``//www.host/``, ...), so that most links of a page need no ``urlsplit``: the network
+    location ends at the ``/``, and a plain host name (letters, digits, dots, hyphens; not
+    itself starting with ``www.``) has no user, port or brackets to parse. Empty for other
+    hosts, whose links all take the full way."""
+    if not host or host.startswith("www.") or not _PLAIN_HOST.fullmatch(host):
+        return ()
+    return tuple(f"{scheme}{www}{host}/" for scheme in ("http://", "https://", "//")
+                 for www in ("", "www."))
+
+
 def _is_intra(href: str, host: str | None) -> bool:
     h = href.strip().lower()
     if h.startswith(_EXTERNAL_SCHEMES):
         return False
     if not h or h.startswith(("#", *_INTRA_SCHEMES)):
         return True
-    if h.startswith("//") or re.match(r"^[a-z][a-z0-9+.-]*:", h):
+    if h.startswith("//") or _SCHEME.match(h):
+        if h.startswith(_own_prefixes(host)):
+            return True
         return host is not None and _host(h if not h.startswith("//") else "http:" + h) == host
     return True  # relative
 
@@ -215,11 +235,10 @@ def _node_features(page: Page, leaf_text: list[str] | None = None,
     if title_words and len(leaves):
         present = np.zeros((n, len(title_words)))
         index = {wd: k for k, wd in enumerate(title_words)}
+        shared = set(title_words).intersection  # most leaves share no word with the title
         for j, toks in zip(leaves.tolist(), tokens, strict=True):
-            for t in set(toks):
-                k = index.get(t)
-                if k is not None:
-                    present[j, k] = 1.0
+            for t in shared(toks):
+                present[j, index[t]] = 1.0
         csum = np.vstack([np.zeros((1, len(title_words))), np.cumsum(present, axis=0)])
         found = (csum[end] - csum[:n]) > 0
         feats[:, col["title_overlap"]] = found.sum(axis=1) / len(title_words)
