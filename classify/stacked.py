@@ -655,19 +655,45 @@ class _Trees:
                    for k, v in tr.items()} for tr in it] for it in d["trees"]]
         return cls(trees, np.asarray(d["baseline"], dtype=np.float64), list(d["classes"]))
 
+    def _one_row_walk(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """(feature, left, right, depth) for :meth:`raw`'s one-row walk: a leaf's children
+        are the leaf itself and its feature 0, so every tree takes exactly ``depth`` steps
+        (the deepest tree's) with no test for leaves."""
+        walk = self.__dict__.get("_walk")
+        if walk is None:
+            ids = np.arange(len(self._f))
+            left = np.where(self._leaf, ids, self._l)
+            right = np.where(self._leaf, ids, self._r)
+            node, depth = self._roots, 0
+            while len(node) and not self._leaf[node].all():
+                node = np.concatenate([left[node], right[node]])
+                node = np.unique(node[~self._leaf[node]]) if depth < 64 else node[:0]
+                depth += 1
+            walk = self._walk = (np.where(self._leaf, 0, self._f), left, right, depth)
+        return walk
+
     def raw(self, X: np.ndarray) -> np.ndarray:
         """Raw scores (logits), one column per class."""
         X = np.asarray(X, dtype=np.float64)
         k = len(self.baseline)
-        node = np.tile(self._roots, (len(X), 1))  # (rows, trees)
-        rows = np.arange(len(X))[:, None]
-        for _ in range(64):
-            leaf = self._leaf[node]
-            if leaf.all():
-                break
-            x = X[rows, self._f[node]]
-            go_left = np.where(np.isnan(x), self._m[node], x <= self._t[node])
-            node = np.where(leaf, node, np.where(go_left, self._l[node], self._r[node]))
+        if len(X) == 1 and len(self._roots) and not np.isnan(X).any():
+            # one page (the pipeline's case), no missing value: the same leaves by a walk of
+            # three gathers per level (feature value, then the child on each side)
+            feat, left, right, depth = self._one_row_walk()
+            x, t, n = X[0], self._t, self._roots
+            for _ in range(depth):
+                n = np.where(x[feat[n]] <= t[n], left[n], right[n])
+            node = n[None, :]
+        else:
+            node = np.tile(self._roots, (len(X), 1))  # (rows, trees)
+            rows = np.arange(len(X))[:, None]
+            for _ in range(64):
+                leaf = self._leaf[node]
+                if leaf.all():
+                    break
+                x = X[rows, self._f[node]]
+                go_left = np.where(np.isnan(x), self._m[node], x <= self._t[node])
+                node = np.where(leaf, node, np.where(go_left, self._l[node], self._r[node]))
         vals = self._v[node]  # (rows, trees)
         out = np.tile(self.baseline, (len(X), 1))
         for c in range(k):

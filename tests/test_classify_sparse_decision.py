@@ -72,3 +72,40 @@ def test_long_documents_counted_by_ids_equal_the_tuple_rule() -> None:
             want = _rows_by_tuples(vec, doc)
             assert got[0].tolist() == want[0].tolist()
             assert got[1].tobytes() == want[1].tobytes()
+
+
+def _raw_by_the_general_walk(trees, X: np.ndarray) -> np.ndarray:
+    """``_Trees.raw`` as it walks several rows: leaf tests and missing values every level."""
+    k = len(trees.baseline)
+    node = np.tile(trees._roots, (len(X), 1))
+    rows = np.arange(len(X))[:, None]
+    for _ in range(64):
+        leaf = trees._leaf[node]
+        if leaf.all():
+            break
+        x = X[rows, trees._f[node]]
+        go_left = np.where(np.isnan(x), trees._m[node], x <= trees._t[node])
+        node = np.where(leaf, node, np.where(go_left, trees._l[node], trees._r[node]))
+    vals = trees._v[node]
+    out = np.tile(trees.baseline, (len(X), 1))
+    for c in range(k):
+        out[:, c] += vals[:, trees._cls == c].sum(axis=1)
+    return out if k > 1 else np.column_stack([np.zeros(len(X)), out[:, 0]])
+
+
+def test_one_row_tree_walk_finds_the_same_leaves() -> None:
+    """The stacker's trees score one page by a walk without leaf tests (``_Trees.raw``'s
+    one-row path): the same logits, bit for bit, as the general walk, and a missing value
+    still follows each node's missing-value side."""
+    model = load_model().model
+    trees = model.trees
+    if trees is None:
+        pytest.skip("the shipped model's stacker is not trees")
+    rng = np.random.default_rng(0)
+    width = int(trees._f.max()) + 1
+    X = rng.normal(0.0, 2.0, size=(60, width))
+    X[::7, 3] = 0.0  # values on thresholds' sides both ways
+    X[1, :5] = np.nan
+    for i in range(len(X)):
+        row = X[i:i + 1]
+        assert trees.raw(row).tobytes() == _raw_by_the_general_walk(trees, row).tobytes()
