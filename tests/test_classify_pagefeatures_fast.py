@@ -55,3 +55,26 @@ def test_unspaced_test_and_word_count(text: str) -> None:
     assert _has_unspaced_letter(text) == has_unspaced_letter(text)
     n = len(regex.findall(_UNSPACED_LETTER, text))
     assert count_words(text) == n + len(regex.sub(_UNSPACED_LETTER, " ", text).split())
+
+
+_PRICE_PIECES = ["$", "€", " ", "0", "12", "3", ".", ",", "\u00a0", "kr", "USD", "a", "b",
+                 "-", "руб", "\n", "lei", "Kč", "zł", "word ", "x" * 30, "9" * 20]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_PRICE_PIECES), max_size=120))
+def test_price_count_near_the_marks_equals_the_whole_search(pieces: list[str]) -> None:
+    from classify.pagefeatures import _PRICE, _prices
+
+    text = "".join(pieces)
+    assert _prices(text) == _PRICE.findall(text)
+
+
+def test_price_count_examples() -> None:
+    from classify.pagefeatures import _PRICE, _price_count, _prices
+
+    long = "word " * 50
+    for text in ("", "no price here", f"$ 12.99 {long} 5 kr {long}EUR 1 000,00 and 3 USD",
+                 f"{long}$1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6{long}", "kr" * 40 + " 12 kr"):
+        assert _prices(text) == _PRICE.findall(text)
+    assert _price_count(f"{long}$ 12.99 and 5 kr") == 2
