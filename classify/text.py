@@ -51,6 +51,17 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 #: :func:`words` of ASCII text: whole ``[a-z0-9]`` runs of 2 to 64 characters (the analysis'
 #: tokens of :func:`_analyzer`, which drops longer ones, without the one-character ones).
 _ASCII_WORD = re.compile(r"(?<![a-z0-9])[a-z0-9]{2,64}(?![a-z0-9])")
+#: bytes -> lower-case ASCII letters and digits kept, every other byte a space
+_WORD_BYTES = bytes((c | 0x20) if chr(c).isascii() and chr(c).isalnum() else 0x20
+                    for c in range(256))
+
+
+def _ascii_words(text: str) -> list[str]:
+    """``_ASCII_WORD.findall(text.lower())`` of an ASCII ``text``: its maximal ``[a-z0-9]``
+    runs of 2 to 64 characters, by one byte translation and a split (C loops) and a length
+    test, in half the time of the regular expression with its look-arounds."""
+    return [w for w in text.encode("ascii").translate(_WORD_BYTES).decode("ascii").split()
+            if 1 < len(w) <= 64]
 _MAX_LEN = 30
 
 
@@ -83,7 +94,7 @@ def words(text: str) -> list[str]:
         # tokens up to the analyzer's 64 characters, of which this keeps those of two or
         # more (no ASCII token is of an unspaced script): one regular expression, the same
         # tokens without a Python step per token
-        return _ASCII_WORD.findall(text.lower())
+        return _ascii_words(text)
     latin = _latin_words(text)
     if latin is not None:
         return latin
@@ -141,7 +152,7 @@ def _latin_words(text: str) -> list[str] | None:
             if c in t:
                 t = t.replace(c, v)
         t = unicodedata.normalize("NFKD", t).encode("ascii", "ignore").decode("ascii")
-    return _ASCII_WORD.findall(t)
+    return _ascii_words(t)
 
 
 @lru_cache(maxsize=4096)

@@ -91,3 +91,13 @@ def test_quick_latin_test_lets_through_no_character_the_script_test_refuses() ->
     assert len(passed) > 5_000
     assert beyond.search(passed) is None
     assert _NON_ASCII_DIGIT.search(passed) is None
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=200)
+       | st.lists(st.sampled_from(["ab", "Z", "x" * 64, "y" * 65, " ", "-", "\x1f", "9"]),
+                  max_size=40).map("".join))
+def test_ascii_words_equal_the_regular_expression(text: str) -> None:
+    from classify.text import _ASCII_WORD, _ascii_words
+
+    assert _ascii_words(text) == _ASCII_WORD.findall(text.lower())
