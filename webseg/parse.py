@@ -306,7 +306,14 @@ def _walk_lexbor(text: str, max_nodes: int) -> tuple[dict[str, Any], dict[int, s
             node = node.next
             continue
         pre = None
-        if attrib:
+        if attrib and kept.issuperset(attrib) and None not in attrib.values():
+            # every attribute is kept as it is (the usual class, id, href): the dict lexbor
+            # gave is the element's, uncopied; none of them hides the element (no hidden, no
+            # style) but an input's type, and none adds one (no value, no valueless boolean)
+            attrs = attrib
+            vis = pvis and tag not in non_rendered \
+                and not (tag == "input" and (attrib.get("type") or "").lower() == "hidden")
+        elif attrib:
             attrs = {}
             for k, v in attrib.items():  # a loop: a comprehension costs twice as much here
                 if k in kept and v is not None:
