@@ -80,3 +80,31 @@ def test_numpy_walk_follows_nan_rules_and_missing_or_not_splits() -> None:
     want = np.array([[_reference_walk(t, x) for x in X] for t in (tree, tree2)])
     assert np.array_equal(ens._tree_values_numpy(X), want)
     assert ens._walk_blocks == 3
+
+
+@pytest.mark.parametrize("left", [[0, -1, -1], [1, -1, -1], [7, -1, -1]])
+def test_a_tree_with_a_cycle_or_a_child_outside_it_is_refused(left: list[int]) -> None:
+    # node 0 splits; its children must be nodes of the tree: 0 (a cycle to itself), 1 twice,
+    # or 7 (no such node) are refused when the ensemble is built, not a hang or a wrong walk
+    from webseg.blocks.gbt import TreeEnsemble
+
+    tree = {"feature": [0, 0, 0], "threshold": [0.5, 0.0, 0.0], "left": left,
+            "right": [1 if left[0] != 1 else 1, -1, -1], "missing_left": [1, 0, 0],
+            "leaf": [0, 1, 1], "value": [0.0, -1.0, 1.0]}
+    with pytest.raises(ValueError, match="one tree per root"):
+        TreeEnsemble({"kind": "binary-logistic", "baseline": 0.0, "n_features": 1,
+                      "trees": [tree]})
+
+
+def test_a_leaf_walked_by_sibling_numbers_gives_its_value() -> None:
+    from webseg.blocks.gbt import TreeEnsemble
+
+    # root splits x <= 0.5; its right child splits x <= 2 (NaN right); leaves -1, 0, 2
+    tree = {"feature": [0, 0, 0, 0, 0], "threshold": [0.5, 0.0, 2.0, 0.0, 0.0],
+            "left": [1, -1, 3, -1, -1], "right": [2, -1, 4, -1, -1],
+            "missing_left": [1, 0, 0, 0, 0], "leaf": [0, 1, 0, 1, 1],
+            "value": [0.0, -1.0, 0.0, 0.0, 2.0]}
+    ens = TreeEnsemble({"kind": "regression", "baseline": 0.0, "n_features": 1,
+                        "trees": [tree]})
+    X = np.array([[0.0], [0.5], [1.0], [2.0], [3.0], [np.nan]])
+    assert ens.raw(X).tolist() == [-1.0, -1.0, 0.0, 0.0, 2.0, -1.0]

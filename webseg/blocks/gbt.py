@@ -281,6 +281,8 @@ class TreeEnsemble:
         left = self.left.tolist()
         right = self.right.tolist()
         leaf = self.leaf.tolist()
+        n_nodes = len(leaf)
+        bad = ValueError("tree arrays do not form one tree per root")
         order: list[int] = []
         for r in self.roots.tolist():
             order.append(r)
@@ -288,12 +290,15 @@ class TreeEnsemble:
             while k < len(order):  # breadth first over this tree, children in pairs
                 v = order[k]
                 if not leaf[v]:
+                    if len(order) >= n_nodes or not (0 <= left[v] < n_nodes
+                                                     and 0 <= right[v] < n_nodes):
+                        raise bad  # a cycle, or a child outside the arrays
                     order.append(left[v])
                     order.append(right[v])
                 k += 1
         perm = np.asarray(order, dtype=np.intp)
-        if len(perm) != len(self.leaf) or np.any(np.bincount(perm, minlength=len(perm)) != 1):
-            raise ValueError("tree arrays do not form one tree per root")
+        if len(perm) != n_nodes or np.any(np.bincount(perm, minlength=n_nodes) != 1):
+            raise bad
         new = np.empty(len(perm), dtype=np.intp)
         new[perm] = np.arange(len(perm))
         new_left = new[self.left[perm]]

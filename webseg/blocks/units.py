@@ -240,6 +240,8 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
     cw = np.concatenate([[0.0], np.cumsum(w)])
     ctab, clay = _prefix(is_table), _prefix(is_layout)
     total = cw[hi] - cw[lo]
+    # the same values as Python numbers, for the loops over the candidates
+    lo_l, hi_l, total_l = lo.tolist(), hi.tolist(), total.tolist()
     tables_inside = ctab[end[nodes]] - ctab[nodes + 1]
     layout_inside = clay[end[nodes]] - clay[nodes + 1]
     ntags = [_FLEX if i in flex else _LINE if i in line else tags[i] for i in cand]
@@ -267,7 +269,7 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
     only_data = (cdata[end[nodes]] - cdata[nodes + 1]) == tables_inside
     unit = np.zeros(len(cand), dtype=bool)
     for k, t in enumerate(ntags):
-        if hi[k] <= lo[k]:
+        if hi_l[k] <= lo_l[k]:
             continue
         if t == "table":
             unit[k] = k in data_table or k in code_table
@@ -458,7 +460,7 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
     covered = 0
     retry: list[int] = []  # holes whose neighbours were still undecided
     for k in np.flatnonzero(unit).tolist():
-        a, b = int(lo[k]), int(hi[k])
+        a, b = lo_l[k], hi_l[k]
         if a < covered:
             continue
         part = keep[a:b]
@@ -491,13 +493,13 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
     # a dropped unit before a unit decided after it (a table before a list whose items were
     # kept whole): a hole once its neighbours are decided
     for k in retry:
-        a, b = int(lo[k]), int(hi[k])
+        a, b = lo_l[k], hi_l[k]
         if not _any(keep[a:b]):
             _fill(k, a, b)
     # headings immediately followed by kept content
     for k, t in enumerate(ntags):
-        a, b = int(lo[k]), int(hi[k])
-        if b <= a or b >= m or not keep[b] or _all(keep[a:b]) or total[k] > MAX_HEADING_CHARS:
+        a, b = lo_l[k], hi_l[k]
+        if b <= a or b >= m or not keep[b] or _all(keep[a:b]) or total_l[k] > MAX_HEADING_CHARS:
             continue
         if t in _HEADINGS or t in _BOLD and _bold_line(page, cand[k], leaves, a, b):
             keep[a:b] = True
