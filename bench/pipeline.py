@@ -5,6 +5,7 @@
     python bench/pipeline.py --data ../shared/data/wcxb-dev --pages 200 [--spark local[2]]
     python bench/pipeline.py --pages 400 --no-single --spark local[1],local[2]   # --pin on
     python bench/pipeline.py --collection 10000,100000      # collection stage only (synthetic)
+    python bench/pipeline.py --collection-of OUT            # ... of a finished pipeline run
 
 Real pages (the first ``--pages`` of the manifest, sorted by id) are written into one WARC
 (in a temporary directory), then:
@@ -353,6 +354,31 @@ def collection_child(out: str) -> dict:
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
 
 
+def journal_collection_bench(run: Path, tmp: Path, repeat: int = 3) -> dict:
+    """The collection stage (:func:`webseg.pipeline.run.finalize`) alone on the journal of a
+    finished ``webseg pipeline`` output ``run`` (copied, with its configuration), ``repeat``
+    times in this process: CPU seconds of each (the first pass over the journal included, as
+    in a resumed run; a fresh run makes it while writing the journal)."""
+    from webseg.pipeline import PipelineConfig
+    from webseg.pipeline.journal import read_journal
+    from webseg.pipeline.run import finalize, page_phase_gc
+
+    cfg = json.loads((run / "work" / "config.json").read_text())
+    config = PipelineConfig(**{**cfg, "stages": tuple(cfg["stages"])})
+    order = [str(r["id"]) for r in read_journal(run / "work" / "pages.jsonl")]
+    cpu = []
+    for i in range(repeat):
+        out = tmp / f"journal-collection-{i}"
+        shutil.copytree(run / "work", out / "work")
+        c0 = time.process_time()
+        with page_phase_gc():
+            finalize(order, out, config)
+        cpu.append(round(time.process_time() - c0, 3))
+        shutil.rmtree(out)
+    return {"pages": len(order), "collection_cpu_s": cpu,
+            "median_cpu_s": statistics.median(cpu), "load": load()}
+
+
 def run_collection_bench(n: int, tmp: Path, index_build: bool = True) -> dict:
     out = tmp / f"collect-{n}"
     t0 = time.perf_counter()
@@ -422,6 +448,9 @@ def main() -> int:
                          "cover the cores).")
     ap.add_argument("--collection", default=None,
                     help="Collection-stage sizes on synthetic journals, e.g. 10000,100000")
+    ap.add_argument("--collection-of", type=Path, default=None,
+                    help="A finished `webseg pipeline` output folder: time its collection "
+                         "stage alone (CPU seconds, three times) on a copy of its journal.")
     ap.add_argument("--no-index-build", action="store_true",
                     help="With --collection: skip timing `webseg index OUT/` afterwards.")
     ap.add_argument("--spark-child", default=None, help=argparse.SUPPRESS)
@@ -439,6 +468,10 @@ def main() -> int:
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         tmpd = Path(tmp)
+        if a.collection_of:
+            res = journal_collection_bench(a.collection_of, tmpd)
+            print("collection stage of", a.collection_of, json.dumps(res), flush=True)
+            return 0
         if a.collection:
             for n in (int(x) for x in a.collection.split(",")):
                 res = run_collection_bench(n, tmpd, not a.no_index_build)
