@@ -157,16 +157,7 @@ class _Builder:
         c = self.cols
         if not self.capped:
             return c
-        kids: list[list[int]] = [[] for _ in c["parent"]]
-        roots = []
-        for i, p in enumerate(c["parent"]):
-            (kids[p] if p >= 0 else roots).append(i)
-        order: list[int] = []
-        stack = list(reversed(roots))
-        while stack:
-            i = stack.pop()
-            order.append(i)
-            stack.extend(reversed(kids[i]))
+        order = _preorder(c["parent"])
         new_id = {old: new for new, old in enumerate(order)}
         out = {k: [v[i] for i in order] for k, v in c.items()}
         out["parent"] = [new_id[p] if p >= 0 else -1 for p in out["parent"]]
@@ -386,22 +377,29 @@ def _shadow_root(attrib: dict[str, Any], parent: int, host: str, hosts: set[int]
 def _document_order(rows: list[tuple], ws: dict[int, str]) -> tuple[list[tuple], dict[int, str]]:
     """Rows re-sorted into pre-order after the depth cap moved elements (as
     :meth:`_Builder.finish`), parent ids and whitespace keys renumbered."""
-    kids: list[list[int]] = [[] for _ in rows]
-    roots = []
-    for i, r in enumerate(rows):
-        (kids[r[0]] if r[0] >= 0 else roots).append(i)
-    order: list[int] = []
-    stack = list(reversed(roots))
-    while stack:
-        i = stack.pop()
-        order.append(i)
-        stack.extend(reversed(kids[i]))
+    order = _preorder([r[0] for r in rows])
     new_id = {old: new for new, old in enumerate(order)}
     out = []
     for i in order:
         r = rows[i]
         out.append((new_id[r[0]] if r[0] >= 0 else -1, *r[1:]))
     return out, {new_id[i]: w for i, w in ws.items()}
+
+
+def _preorder(parents: list[int]) -> list[int]:
+    """Node ids in document (pre-)order of the tree that ``parents`` describes (-1: a root),
+    children in id order: the order to restore after the depth cap re-attached elements."""
+    kids: list[list[int]] = [[] for _ in parents]
+    roots = []
+    for i, p in enumerate(parents):
+        (kids[p] if p >= 0 else roots).append(i)
+    order: list[int] = []
+    stack = list(reversed(roots))
+    while stack:
+        i = stack.pop()
+        order.append(i)
+        stack.extend(reversed(kids[i]))
+    return order
 
 
 def _row_columns(rows: list[tuple]) -> dict[str, Any]:
