@@ -24,7 +24,8 @@ from ir.blocks import page_blocks, page_text, shown_leaves, spaced, window_block
 from ir.content import DEFAULT_MODEL
 from ir.store import StoredDoc
 
-__all__ = ["IndexReport", "doc_from_page", "doc_from_text", "fallback_text", "html_text",
+__all__ = ["IndexReport", "declared_hints", "doc_from_page", "doc_from_text", "fallback_text",
+           "html_text",
            "index_paths", "surface_analyzer"]
 
 
@@ -46,9 +47,10 @@ def _main_text(text: str, parts: list[str], probs: list[float] | None) -> str:
     return " ".join(main) if main else text
 
 
-def _declared(rec: Any) -> list[str]:
-    """The languages a local or WARC input declares in its head; none for URL input (the
-    page is fetched by the browser) or unreadable input."""
+def declared_hints(rec: Any) -> list[str]:
+    """The languages a local or WARC input declares in its head (the ``lang_hints`` of
+    :func:`doc_from_page`); none for URL input (the page is fetched by the browser) or
+    unreadable input."""
     from webseg.lang import declared_languages
 
     if getattr(rec, "error", None) is not None or getattr(rec, "kind", None) == "url":
@@ -339,7 +341,7 @@ def index_paths(index: Any, paths: Sequence[str], sources: Sequence[str], concur
         if rec.skipped:
             rep.skipped += 1
             continue
-        hints = _declared(rec)
+        hints = declared_hints(rec)
         if page is not None:
             doc = doc_from_page(doc_id, page, an, sources, url=_record_url(rec, page),
                                 lang_hints=hints)

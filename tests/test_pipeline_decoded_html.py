@@ -47,3 +47,32 @@ def test_decoded_html_of_the_parse_is_the_records_html(tmp_path: Path) -> None:
         assert html == record_html(rec, cfg)
     assert "Crème brûlée" in with_html[0][1] and "北京欢迎你" in with_html[1][1]
     assert all(h is None for _, p, _, h in got if p is None)
+
+
+def test_index_entry_language_takes_the_declared_hints_as_webseg_index_does(
+        tmp_path: Path) -> None:
+    """The pipeline's index entry is ``webseg index``'s, its language included: the
+    languages a record declares are hints there too (a list of names, times and room
+    numbers alone reads as no language or another one)."""
+    from ir.analysis import Analyzer
+    from ir.pipeline import declared_hints, doc_from_page
+    from webseg.pipeline.process import PageProcessor
+
+    body = ("<html lang='en'><head><title>Series</title></head><body><h1>Series</h1>"
+            + "".join(f"<p>September {d} 12pm- 1pm SAAC 217 Carrie Menke, Ph.D</p>"
+                      for d in range(1, 25)) + "</body></html>").encode()
+    with (tmp_path / "c.warc.gz").open("wb") as f:
+        w = WARCWriter(f, gzip=True)
+        headers = StatusAndHeaders("200 OK", [("Content-Type", "text/html")],
+                                   protocol="HTTP/1.1")
+        w.write_record(w.create_warc_record("http://example.org/s", "response",
+                                            payload=io.BytesIO(body), http_headers=headers))
+    ((rec, page, err, html),) = list(parse_inputs_html(iter_inputs([tmp_path / "c.warc.gz"])))
+    assert err is None and declared_hints(rec) == ["en"]
+    cfg = PipelineConfig.parsed()
+    out = PageProcessor(cfg).process(rec.id, rec.url, page, html=html, record=rec)
+    assert out["status"] == "ok", out["error"]
+    expected = doc_from_page(rec.id, page, Analyzer(), [cfg.segmenter], url=rec.url,
+                             lang_hints=["en"])
+    assert out["index_doc"]["lang"] == expected.lang == "en"
+    assert out["index_doc"]["terms"] == expected.to_dict()["terms"]

@@ -240,7 +240,7 @@ class PageProcessor:
         if "index" in self.config.stages and out["status"] in ("ok", "empty"):
             t0, c0, p0 = time.perf_counter(), time.thread_time(), time.process_time()
             out["index_doc"] = self._index_doc(rec_id, url, page, scratch.get("segmentation"),
-                                               self._block_fn(scratch.get("clean")))
+                                               self._block_fn(scratch.get("clean")), record)
             timings["index"] = round(time.perf_counter() - t0, 4)
             cpu["index"] = round(time.thread_time() - c0, 4)
             proc["index"] = round(time.process_time() - p0, 4)
@@ -250,17 +250,21 @@ class PageProcessor:
         return out
 
     def _index_doc(self, rec_id: str, url: str | None, page: Page,
-                   seg: Any = None, block_fn: Any = None) -> dict[str, Any]:
+                   seg: Any = None, block_fn: Any = None, record: Any = None
+                   ) -> dict[str, Any]:
         """The page as the search index stores it (terms + blocks), exactly as ``webseg index``
         builds it (:func:`ir.pipeline.doc_from_page`), reusing the segment stage's
         segmentation when it has one (same segmenter and parameters) and the clean stage's
-        block-model result (the index's content model would otherwise run it again)."""
-        from ir.pipeline import doc_from_page
+        block-model result (the index's content model would otherwise run it again). The
+        languages the input ``record`` declares are the stored language's hints, as there:
+        without them a short or list-like page's text alone can name another language."""
+        from ir.pipeline import declared_hints, doc_from_page
 
         source = self.config.segmenter
         segs = {} if seg is None else {source: seg}
+        hints = declared_hints(record) if record is not None else []
         doc = doc_from_page(rec_id, page, self.analyzer, [source], url=url, segmentations=segs,
-                            block_fn=block_fn)
+                            block_fn=block_fn, lang_hints=hints)
         return doc.to_dict()
 
     @staticmethod

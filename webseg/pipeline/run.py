@@ -419,13 +419,13 @@ def text_only_doc(rec: InputRecord, reason: str, processor: PageProcessor
     still searchable (status ``text-only``, the reason recorded), or ``empty``. None when
     there is no text to be had (unreadable, binary, unparsable, a URL): the record's error
     line says why, and an empty document would be a search result that is no page."""
-    from ir.pipeline import doc_from_text, fallback_text
+    from ir.pipeline import declared_hints, doc_from_text, fallback_text
 
     text, _ = fallback_text(rec, reason)
     if text is None:
         return None
     doc = doc_from_text(rec.id, text, processor.analyzer, url=rec.url, status="text-only",
-                        reason=reason)
+                        reason=reason, lang_hints=declared_hints(rec))
     if not doc.terms:
         doc.status = "empty"
     return doc.to_dict()
