@@ -30,7 +30,7 @@ import os
 from collections.abc import Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from webseg import fastjson
 from webseg.page import text_key
@@ -54,6 +54,9 @@ class IndexNotFoundError(FileNotFoundError):
 
 class IndexCorruptError(ValueError):
     """An index file is missing, truncated, edited or unreadable."""
+
+
+_B = TypeVar("_B")
 
 
 @dataclass
@@ -80,11 +83,8 @@ class Block:
         return sum(self.terms.values())
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"text": self.text, "terms": self.terms, "seg": self.seg, "rank": self.rank,
-             "box": [round(float(v), 1) for v in self.box]}
-        if self.weight != 1.0 or self.role:
-            d["weight"], d["role"] = self.weight, self.role
-        return d
+        """The block's stored row (:func:`block_row`, which defines the row's format)."""
+        return block_row(vars(self))
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Block:
@@ -193,9 +193,9 @@ def _blocks_from_json(d: Mapping[str, list[dict[str, Any]]]) -> dict[str, list[B
     return {s: [Block.from_dict(b) for b in bl] for s, bl in d.items()}
 
 
-def source_blocks(blocks: Mapping[str, list[Block]], source: str) -> list[Block]:
-    """A page's blocks of ``source``; pages without them (text-only pages) fall back to
-    windows."""
+def source_blocks(blocks: Mapping[str, list[_B]], source: str) -> list[_B]:
+    """A page's blocks of ``source`` (:class:`Block` objects or their stored rows); pages
+    without them (text-only pages) fall back to windows."""
     got = blocks.get(source)
     return got if got is not None else blocks.get("windows", [])
 
@@ -214,10 +214,10 @@ def passage_record(blocks: Mapping[str, list[Block]], source: str, min_weight: f
 
 
 def block_row(d: Mapping[str, Any]) -> dict[str, Any]:
-    """``Block.from_dict(d).to_dict()`` without the object: the stored row of a block given as
-    JSON. Why: the collection stage stores the blocks its journal holds as JSON already, and
-    turning each of ~150 blocks a page into a :class:`Block` and back was a third of the
-    index's share of that stage."""
+    """The stored row of a block given as a mapping (a :class:`Block`'s fields, or its JSON:
+    ``Block.from_dict(d).to_dict()`` without the object). Why a mapping: the collection stage
+    stores the blocks its journal holds as JSON already, and turning each of ~150 blocks a
+    page into a :class:`Block` and back was a third of the index's share of that stage."""
     row = {"text": d["text"], "terms": d["terms"], "seg": int(d.get("seg", 0)),
            "rank": int(d.get("rank", 0)),
            "box": [round(float(v), 1) for v in d.get("box", (0, 0, 0, 0))]}
@@ -231,8 +231,7 @@ def passage_rows(rows: Mapping[str, list[dict[str, Any]]], source: str, min_weig
                  ) -> dict[str, Any]:
     """:func:`passage_record` of blocks given as their stored rows (:func:`block_row`): the
     same record (a row without ``weight`` is a block of weight 1.0)."""
-    got = rows.get(source)
-    bl = got if got is not None else rows.get("windows", [])
+    bl = source_blocks(rows, source)
     content = []
     for i, b in enumerate(bl):
         w = b.get("weight", 1.0)
