@@ -141,7 +141,7 @@ def count_words(text: str) -> int:
     character of an unspaced script (Chinese, Japanese kana, Thai ...) counts as one word, as
     the multilingual content evaluation counts them. ``len(text.split())`` would make a Chinese
     page a few dozen "words" long and every per-word ratio meaningless."""
-    if not _has_unspaced_letter(text):
+    if not has_unspaced_letter(text):
         return len(text.split())
     import regex
 
@@ -150,21 +150,6 @@ def count_words(text: str) -> int:
 
 
 _UNSPACED_LETTER = r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}]"
-#: a superset of :data:`_UNSPACED_LETTER`'s characters as plain code-point ranges (Thai, Lao,
-#: Myanmar, Khmer, the CJK blocks, kana, every astral plane), which the standard ``re``
-#: module scans for about ten times faster than the ``regex`` module tests script properties
-#: (the curly quotes, dashes and accents of a European page are not in it)
-_MAYBE_UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff"
-                             "\u2e80-\u2fff\u3005-\u30ff\u31f0-\u31ff\u32d0-\u4dbf"
-                             "\u4e00-\u9fff\ua9e0-\ua9ff\uaa60-\uaa7f\uf900-\ufaff"
-                             "\uff66-\uff9f\U00010000-\U0010ffff]")
-
-
-def _has_unspaced_letter(text: str) -> bool:
-    """:func:`webseg.lang.has_unspaced_letter`, asked only from the first character that may
-    be one (:data:`_MAYBE_UNSPACED`): on most pages there is none and the answer is quick."""
-    m = _MAYBE_UNSPACED.search(text)
-    return m is not None and has_unspaced_letter(text[m.start():])
 
 
 def split_words(value: str) -> list[str]:

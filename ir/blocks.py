@@ -11,7 +11,6 @@ Blocks are stored in geometry rank order (top edge, then left edge of the segmen
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from itertools import chain
 from typing import Any
@@ -62,14 +61,7 @@ def _units(words: list[str]) -> list[tuple[str, int]]:
 def spaced(text: str) -> bool:
     """Whether ``text``'s windows are made of whole whitespace words (no letter of an
     unspaced script in it)."""
-    if text.isascii():
-        return True
-    # the letters sought are non-ASCII: searched among those alone (a page's text is mostly
-    # ASCII, and the script classes are slow to test on every character)
-    return not has_unspaced_letter("".join(_NON_ASCII.findall(text)))
-
-
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+    return not has_unspaced_letter(text)
 
 
 def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,

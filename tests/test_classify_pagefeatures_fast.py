@@ -9,14 +9,8 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from classify.pagefeatures import (
-    _MAYBE_UNSPACED,
-    _UNSPACED_LETTER,
-    _has_unspaced_letter,
-    count_words,
-    split_words,
-)
-from webseg.lang import has_unspaced_letter
+from classify.pagefeatures import _UNSPACED_LETTER, count_words, split_words
+from webseg.lang import _MAYBE_UNSPACED, _unspaced_letter, has_unspaced_letter
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _WORD = re.compile(r"[^\W\d_]{2,25}")
@@ -52,7 +46,7 @@ def test_maybe_unspaced_covers_every_unspaced_letter() -> None:
 @given(st.text(alphabet=st.sampled_from("ab ’—é\u00a0ж中の\u0e01한、「」\U00020000."),
                max_size=40))
 def test_unspaced_test_and_word_count(text: str) -> None:
-    assert _has_unspaced_letter(text) == has_unspaced_letter(text)
+    assert has_unspaced_letter(text) == (_unspaced_letter().search(text) is not None)
     n = len(regex.findall(_UNSPACED_LETTER, text))
     assert count_words(text) == n + len(regex.sub(_UNSPACED_LETTER, " ", text).split())
 

@@ -421,9 +421,24 @@ def _unspaced_letter() -> Any:
                          r"\p{Myanmar}]")
 
 
+#: A superset of :func:`_unspaced_letter`'s characters as plain code-point ranges (Thai, Lao,
+#: Myanmar, Khmer, the CJK blocks, kana, every astral plane), which the standard ``re`` module
+#: scans for about ten times faster than the ``regex`` module tests script properties (the
+#: curly quotes, dashes and accents of a European page are not in it)
+_MAYBE_UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff"
+                             "\u2e80-\u2fff\u3005-\u30ff\u31f0-\u31ff\u32d0-\u4dbf"
+                             "\u4e00-\u9fff\ua9e0-\ua9ff\uaa60-\uaa7f\uf900-\ufaff"
+                             "\uff66-\uff9f\U00010000-\U0010ffff]")
+
+
 def has_unspaced_letter(text: str) -> bool:
     """Whether ``text`` holds a letter of a script written without spaces between words
     (Chinese, Japanese kana, Thai, Lao, Khmer, Myanmar; not Korean, which uses spaces): such
-    text cannot be cut into words at white space, so shingles and windows count characters."""
-    return _unspaced_letter().search(text) is not None
+    text cannot be cut into words at white space, so shingles and windows count characters.
+    The script test runs only from the first character of :data:`_MAYBE_UNSPACED` on: most
+    texts have none, and their answer is one quick scan."""
+    if text.isascii():
+        return False
+    m = _MAYBE_UNSPACED.search(text)
+    return m is not None and _unspaced_letter().search(text, m.start()) is not None
 
