@@ -13,8 +13,9 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-# webseg and its own dependencies: all that `make demo` needs.
-$(VENV)/.base: pyproject.toml | $(BIN)/python
+# webseg and its own dependencies: all that `make demo` needs. The install also builds the
+# optional C extensions in place (setup.py), again whenever their sources change.
+$(VENV)/.base: pyproject.toml setup.py $(wildcard webseg/_native/*.c) | $(BIN)/python
 	$(BIN)/python -m pip install -q -e .
 	touch $@
 

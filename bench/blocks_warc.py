@@ -6,8 +6,8 @@ and a digest of its outputs (to check that a speed-up changes none).
 
 The pages are parsed first (not timed), as ``webseg pipeline --no-render`` parses them; then
 :func:`webseg.blocks.block_functions` runs on every page in order, so what a run pays once
-(the model's load, the compiled tree walker's import once enough rows were scored:
-:data:`webseg.blocks.gbt.COMPILED_AFTER_ROWS`) is in the total as in a pipeline run. Prints
+(the model's load) is in the total as in a pipeline run; the tree walk is the compiled one
+when webseg's C extension is built (``WEBSEG_PURE_PYTHON=1`` for the numpy walk). Prints
 the total CPU (``time.process_time``), its mean and median per page, and one SHA-1 over every
 page's leaf features, leaf scores, node scores and keep mask (bit for bit). Nothing asserts.
 """

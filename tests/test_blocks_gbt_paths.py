@@ -1,54 +1,99 @@
 """The two tree walkers of :class:`webseg.blocks.gbt.TreeEnsemble` give the same leaves.
 
-The compiled walker (scikit-learn's) is what a long run switches to when it is available; the
-numpy walk is what short runs use and the fallback. Scores must not depend on which one ran,
-bit for bit.
+The compiled walk (``webseg._native.treewalk``, built at install) is what runs when it is
+built; the numpy walk is the fallback. Scores must not depend on which one ran, bit for bit.
 """
 
 from __future__ import annotations
 
+import shutil
+import sysconfig
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from webseg import _native as native
 from webseg.blocks.model import load_model
 
 
-@pytest.mark.parametrize("stage", ["stage1", "stage2"])
-def test_compiled_and_numpy_walks_agree_on_the_shipped_model(stage: str) -> None:
-    ens = getattr(load_model(), stage)
-    if not ens.use_compiled():
-        pytest.skip("this scikit-learn has no usable compiled tree walker")
+def _walk():
+    walk = native.load("treewalk")
+    if walk is None:
+        pytest.skip("webseg's C extension is not built here (no compiler)")
+    return walk
+
+
+def test_the_extension_is_built_where_a_compiler_is() -> None:
+    """`pip install -e .` (the README's set-up) builds it; a missing build must not go unseen
+    on a machine that can build it (after editing the C source: `make setup`)."""
+    headers = Path(sysconfig.get_paths()["include"], "Python.h").is_file()
+    if not (shutil.which("cc") and headers):
+        pytest.skip("no C compiler or Python headers: the numpy walk is the one in use")
+    assert native.load("treewalk") is not None
+
+
+def _models() -> dict:
+    """Every shipped ensemble: the block model's two stages, its per-page decision, and the
+    role model's heads."""
+    from webseg.blocks.roles import load_role_model
+
+    m = load_model()
+    out = {"stage1": m.stage1, "stage2": m.stage2}
+    if m.page_decision is not None:
+        out["page_decision"] = m.page_decision.ensemble
+    for name, (_roles, ens) in load_role_model().heads.items():
+        out[f"roles-{name}"] = ens
+    return out
+
+
+@pytest.mark.parametrize("which", ["stage1", "stage2", "page_decision", "roles-content",
+                                   "roles-layout"])
+def test_compiled_and_numpy_walks_agree_on_the_shipped_models(which: str) -> None:
+    walk = _walk()
+    ens = _models().get(which)
+    if ens is None:
+        pytest.skip(f"no {which} ensemble in the shipped models")
     rng = np.random.default_rng(3)
     X = ens._probe()
     X = np.vstack([X, rng.normal(size=(50, ens.n_features)) * 3])
     X[rng.random(X.shape) < 0.3] = np.nan
-    X = np.ascontiguousarray(X)
-    a = ens._tree_values_compiled(X, ens._compiled)
-    b = ens._tree_values_numpy(X)
-    assert np.array_equal(a, b)
-    raw = ens.raw(X)
-    compiled, ens._compiled = ens._compiled, None
-    try:
-        assert np.array_equal(raw, ens.raw(X))
-    finally:
-        ens._compiled = compiled
+    leaves = ens.native_leaves(X, walk)
+    assert np.array_equal(ens.value[leaves], ens._tree_values_numpy(X))
+    assert ens.leaf[leaves].all()
 
 
-def test_short_runs_do_not_import_the_compiled_walker() -> None:
-    """A one-page command must not pay scikit-learn's import: the switch waits for enough rows."""
-    from webseg.blocks.gbt import COMPILED_AFTER_ROWS, TreeEnsemble
-
+def test_scores_are_the_same_without_the_extension(monkeypatch: pytest.MonkeyPatch) -> None:
+    _walk()
     ens = load_model().stage1
-    fresh = TreeEnsemble.__new__(TreeEnsemble)
-    fresh.__dict__.update(ens.__dict__)
-    fresh._compiled, fresh._compiled_tried, fresh._rows_scored = None, False, 0
-    X = np.zeros((10, fresh.n_features))
-    fresh.raw(X)
-    assert not fresh._compiled_tried
-    fresh._rows_scored = COMPILED_AFTER_ROWS
-    first = fresh.raw(X)
-    assert fresh._compiled_tried
-    assert np.array_equal(first, ens.raw(X))
+    X = ens._probe()
+    compiled = ens.raw(X)
+    monkeypatch.setenv("WEBSEG_PURE_PYTHON", "1")
+    assert native.load("treewalk") is None
+    assert np.array_equal(compiled, ens.raw(X))
+
+
+@pytest.mark.parametrize("left", [[0, 1, 2], [5, 1, 2]])
+def test_the_compiled_walk_refuses_a_cycle_or_a_node_outside_the_arrays(
+        left: list[int]) -> None:
+    """Called with malformed arrays directly (TreeEnsemble refuses them before), it raises
+    instead of looping or reading out of bounds."""
+    walk = _walk()
+    i8 = np.int64
+    X = np.array([[0.0]])
+    out = np.empty(1, dtype=i8)
+    with pytest.raises(ValueError, match="malformed"):
+        walk.leaves(X, 1, 1, np.zeros(3, i8), np.full(3, 1.0), np.ones(3, bool),
+                    np.array(left, i8), np.array([2, 1, 2], i8), np.array([0, 1, 1], bool),
+                    np.zeros(1, i8), out)
+    with pytest.raises(ValueError, match="expected"):  # arrays of different lengths
+        walk.leaves(X, 1, 1, np.zeros(2, i8), np.full(3, 1.0), np.ones(3, bool),
+                    np.array(left, i8), np.array([2, 1, 2], i8), np.array([0, 1, 1], bool),
+                    np.zeros(1, i8), out)
+    with pytest.raises(ValueError, match="malformed"):  # a feature outside the row
+        walk.leaves(X, 1, 1, np.array([3, 0, 0], i8), np.full(3, 1.0), np.ones(3, bool),
+                    np.array([1, 1, 2], i8), np.array([2, 1, 2], i8),
+                    np.array([0, 1, 1], bool), np.zeros(1, i8), out)
 
 
 def _reference_walk(tree: dict, x: np.ndarray) -> float:
@@ -61,7 +106,7 @@ def _reference_walk(tree: dict, x: np.ndarray) -> float:
     return tree["value"][k]
 
 
-def test_numpy_walk_follows_nan_rules_and_missing_or_not_splits() -> None:
+def test_both_walks_follow_nan_rules_and_missing_or_not_splits() -> None:
     """NaN go the learned way at every kind of node, infinite values and thresholds included
     (an infinite threshold that sends NaN right is sklearn's "missing or not" split)."""
     from webseg.blocks.gbt import TreeEnsemble
@@ -79,6 +124,9 @@ def test_numpy_walk_follows_nan_rules_and_missing_or_not_splits() -> None:
     X = np.array([[a, b] for a in vals for b in vals])
     want = np.array([[_reference_walk(t, x) for x in X] for t in (tree, tree2)])
     assert np.array_equal(ens._tree_values_numpy(X), want)
+    walk = native.load("treewalk")
+    if walk is not None:
+        assert np.array_equal(ens.value[ens.native_leaves(X, walk)], want)
     assert ens._walk_blocks == 3
 
 

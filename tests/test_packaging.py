@@ -35,10 +35,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     tmp = tmp_path_factory.mktemp("pkg")
     src = tmp / "src"
     src.mkdir()
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.so")  # the build makes its own
     for name in (*PACKAGES, "eval", "bench"):
         shutil.copytree(ROOT / name, src / name, ignore=ignore)
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy(ROOT / name, src / name)
     run = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-index",
            "--no-build-isolation", "-w", str(tmp / "dist"), str(src)]
@@ -67,6 +67,9 @@ def test_wheel_holds_only_the_library_packages(installed: tuple[Path, Path]) -> 
         names = z.namelist()
     assert tops == set(PACKAGES)
     assert "webseg/models/pagetype.json.gz" in names and "webseg/js/walk.js" in names
+    if shutil.which("cc"):  # the optional C extension is built where a compiler is
+        assert any(n.startswith("webseg/_native/treewalk") and n.endswith(".so")
+                   for n in names), names
     purelib = next((venv / "lib").glob("python*/site-packages"))
     for name in ("eval", "bench", "tests"):
         assert not (purelib / name).exists(), f"{name} installed into site-packages"
@@ -85,6 +88,12 @@ def test_installed_cli_runs_outside_the_checkout(installed: tuple[Path, Path],
                            capture_output=True, text=True, cwd=tmp_path, env=_env(),
                            timeout=60)
     assert str(venv) in where.stdout and str(ROOT) not in where.stdout, where.stdout
+    if shutil.which("cc"):
+        native = subprocess.run([str(venv / "bin" / "python"), "-c",
+                                 "from webseg import _native; print(_native.load('treewalk'))"],
+                                capture_output=True, text=True, cwd=tmp_path, env=_env(),
+                                timeout=60)
+        assert "treewalk" in native.stdout and str(venv) in native.stdout, native.stdout
 
 
 @pytest.mark.browser

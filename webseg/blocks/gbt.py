@@ -14,18 +14,12 @@ Split semantics are sklearn's (``x <= threshold`` goes left; NaN goes to the sid
 during training), so :meth:`TreeEnsemble.predict_proba` equals sklearn's ``predict_proba`` on
 numerical features (the tests check this).
 
-Speed: in a long run, each tree's leaf values come from scikit-learn's compiled tree walker
-(the one behind ``HistGradientBoostingClassifier.predict``), about 1.6 times as fast as the numpy
-walk (about 1.6 ms less per page for the shipped block model). Importing it costs about 1.1 CPU
-seconds (``sklearn.ensemble`` and scipy), more than a one-page ``webseg clean`` spends
-altogether, so an ensemble switches to it only once it has scored :data:`COMPILED_AFTER_ROWS`
-rows: when the numpy walk has cost about as much more than the compiled one would have as the
-import costs (the rent-or-buy rule: a run never pays more than twice the better of the two
-choices made in hindsight, and a run of a few hundred pages never imports).
-Either way the leaf each row reaches is the same, and the per-tree values are summed in the
-same order, so the scores are bit for bit the same; the compiled path is checked against the
-numpy walk when it is built and not used when they disagree (a scikit-learn whose private
-predictor changed).
+Speed: when webseg's C extensions are built (``webseg._native.treewalk``, see ``setup.py``),
+every (tree, row) pair walks its tree in a plain compiled loop, about ten times faster than the
+numpy walk; without them the numpy walk runs. Both find the same leaf for every pair, and the
+per-tree values are summed in numpy in the same order either way, so the scores are bit for
+bit the same (the tests check this on probes that cross every split both ways and take every
+NaN branch, and on real pages).
 """
 
 from __future__ import annotations
@@ -37,26 +31,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["COMPILED_AFTER_ROWS", "TreeEnsemble", "export_hgb", "read_model_json"]
+from webseg import _native as native
 
-#: Rows an ensemble scores with the numpy walk before it imports the compiled walker: about
-#: 750 pages of ~330 leaves, over which the numpy walk's extra ~1.6 ms per page adds up to the
-#: walker's ~1.1 CPU s import (measured on the 400-page WARC of ``bench/pipeline.py``).
-COMPILED_AFTER_ROWS = 250_000
-
-
-def _compiled_walker() -> Any:
-    """scikit-learn's compiled predictor of one histogram-GBT tree and its node dtype, or
-    None when this scikit-learn does not have them (private API: checked before use)."""
-    try:
-        from sklearn.ensemble._hist_gradient_boosting._predictor import (
-            _predict_from_raw_data,
-        )
-        from sklearn.ensemble._hist_gradient_boosting.common import PREDICTOR_RECORD_DTYPE
-    except ImportError:
-        return None
-    return _predict_from_raw_data, PREDICTOR_RECORD_DTYPE
-
+__all__ = ["TreeEnsemble", "export_hgb", "read_model_json"]
 
 def read_model_json(path: str | Path) -> dict[str, Any]:
     """A shipped model file's JSON (gzip-compressed when the name ends in ``.gz``)."""
@@ -151,53 +128,22 @@ class TreeEnsemble:
         self._walk_column = self._walk_column[self._walk_order]
         self._walk_threshold = self._walk_threshold[self._walk_order]
         self._walk_value = self.value[self._walk_order]
-        self._trees = trees
-        self._compiled: Any = None
-        self._compiled_tried = False
-        self._rows_scored = 0
-
-    def use_compiled(self) -> bool:
-        """Switch to the compiled walker now (when this scikit-learn has a usable one), without
-        waiting for :data:`COMPILED_AFTER_ROWS`; True when it is in use."""
-        if not self._compiled_tried:
-            self._compiled_tried = True
-            self._compiled = self._build_compiled(self._trees)
-        return self._compiled is not None
-
-    def _build_compiled(self, trees: list[dict[str, Any]]) -> Any:
-        """Per tree, scikit-learn's node records for its compiled walker; None when it is
-        not available or does not give the numpy walk's leaves on a probe (rows at, just
-        below and above every threshold, and NaN), so the fallback is always exact."""
-        walker = _compiled_walker()
-        if walker is None or not trees:
-            return None
-        predict, dtype = walker
-        try:
-            nodes = []
-            for t in trees:
-                nd = np.zeros(len(t["feature"]), dtype=dtype)
-                nd["value"] = t["value"]
-                nd["feature_idx"] = t["feature"]
-                nd["num_threshold"] = t["threshold"]
-                nd["missing_go_to_left"] = t["missing_left"]
-                nd["left"] = t["left"]
-                nd["right"] = t["right"]
-                nd["is_leaf"] = t["leaf"]
-                nodes.append(nd)
-            no_cats = np.zeros((0, 8), dtype=np.uint32)
-            f_idx = np.zeros(self.n_features, dtype=np.uint32)
-            compiled = (predict, nodes, no_cats, f_idx)
-            probe = self._probe()
-            if not np.array_equal(self._tree_values_compiled(probe, compiled),
-                                  self._tree_values_numpy(probe)):
-                return None
-            return compiled
-        except Exception:  # noqa: BLE001 - a changed private API: use the numpy walk
-            return None
+        # the packed arrays as the compiled walk reads them (C-contiguous, fixed dtypes);
+        # leaves keep their self-pointing children, which the compiled walk never follows
+        self._native_tables = (
+            np.ascontiguousarray(self.feature, dtype=np.int64),
+            np.ascontiguousarray(self.threshold, dtype=np.float64),
+            np.ascontiguousarray(self.missing_left, dtype=bool),
+            np.ascontiguousarray(self.left, dtype=np.int64),
+            np.ascontiguousarray(self.right, dtype=np.int64),
+            np.ascontiguousarray(self.leaf, dtype=bool),
+            np.ascontiguousarray(self.roots, dtype=np.int64),
+        )
 
     def _probe(self) -> np.ndarray:
         """Rows that cross every split both ways and take every NaN branch: each row holds,
-        per feature, a threshold of it nudged down, exact or nudged up, or NaN."""
+        per feature, a threshold of it nudged down, exact or nudged up, or NaN (the tests
+        compare the two walks on them)."""
         rng = np.random.default_rng(0)
         inner = ~self.leaf
         X = np.zeros((64, self.n_features))
@@ -210,25 +156,20 @@ class TreeEnsemble:
         X[rng.random(X.shape) < 0.2] = np.nan
         return X
 
-    @staticmethod
-    def _tree_values_compiled(X: np.ndarray, compiled: Any) -> np.ndarray:
-        predict, nodes, no_cats, f_idx = compiled
-        vals = np.empty((len(nodes), X.shape[0]))
-        for k, nd in enumerate(nodes):
-            predict(nd, X, no_cats, no_cats, f_idx, 1, vals[k])
-        return vals
-
     def _tree_values(self, X: np.ndarray) -> np.ndarray:
         """``(n_trees, n)``: the value of the leaf each row reaches in each tree."""
-        self._rows_scored += X.shape[0]
-        if not self._compiled_tried and self._rows_scored >= COMPILED_AFTER_ROWS:
-            self.use_compiled()
-        if self._compiled is not None:
-            # the compiled walker runs tree by tree over all rows: with the columns
-            # contiguous, the rows' values of the feature a node splits on are neighbours
-            # (a fifth faster than row-major X)
-            return self._tree_values_compiled(np.asfortranarray(X), self._compiled)
-        return self._tree_values_numpy(X)
+        walk = native.load("treewalk")
+        if walk is None:
+            return self._tree_values_numpy(X)
+        return self.value[self.native_leaves(X, walk)]
+
+    def native_leaves(self, X: np.ndarray, walk: Any) -> np.ndarray:
+        """``(n_trees, n)`` leaf node ids (in the packed numbering) by the compiled walk."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        n = X.shape[0]
+        out = np.empty((len(self.roots), n), dtype=np.int64)
+        walk.leaves(X, n, self.n_features, *self._native_tables, out)
+        return out
 
     def raw(self, X: np.ndarray) -> np.ndarray:
         """Raw scores of the rows of ``X``: log-odds ``(n,)`` for a binary ensemble (the

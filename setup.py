@@ -1,0 +1,19 @@
+"""webseg's optional C extensions; everything else about the package is in pyproject.toml.
+
+Each extension is ``optional``: a machine without a C compiler or Python's headers still
+installs webseg, and the callers fall back to their numpy/Python code (same outputs, slower).
+``pip install -e .`` builds them in place, next to their sources; after editing a C file run
+``python setup.py build_ext --inplace`` (or ``make setup``) to rebuild.
+"""
+
+from setuptools import Extension, setup
+
+NATIVE = [
+    ("treewalk", "the leaves of a tree ensemble (webseg.blocks.gbt, classify.stacked)"),
+]
+
+setup(ext_modules=[
+    Extension(f"webseg._native.{name}", [f"webseg/_native/{name}.c"],
+              extra_compile_args=["-O2"], optional=True)
+    for name, _why in NATIVE
+])
