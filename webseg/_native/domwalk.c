@@ -141,11 +141,58 @@ append_steal(PyObject *list, PyObject *item)
 
 static PyObject *s_tag, *s_attributes, *s_text_content, *s_first_child, *s_next;
 
+/* The node type's property getters, read once per walk: calling a getter directly skips
+ * the generic attribute look-up (the type's method cache, the instance-dict check), a
+ * tenth of the walk. Only used on nodes of exactly that type whose attribute is a plain
+ * getset descriptor (a property of the extension type, which no instance can shadow);
+ * anything else goes through PyObject_GetAttr. */
+typedef struct {
+    PyTypeObject *type;
+    PyGetSetDef *tag, *attributes, *text_content, *first_child, *next;
+} Getters;
+
+static PyGetSetDef *
+getter_of(PyTypeObject *type, PyObject *name)
+{
+    PyObject *d = PyObject_GetAttr((PyObject *)type, name);
+    PyGetSetDef *def = NULL;
+    if (d == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    if (Py_IS_TYPE(d, &PyGetSetDescr_Type) &&
+        PyDescr_TYPE((PyDescrObject *)d) == type &&
+        ((PyGetSetDescrObject *)d)->d_getset->get != NULL)
+        def = ((PyGetSetDescrObject *)d)->d_getset; /* static in the type: outlives d */
+    Py_DECREF(d);
+    return def;
+}
+
+static void
+getters_init(Getters *g, PyObject *node)
+{
+    PyTypeObject *type = Py_TYPE(node);
+    g->type = type;
+    g->tag = getter_of(type, s_tag);
+    g->attributes = getter_of(type, s_attributes);
+    g->text_content = getter_of(type, s_text_content);
+    g->first_child = getter_of(type, s_first_child);
+    g->next = getter_of(type, s_next);
+}
+
+static inline PyObject *
+get_attr(const Getters *g, PyObject *node, PyGetSetDef *def, PyObject *name)
+{
+    if (def != NULL && Py_TYPE(node) == g->type)
+        return def->get(node, def->closure);
+    return PyObject_GetAttr(node, name);
+}
+
 /* node.<name> as a new reference, None mapped to NULL without an error (*err tells). */
 static inline PyObject *
-get_node(PyObject *node, PyObject *name, int *err)
+get_node(const Getters *g, PyObject *node, PyGetSetDef *def, PyObject *name, int *err)
 {
-    PyObject *r = PyObject_GetAttr(node, name);
+    PyObject *r = get_attr(g, node, def, name);
     if (r == NULL) {
         *err = 1;
         return NULL;
@@ -199,6 +246,8 @@ walk(PyObject *self, PyObject *args)
      * the cap) and whether its text is skipped */
     Py_ssize_t parent = -1, pdepth = -1;
     int pvis = 1, skip = 0;
+    Getters g;
+    getters_init(&g, root);
     node = root;
     Py_INCREF(node);
     for (;;) {
@@ -213,7 +262,7 @@ walk(PyObject *self, PyObject *args)
             skip = p.skip;
             continue;
         }
-        PyObject *ct = PyObject_GetAttr(node, s_tag);
+        PyObject *ct = get_attr(&g, node, g.tag, s_tag);
         if (ct == NULL)
             goto done;
         if (ct != Py_None && !PyUnicode_Check(ct)) {
@@ -225,7 +274,7 @@ walk(PyObject *self, PyObject *args)
             Py_DECREF(ct);
             PyObject *t = NULL;
             if (!skip) {
-                t = get_node(node, s_text_content, &err);
+                t = get_node(&g, node, g.text_content, s_text_content, &err);
                 if (err)
                     goto done;
                 if (t != NULL && !PyUnicode_Check(t)) {
@@ -276,7 +325,7 @@ walk(PyObject *self, PyObject *args)
                 }
             }
             Py_XDECREF(t);
-            PyObject *next = get_node(node, s_next, &err);
+            PyObject *next = get_node(&g, node, g.next, s_next, &err);
             if (err)
                 goto done;
             Py_SETREF(node, next);
@@ -286,7 +335,7 @@ walk(PyObject *self, PyObject *args)
             (PyUnicode_GET_LENGTH(ct) > 0 && PyUnicode_READ_CHAR(ct, 0) == '-')) {
             /* comments, processing instructions */
             Py_DECREF(ct);
-            PyObject *next = get_node(node, s_next, &err);
+            PyObject *next = get_node(&g, node, g.next, s_next, &err);
             if (err)
                 goto done;
             Py_SETREF(node, next);
@@ -302,7 +351,7 @@ walk(PyObject *self, PyObject *args)
         if (tag == NULL)
             goto done;
         /* from here on `tag` and `attrib` are released at `element_done` */
-        PyObject *attrib = PyObject_GetAttr(node, s_attributes), *attrs = NULL;
+        PyObject *attrib = get_attr(&g, node, g.attributes, s_attributes), *attrs = NULL;
         int ok = 0;
         if (attrib == NULL)
             goto element_done;
@@ -331,7 +380,7 @@ walk(PyObject *self, PyObject *args)
             if (is_root < 0)
                 goto element_done;
             if (is_root) { /* a declarative shadow root: not in the light DOM */
-                PyObject *next = get_node(node, s_next, &err);
+                PyObject *next = get_node(&g, node, g.next, s_next, &err);
                 if (err)
                     goto element_done;
                 Py_SETREF(node, next);
@@ -452,11 +501,12 @@ walk(PyObject *self, PyObject *args)
         if (title_node == NULL && str_is(tag, "title", 5))
             title_node = Py_NewRef(node);
         /* template content is a fragment of its own, never walked */
-        PyObject *first = is_template ? NULL : get_node(node, s_first_child, &err);
+        PyObject *first =
+            is_template ? NULL : get_node(&g, node, g.first_child, s_first_child, &err);
         if (err)
             goto element_done;
         if (first == NULL) {
-            PyObject *next = get_node(node, s_next, &err);
+            PyObject *next = get_node(&g, node, g.next, s_next, &err);
             if (err)
                 goto element_done;
             Py_SETREF(node, next);
@@ -470,7 +520,7 @@ walk(PyObject *self, PyObject *args)
         }
         PyObject *after = NULL;
         if (parent >= 0) {
-            after = get_node(node, s_next, &err);
+            after = get_node(&g, node, g.next, s_next, &err);
             if (err) {
                 Py_DECREF(first);
                 goto element_done;
