@@ -57,12 +57,11 @@ EDGES = [
 ]
 
 
-def _both(text: str, max_nodes: int = 200_000, monkeypatch: pytest.MonkeyPatch | None = None
+def _both(text: str, monkeypatch: pytest.MonkeyPatch, max_nodes: int = 200_000
           ) -> tuple[object, object]:
     """The walk's output (or its error) in Python and in C."""
     out = []
     for pure in ("1", "0"):
-        assert monkeypatch is not None
         monkeypatch.setenv("WEBSEG_PURE_PYTHON", pure)
         try:
             cols, ws, title = _walk_lexbor(text, max_nodes)
@@ -75,14 +74,14 @@ def _both(text: str, max_nodes: int = 200_000, monkeypatch: pytest.MonkeyPatch |
 
 @pytest.mark.parametrize("html", EDGES, ids=range(len(EDGES)))
 def test_same_columns_on_edge_cases(html: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    pure, compiled = _both(html, monkeypatch=monkeypatch)
+    pure, compiled = _both(html, monkeypatch)
     assert compiled == pure
     assert repr(compiled) == repr(pure)  # the same types too (bools, ints, None)
 
 
 @pytest.mark.parametrize("max_nodes", [1, 5, 17, 40])
 def test_same_node_limit(max_nodes: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    pure, compiled = _both(EDGES[3] + EDGES[6], max_nodes, monkeypatch=monkeypatch)
+    pure, compiled = _both(EDGES[3] + EDGES[6], monkeypatch, max_nodes)
     assert compiled == pure
 
 
@@ -104,7 +103,7 @@ def test_same_columns_on_real_pages(monkeypatch: pytest.MonkeyPatch) -> None:
             text = decode_html(path.read_bytes()).text
         except DecodeError:
             continue
-        pure, compiled = _both(text, monkeypatch=monkeypatch)
+        pure, compiled = _both(text, monkeypatch)
         assert compiled == pure, path.name
         seen += 1
     assert seen > 0
