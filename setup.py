@@ -10,6 +10,7 @@ from setuptools import Extension, setup
 
 NATIVE = [
     ("treewalk", "the leaves of a tree ensemble (webseg.blocks.gbt, classify.stacked)"),
+    ("domwalk", "the walk of a lexbor DOM into a Page's columns (webseg.parse)"),
 ]
 
 setup(ext_modules=[

@@ -7,11 +7,21 @@ every page is parsed ``--repeat`` times over, and the best round's CPU time
 (``time.process_time``: this process only, the comparable number on a shared machine) is
 printed per page, with the lexbor parse alone (no walk into a Page) beside it. Run it on two
 checkouts alternately to compare them.
+
+    python bench/parse_speed.py /work/cache/runs/s36/w400.warc.gz --digest
+    python bench/parse_speed.py '../shared/data/boilerplate/daniel-dev/html/*' --digest
+
+``--digest`` also prints a SHA-256 of every page's columns (parent, kind, tag, text, attrs,
+visible, the whitespace before nodes, title): equal digests from two checkouts, or from one
+with and without ``WEBSEG_PURE_PYTHON=1`` (the compiled walk or the Python one), mean the
+same Pages. Instead of a WARC, a glob of HTML files (gzipped or not) can be given.
 """
 
 from __future__ import annotations
 
 import argparse
+import glob
+import hashlib
 import sys
 import time
 from pathlib import Path
@@ -30,16 +40,16 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("warc", type=Path)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--digest", action="store_true",
+                    help="also print a SHA-256 of all pages' columns (same digest: same Pages)")
     args = ap.parse_args(argv)
     pages = []
-    for rec in iter_inputs([args.warc]):
-        if rec.error is not None or not isinstance(rec.source, bytes):
-            continue
+    for url, source in _sources(str(args.warc)):
         try:
-            dec = decode_html(rec.source)
+            dec = decode_html(source)
         except DecodeError:
             continue
-        pages.append((rec.url, dec.text, dec.encoding))
+        pages.append((url, dec.text, dec.encoding))
     if not pages:
         print("no decodable HTML records")
         return 1
@@ -57,7 +67,36 @@ def main(argv: list[str] | None = None) -> int:
     lexbor = best(lambda u, t, e: LexborHTMLParser(t.encode("utf-8", "replace")))
     full = best(lambda u, t, e: parse(t, url=u, encoding=e))
     print(f"{len(pages)} pages: parse {full:.2f} CPU ms per page (lexbor alone {lexbor:.2f})")
+    if args.digest:
+        print(f"digest {_digest(pages)}")
     return 0
+
+
+def _sources(where: str):
+    """(url or file name, bytes) of a WARC's HTML records, or of the files a glob matches."""
+    if where.endswith((".warc", ".warc.gz")):
+        for rec in iter_inputs([Path(where)]):
+            if rec.error is None and isinstance(rec.source, bytes):
+                yield rec.url, rec.source
+        return
+    for name in sorted(glob.glob(where)):
+        if Path(name).is_file():
+            yield name, Path(name).read_bytes()
+
+
+def _digest(pages: list[tuple[str | None, str, str | None]]) -> str:
+    """SHA-256 over every page's columns, whitespace record and title (repr: types count)."""
+    h = hashlib.sha256()
+    for url, text, enc in pages:
+        try:
+            p = parse(text, url=url, encoding=enc)
+        except ValueError as e:  # too many nodes: the error is the result
+            h.update(repr(("error", str(e))).encode())
+            continue
+        cols = (p.parent.tolist(), p.kind.tolist(), p.tag, p.text, p.attrs,
+                p.visible.tolist(), sorted(p.ws_before.items()), p.title)
+        h.update(repr(cols).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
 
 
 if __name__ == "__main__":
