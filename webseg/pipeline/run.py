@@ -243,8 +243,8 @@ def record_line(rec: InputRecord, page: Any, err: str | None,
                 line["index_doc"] = doc
         return line
     cfg = processor.config
-    reuse = decoded is not None and isinstance(rec.source, bytes) and (
-        "clean" in cfg.stages or "classify" in cfg.stages)
+    reuse = decoded is not None and isinstance(rec.source, bytes) and bool(
+        {"classify", "clean", "index"} & set(cfg.stages))
     line = processor.process(rec.id, rec.url, page,
                              html=decoded if reuse else record_html(rec, cfg), record=rec)
     if line["error"]:
