@@ -407,9 +407,15 @@ def index_paths(index: Any, paths: Sequence[str], sources: Sequence[str], concur
             url = _record_url(rec, page)
             html = (decoded if decoded is not None and isinstance(rec.source, bytes)
                     else source_html(rec))
-            res = page_result(page, html, url)
+            try:
+                res = page_result(page, html, url)
+                language = result_language(res)
+            except Exception:  # noqa: BLE001 - the result failing must not drop the page:
+                # the document then identifies its own text (and records the model's error)
+                res = language = None
             doc = doc_from_page(doc_id, page, an, sources, url=url,
-                                block_fn=result_block_fn(res), language=result_language(res))
+                                block_fn=result_block_fn(res), language=language,
+                                lang_hints=declared_hints(rec) if res is None else ())
             if doc.reason:
                 rep.failures.append((doc_id, f"segment: {doc.reason}"))
                 log(f"{doc_id}: segment: {doc.reason}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
@@ -116,3 +117,20 @@ def test_webseg_index_stores_the_pipelines_documents_with_the_results_language(
         assert line["index_doc"].get("lang") == line["language"]["code"]
         langs.append(line["language"]["code"])
     assert "zh" in langs
+
+
+def test_webseg_index_keeps_a_page_whose_clean_result_fails(tmp_path: Path,
+                                                             monkeypatch: Any) -> None:
+    """The clean result failing (a bug, odd markup) does not drop the page from ``webseg
+    index``: its document identifies its own text, as before the result was shared."""
+    import ir.pipeline as irp
+
+    def broken(*_: Any) -> Any:
+        raise RuntimeError("no result")
+
+    _warc(tmp_path / "c.warc.gz")
+    monkeypatch.setattr(irp, "page_result", broken)
+    ix = _Collect()
+    rep = irp.index_paths(ix, [str(tmp_path / "c.warc.gz")], ["blockfusion"], render=False)
+    assert rep.added == 3 and rep.failed == 0
+    assert {d.lang for d in ix.docs} >= {"zh"}
