@@ -25,7 +25,8 @@ from ir.content import DEFAULT_MODEL
 from ir.store import StoredDoc
 
 __all__ = ["IndexReport", "declared_hints", "doc_from_page", "doc_from_text", "fallback_text",
-           "html_text", "index_paths", "page_result", "result_block_fn", "result_language",
+           "html_text", "index_paths", "index_result", "page_result", "result_block_fn",
+           "result_language",
            "source_html", "surface_analyzer"]
 
 
@@ -79,6 +80,17 @@ def page_result(page: Any, html: str | None, url: str | None) -> Any:
     from webseg.clean import extract
 
     return extract(page, html=html, url=url)
+
+
+def index_result(page: Any, html: str | None, url: str | None) -> tuple[Any, Any]:
+    """``(clean result, its language)`` for the page's index entry (:func:`page_result`,
+    :func:`result_language`), or ``(None, None)`` when making them fails: the page is still
+    indexed, its document identifying its own text (and recording the model's error)."""
+    try:
+        res = page_result(page, html, url)
+        return res, result_language(res)
+    except Exception:  # noqa: BLE001 - the result failing must not drop the page
+        return None, None
 
 
 def result_language(res: Any) -> Any:
@@ -407,12 +419,7 @@ def index_paths(index: Any, paths: Sequence[str], sources: Sequence[str], concur
             url = _record_url(rec, page)
             html = (decoded if decoded is not None and isinstance(rec.source, bytes)
                     else source_html(rec))
-            try:
-                res = page_result(page, html, url)
-                language = result_language(res)
-            except Exception:  # noqa: BLE001 - the result failing must not drop the page:
-                # the document then identifies its own text (and records the model's error)
-                res = language = None
+            res, language = index_result(page, html, url)
             doc = doc_from_page(doc_id, page, an, sources, url=url,
                                 block_fn=result_block_fn(res), language=language,
                                 lang_hints=declared_hints(rec) if res is None else ())

@@ -255,16 +255,26 @@ class PageProcessor:
         again) and its language, the one stored (identified once per page; ``webseg index``
         stores its clean result's too). Without a clean stage the result is made here, as
         ``webseg index`` makes it (:func:`ir.pipeline.page_result`)."""
-        from ir.pipeline import doc_from_page, page_result, result_block_fn, result_language
+        from ir.pipeline import (
+            declared_hints,
+            doc_from_page,
+            index_result,
+            result_block_fn,
+            result_language,
+        )
 
         source = self.config.segmenter
         seg = scratch.get("segmentation")
         segs = {} if seg is None else {source: seg}
         res = scratch.get("clean")
-        if res is None:
-            res = page_result(page, scratch.get("html"), url)
+        if res is not None:
+            language = result_language(res)
+        else:
+            res, language = index_result(page, scratch.get("html"), url)
+        hints = declared_hints(record) if res is None and record is not None else ()
         doc = doc_from_page(rec_id, page, self.analyzer, [source], url=url, segmentations=segs,
-                            block_fn=result_block_fn(res), language=result_language(res))
+                            block_fn=result_block_fn(res), language=language,
+                            lang_hints=hints)
         return doc.to_dict()
 
     # ------------------------------------------------------------------ stages
