@@ -57,17 +57,18 @@ def main(argv: list[str] | None = None) -> int:
     for rid, page in pages:
         seg = proc.segmenter.segment(page)
         res = extract(page, config.clean_segmenter, threshold=config.template_threshold)
-        prepared.append((rid, page, seg, proc._block_fn(res)))
-    rid, page, seg, bf = prepared[0]
-    proc._index_doc(rid, None, page, seg, bf)  # imports and models, not a page's cost
+        _ = res.language  # the clean stage's (its output line has it): the index reuses it
+        prepared.append((rid, page, {"segmentation": seg, "clean": res, "html": None}))
+    rid, page, scratch = prepared[0]
+    proc._index_doc(rid, None, page, scratch)  # imports and models, not a page's cost
     load = os.getloadavg()[0]
     times: list[float] = []
     digest = hashlib.sha256()
-    for rid, page, seg, bf in prepared:
+    for rid, page, scratch in prepared:
         best = float("inf")
         for _ in range(args.repeat):
             c0 = time.process_time()
-            doc = proc._index_doc(rid, None, page, seg, bf)
+            doc = proc._index_doc(rid, None, page, scratch)
             best = min(best, time.process_time() - c0)
         times.append(best)
         digest.update(json.dumps(doc, sort_keys=True, ensure_ascii=False).encode("utf-8"))

@@ -25,8 +25,9 @@ from ir.content import DEFAULT_MODEL
 from ir.store import StoredDoc
 
 __all__ = ["IndexReport", "declared_hints", "doc_from_page", "doc_from_text", "fallback_text",
-           "html_text",
-           "index_paths", "surface_analyzer"]
+           "html_text", "index_paths", "index_result", "page_result", "result_block_fn",
+           "result_language",
+           "source_html", "surface_analyzer"]
 
 
 def _language(text: str, hints: Sequence[str] = ()) -> str | None:
@@ -59,6 +60,58 @@ def declared_hints(rec: Any) -> list[str]:
         return declared_languages(rec.read_bytes())
     except (OSError, ValueError):
         return []
+
+
+def source_html(rec: Any) -> str | None:
+    """The decoded HTML source of a local or WARC input record (what the metadata of its
+    clean result is read from); None for URL inputs and undecodable bytes."""
+    from webseg.decode import decode_html
+
+    try:
+        return decode_html(rec.read_bytes()).text
+    except Exception:  # noqa: BLE001 - no source: the metadata is read from the Page
+        return None
+
+
+def page_result(page: Any, html: str | None, url: str | None) -> Any:
+    """The page's clean result (:func:`webseg.clean.extract`, the default method) as ``webseg
+    clean`` and the pipeline's clean stage make it: ``webseg index`` stores its language (and
+    reuses its block-model result), so its documents are the pipeline's."""
+    from webseg.clean import extract
+
+    return extract(page, html=html, url=url)
+
+
+def index_result(page: Any, html: str | None, url: str | None) -> tuple[Any, Any]:
+    """``(clean result, its language)`` for the page's index entry (:func:`page_result`,
+    :func:`result_language`), or ``(None, None)`` when making them fails: the page is still
+    indexed, its document identifying its own text (and recording the model's error)."""
+    try:
+        res = page_result(page, html, url)
+        return res, result_language(res)
+    except Exception:  # noqa: BLE001 - the result failing must not drop the page
+        return None, None
+
+
+def result_language(res: Any) -> Any:
+    """The :class:`webseg.lang.Language` a clean result states (its ``language``: the main
+    text's, checked against the languages the page declares), for :func:`doc_from_page`;
+    None when no language detector is installed."""
+    from webseg.lang import Language
+
+    d = res.language
+    return None if d is None else Language(d["code"], d["confidence"], d["source"])
+
+
+def result_block_fn(res: Any) -> Any:
+    """A clean result's block-model result when it is exactly what the index's content model
+    computes: the blocks method on this page alone (no site pages, no decoder or model of its
+    own), else None."""
+    if res is None or res.method != "blocks" or res.blocks is None:
+        return None
+    if getattr(res, "site_repeated", None) is not None:
+        return None
+    return res.blocks
 
 
 def _page_hints(page: Any) -> list[str]:
@@ -115,7 +168,7 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
                   url: str | None = None, content: bool = True,
                   segmentations: Mapping[str, Any] | None = None,
                   content_model: str = DEFAULT_MODEL, block_fn: Any = None,
-                  lang_hints: Sequence[str] = ()) -> StoredDoc:
+                  lang_hints: Sequence[str] = (), language: Any = None) -> StoredDoc:
     """A document from a rendered page: whole-page terms, the blocks of every source in
     ``sources`` (plus ``windows``), and with ``content`` (default) the content-aware part:
     fields ``title``/``main``/``rest`` and a weight and role per block (:mod:`ir.content`).
@@ -129,7 +182,11 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
     A segmenter or the content model failing on the page is recorded in ``reason``; the page
     keeps its text and its windows, so it is still found and can still give feedback.
     ``lang_hints``: the languages the page declares (:func:`webseg.lang.declared_languages`),
-    checked against its main text for the stored ``lang``.
+    checked against its main text for the stored ``lang``. ``language``: the page's
+    :class:`webseg.lang.Language` when the caller has it (its clean result's,
+    :func:`result_language`: ``webseg index`` and the pipeline store that one, so a page's
+    language is identified once and the result and its index entry agree); then
+    ``lang_hints`` are not used.
     """
     an = PageTokens(an)  # one page's leaves are tokenised by the fields, the main leaves and
     # the blocks alike: each distinct text once
@@ -173,8 +230,10 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
     else:  # no token crosses a space: tokens(title + " " + text) = title's + text's
         full_tokens = an.tokens(title) + text_tokens
     doc = StoredDoc(id=doc_id, terms=dict(Counter(full_tokens)), url=url or page.url,
-                    title=title, lang=_language(_main_text(text, parts, probs) or title,
-                                                [*lang_hints, *_page_hints(page)]),
+                    title=title,
+                    lang=language.code if language is not None
+                    else _language(_main_text(text, parts, probs) or title,
+                                   [*lang_hints, *_page_hints(page)]),
                     blocks={"windows": windows})
     if not doc.terms:
         doc.status, doc.reason = "empty", "no index terms in the text"
@@ -276,6 +335,20 @@ def _records(paths: Sequence[str]) -> Iterator[Any]:
     yield from iter_inputs(paths)
 
 
+def _pages(records: Iterator[Any], concurrency: int, render: bool, renderer: Any,
+           render_options: dict[str, Any]) -> Iterator[tuple[Any, Any, str | None, str | None]]:
+    """``(record, page, error, decoded HTML or None)`` of every record, in order: rendered
+    pages, or parsed ones with the HTML their parse decoded."""
+    from webseg.inputs import parse_inputs_html, record_inputs
+
+    if render:
+        for rec, page, err in record_inputs(records, concurrency, render=True,
+                                            renderer=renderer, **render_options):
+            yield rec, page, err, None
+    else:
+        yield from parse_inputs_html(records, int(render_options.get("max_nodes", 200_000)))
+
+
 def _record_url(rec: Any, page: Any) -> str | None:
     """The address a hit shows, the one ``webseg clean`` and the pipeline report for the same
     input: the record's URL, else a local file's canonical URL or its own ``file://`` URI
@@ -327,24 +400,29 @@ def index_paths(index: Any, paths: Sequence[str], sources: Sequence[str], concur
     not pages: they are counted in ``skipped`` and not indexed. ``renderer`` reuses an open
     :class:`~webseg.render.Renderer`; ``render=False`` parses pages without a browser.
     """
-    from webseg.inputs import record_inputs
-
     log = log or (lambda m: print(m, file=sys.stderr))
     rep = IndexReport(failures=[])
     pending: list[StoredDoc] = []
     an = index.analyzer
-    for rec, page, err in record_inputs(_records(paths), concurrency, render=render,
-                                        renderer=renderer, **render_options):
+    for rec, page, err, decoded in _pages(_records(paths), concurrency, render, renderer,
+                                          render_options):
         doc_id = rec.id
         if progress is not None:
             progress.update(1)
         if rec.skipped:
             rep.skipped += 1
             continue
-        hints = declared_hints(rec)
         if page is not None:
-            doc = doc_from_page(doc_id, page, an, sources, url=_record_url(rec, page),
-                                lang_hints=hints)
+            # the page's clean result, as the pipeline's clean stage makes it (the HTML its
+            # metadata reads: a WARC record's parse's, a file decoded again): its language
+            # is stored, its block-model result reused by the content model
+            url = _record_url(rec, page)
+            html = (decoded if decoded is not None and isinstance(rec.source, bytes)
+                    else source_html(rec))
+            res, language = index_result(page, html, url)
+            doc = doc_from_page(doc_id, page, an, sources, url=url,
+                                block_fn=result_block_fn(res), language=language,
+                                lang_hints=declared_hints(rec) if res is None else ())
             if doc.reason:
                 rep.failures.append((doc_id, f"segment: {doc.reason}"))
                 log(f"{doc_id}: segment: {doc.reason}")
@@ -357,7 +435,8 @@ def index_paths(index: Any, paths: Sequence[str], sources: Sequence[str], concur
                 log(f"{doc_id}: {line}")
                 continue
             doc = doc_from_text(doc_id, text, an, url=_record_url(rec, None),
-                                status="text-only", reason=reason, lang_hints=hints)
+                                status="text-only", reason=reason,
+                                lang_hints=declared_hints(rec))
             if not doc.terms:
                 doc.status = "empty"
             rep.failures.append((doc_id, reason))

@@ -15,6 +15,7 @@ from dedup.lsh import DuplicateIndex, minhash_values
 from dedup.shingle import ShingleParams, shingle_hashes, sketch
 from webseg.pipeline import PipelineConfig
 from webseg.pipeline.collect import CompactDuplicateIndex
+from webseg.pipeline.run import INTERNAL_FIELDS
 
 PARAMS = ShingleParams(window=6, k=8, threshold=4)
 
@@ -118,9 +119,9 @@ def test_scan_made_while_writing_equals_the_scan_of_the_file(tmp_path: Path) -> 
     """The page phase scans each line as it appends it; the collection stage then skips its
     first pass. Both scans, and the outputs made from them, are the same."""
     from bench.pipeline import synthetic_record
-    from webseg.pipeline.collect import JournalScan, scan_journal
+    from webseg.pipeline.collect import JournalScan, journal_line, scan_journal
     from webseg.pipeline.journal import Journal
-    from webseg.pipeline.run import duplicate_index, finalize
+    from webseg.pipeline.run import duplicate_index, finalize, index_builder
 
     rng = random.Random(3)
     recs = [synthetic_record(i, rng) for i in range(120)]
@@ -131,18 +132,64 @@ def test_scan_made_while_writing_equals_the_scan_of_the_file(tmp_path: Path) -> 
                         "record_id": "<urn:uuid:1>"}
     cfg = PipelineConfig()
     outs = []
-    for name in ("file", "live"):
+    for name in ("file", "live", "fed"):
         out = tmp_path / name
         live = JournalScan(dedup=duplicate_index(cfg))
+        builder = index_builder(out, cfg) if name == "fed" else None
         with Journal.open(out / "work" / "pages.jsonl") as j:
             for r in recs:
-                live.add(r, j.append(r))
+                if name == "fed":  # as the page phase writes: public fields first, the
+                    # index entry to the builder at once
+                    data, head = journal_line(r, INTERNAL_FIELDS)
+                    live.add(r, j.append(r, data), head)
+                    if r.get("index_doc"):
+                        builder.add(r["index_doc"])
+                else:
+                    live.add(r, j.append(r))
         read = scan_journal(out / "work" / "pages.jsonl", duplicate_index(cfg))
         for a in ("offsets", "failed", "by_record_id", "by_uri_date", "revisits"):
             assert getattr(live, a) == getattr(read, a)
         assert live.revisit_originals() == {"rv": recs[11]["id"]}
         assert live.dedup.keys == read.dedup.keys and live.dedup.candidates() == \
             read.dedup.candidates()
-        finalize([r["id"] for r in recs], out, cfg, live if name == "live" else None)
-        outs.append((out / "pages.jsonl").read_bytes())
-    assert outs[0] == outs[1]
+        finalize([r["id"] for r in recs], out, cfg, None if name == "file" else live, builder)
+        outs.append((out / "pages.jsonl").read_bytes()
+                    + _index_rows(out / "index").encode())
+    assert outs[0] == outs[1] == outs[2]
+
+
+def _index_rows(idx: Path) -> str:
+    """Every shard row of an index, decompressed (the gzip bytes aside), and its manifest
+    without the shards' checksums."""
+    import gzip
+    import json
+
+    man = json.loads((idx / "index.json").read_text())
+    for sh in man.get("shards", []):
+        sh.pop("sha256", None)
+    rows = [json.dumps(man, sort_keys=True)]
+    for f in sorted(idx.glob("*.jsonl.gz")):
+        with gzip.open(f, "rt", encoding="utf-8") as fh:
+            rows.append(f.name + fh.read())
+    return "\n".join(rows)
+
+
+def test_journal_line_head_is_the_public_fields() -> None:
+    """A journal line is the whole record; its head (plus ``}``) the record without its
+    internal fields, in their order: what the write pass reads of a line written this run."""
+    import io
+
+    from webseg.fastjson import loads
+    from webseg.pipeline.collect import journal_line, read_at
+
+    rec = {"id": "a", "index_doc": {"terms": {"x": 1}}, "status": "ok", "text": "é \u2028 }",
+           "minhash": [1, 2], "timings": {"clean": 0.1}, "cpu_timings": {}}
+    data, head = journal_line(rec, INTERNAL_FIELDS)
+    assert data.endswith(b"\n") and data.count(b"\n") == 1
+    assert loads(data) == rec
+    public = {k: v for k, v in rec.items() if k not in INTERNAL_FIELDS}
+    assert list(read_at(io.BytesIO(b"xx" + data), 2, head).items()) == list(public.items())
+    assert read_at(io.BytesIO(data), 0) == rec
+    plain = {"id": "b", "status": "error"}  # no internal field: the line is the record
+    data, head = journal_line(plain, INTERNAL_FIELDS)
+    assert loads(data) == plain and read_at(io.BytesIO(data), 0, head) == plain

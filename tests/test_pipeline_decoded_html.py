@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
@@ -76,3 +77,60 @@ def test_index_entry_language_takes_the_declared_hints_as_webseg_index_does(
                              lang_hints=["en"])
     assert out["index_doc"]["lang"] == expected.lang == "en"
     assert out["index_doc"]["terms"] == expected.to_dict()["terms"]
+
+
+class _Collect:
+    """An index that keeps the documents it is given (what ``index_paths`` stores)."""
+
+    def __init__(self) -> None:
+        from ir.analysis import Analyzer
+
+        self.analyzer = Analyzer()
+        self.docs: list = []
+
+    def add(self, docs: list) -> int:
+        self.docs += docs
+        return len(docs)
+
+
+def test_webseg_index_stores_the_pipelines_documents_with_the_results_language(
+        tmp_path: Path) -> None:
+    """A page's language is identified once: its clean result's is what the pipeline's index
+    entry and ``webseg index --no-render`` store, and the two store the same documents."""
+    from ir.pipeline import index_paths
+    from webseg.pipeline.process import PageProcessor
+    from webseg.pipeline.run import record_line
+
+    _warc(tmp_path / "c.warc.gz")
+    cfg = PipelineConfig.parsed()
+    ix = _Collect()
+    rep = index_paths(ix, [str(tmp_path / "c.warc.gz")], [cfg.segmenter], render=False)
+    assert rep.added == 3 and rep.skipped == 1
+    stored = {d.id: d.to_dict() for d in ix.docs}
+    proc = PageProcessor(cfg)
+    langs = []
+    for rec, page, err, html in parse_inputs_html(iter_inputs([tmp_path / "c.warc.gz"])):
+        if page is None:
+            continue
+        line = record_line(rec, page, err, proc, html)
+        assert line["index_doc"] == stored[rec.id]
+        assert line["index_doc"].get("lang") == line["language"]["code"]
+        langs.append(line["language"]["code"])
+    assert "zh" in langs
+
+
+def test_webseg_index_keeps_a_page_whose_clean_result_fails(tmp_path: Path,
+                                                             monkeypatch: Any) -> None:
+    """The clean result failing (a bug, odd markup) does not drop the page from ``webseg
+    index``: its document identifies its own text, as before the result was shared."""
+    import ir.pipeline as irp
+
+    def broken(*_: Any) -> Any:
+        raise RuntimeError("no result")
+
+    _warc(tmp_path / "c.warc.gz")
+    monkeypatch.setattr(irp, "page_result", broken)
+    ix = _Collect()
+    rep = irp.index_paths(ix, [str(tmp_path / "c.warc.gz")], ["blockfusion"], render=False)
+    assert rep.added == 3 and rep.failed == 0
+    assert {d.lang for d in ix.docs} >= {"zh"}

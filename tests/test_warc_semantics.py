@@ -221,11 +221,17 @@ def test_index_stage_reuses_the_clean_stage_block_model_exactly() -> None:
     out, scratch = {"url": page.url}, {"html": None}
     proc._segment(page, out, scratch)
     proc._clean(page, out, scratch)
-    bf = proc._block_fn(scratch["clean"])
-    assert bf is not None
-    reused = proc._index_doc("a", page.url, page, scratch["segmentation"], bf)
-    fresh = proc._index_doc("a", page.url, page, scratch["segmentation"], None)
+    from ir.pipeline import doc_from_page, result_block_fn, result_language
+
+    assert result_block_fn(scratch["clean"]) is not None
+    reused = proc._index_doc("a", page.url, page, scratch)
+    remade = proc._index_doc("a", page.url, page, {**scratch, "clean": None})
+    fresh = doc_from_page("a", page, proc.analyzer, [proc.config.segmenter], url=page.url,
+                          segmentations={proc.config.segmenter: scratch["segmentation"]},
+                          language=result_language(scratch["clean"])).to_dict()
+    assert json.dumps(reused, sort_keys=True) == json.dumps(remade, sort_keys=True)
     assert json.dumps(reused, sort_keys=True) == json.dumps(fresh, sort_keys=True)
+    assert reused.get("lang") == out["language"]["code"]  # the result's language, not another
     assert reused["fields"]["main"]  # the block model's main text, without layout
 
 

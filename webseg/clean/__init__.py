@@ -34,7 +34,13 @@ import numpy as np
 
 from webseg.clean import html_out, json_out, markdown, txt
 from webseg.clean.mask import node_mask, roots
-from webseg.clean.metadata import Metadata, base_href, base_url, extract_metadata
+from webseg.clean.metadata import (
+    Metadata,
+    base_href,
+    base_url,
+    declared_lang_hints,
+    extract_metadata,
+)
 from webseg.page import Page
 
 __all__ = ["DEFAULT_METHOD", "FORMATS", "METHODS", "CleanResult", "extract", "leaf_mask",
@@ -121,9 +127,16 @@ class CleanResult:
             from webseg.lang import identify
         except ImportError:
             return None
-        md = self.metadata
-        text = self.text or " ".join(x for x in (md.title, md.description) if x)
-        return identify(text, hints=tuple(md.lang_hints)).to_dict()
+        text = self.text
+        md = self.__dict__.get("metadata")  # computed already (the JSON result reads it)
+        if not text or md is not None:
+            md = self.metadata
+            text = text or " ".join(x for x in (md.title, md.description) if x)
+            hints = md.lang_hints
+        else:  # the declared languages alone, as the metadata reads them (what an index
+            # that stores only the language needs, without the metadata's cost)
+            hints = declared_lang_hints(self.html, self.page)
+        return identify(text, hints=tuple(hints)).to_dict()
 
     @property
     def status(self) -> str:

@@ -48,8 +48,8 @@ from webseg.clean.titles import (
     without_site_name,
 )
 
-__all__ = ["Metadata", "base_href", "base_url", "canonical_url", "extract_metadata",
-           "normalize_date", "scan_tags"]
+__all__ = ["Metadata", "base_href", "base_url", "canonical_url", "declared_lang_hints",
+           "extract_metadata", "normalize_date", "scan_tags"]
 
 #: Tags whose attributes carry metadata.
 _TAG_RE = re.compile(r"<(meta|link|base|html|time)\b((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>",
@@ -911,6 +911,19 @@ def base_url(url: str | None, base_href: str | None) -> str | None:
         if url:
             return urljoin(url, b)
     return url
+
+
+def declared_lang_hints(html: str | None = None, page: Any = None) -> list[str]:
+    """The ``lang_hints`` :func:`extract_metadata` gives for the same ``html`` and ``page``
+    (``<html lang>`` first, then ``content-language``), read from the tags alone: the same
+    tags through the same code, without the rest of the metadata (JSON-LD, dates, titles:
+    most of its cost), for a caller that needs only the page's language."""
+    md = Metadata()
+    if html:
+        _from_tags(_field_tags(html), md)
+    elif page is not None:
+        _from_tags(_page_tags(page), md)
+    return md.lang_hints
 
 
 def extract_metadata(html: str | None = None, page: Any = None, url: str | None = None,

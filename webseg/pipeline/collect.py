@@ -13,6 +13,10 @@ the journal is read in **two passes** and nothing per page is kept but small fix
    the final ``pages.jsonl`` with its cluster, its index entry goes to the streaming index
    builder (:class:`ir.from_output.IndexBuilder`, which writes shards of a few hundred
    documents), and the few pages that are in duplicate pairs keep their text for the report.
+   A line the page phase wrote in this run has its public fields first (its index entry and
+   the other internal fields after them); the page phase noted where they end
+   (:attr:`JournalScan.heads`) and gave the index entry to the builder itself, so only that
+   head is read again: the index entry, nine tenths of the line, is parsed once, never.
 
 :class:`CompactDuplicateIndex` gives exactly the candidates of datasketch's ``MinHashLSH``
 (the same bands of the same signatures, compared for equality) and verifies them with the
@@ -31,9 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from webseg.fastjson import loads
+from webseg.fastjson import dumps, dumps_line, loads
 
-__all__ = ["CompactDuplicateIndex", "JournalScan", "scan_journal"]
+__all__ = ["CompactDuplicateIndex", "JournalScan", "journal_line", "read_at", "scan_journal"]
 
 
 class CompactDuplicateIndex:
@@ -125,6 +129,9 @@ class JournalScan:
     by_record_id: dict[str, str] = field(default_factory=dict)
     by_uri_date: dict[tuple[str, str], str] = field(default_factory=dict)
     revisits: dict[str, tuple[str | None, str | None, str | None]] = field(default_factory=dict)
+    #: line id -> byte length of the line's public part (:func:`journal_line`), for lines
+    #: noted as they were written: the write pass reads only that part
+    heads: dict[str, int] = field(default_factory=dict)
 
     def note_warc(self, rid: str, warc: dict[str, Any]) -> None:
         if warc.get("type") == "revisit":
@@ -136,12 +143,15 @@ class JournalScan:
         if warc.get("target_uri") and warc.get("date"):
             self.by_uri_date.setdefault((str(warc["target_uri"]), str(warc["date"])), rid)
 
-    def add(self, rec: dict[str, Any], pos: int) -> None:
+    def add(self, rec: dict[str, Any], pos: int, head: int | None = None) -> None:
         """Note one journal line (``pos``: its byte offset in the journal). The page phase
         calls this with each line it appends, so a run that started from an empty journal
-        needs no first pass over it (:func:`scan_journal` does the same from the file)."""
+        needs no first pass over it (:func:`scan_journal` does the same from the file).
+        ``head``: the byte length of the line's public part (:func:`journal_line`)."""
         rid = str(rec["id"])
         self.offsets[rid] = pos
+        if head is not None:
+            self.heads[rid] = head
         st = rec.get("status")
         if isinstance(rec.get("warc"), dict):
             self.note_warc(rid, rec["warc"])
@@ -190,8 +200,27 @@ def scan_journal(path: Path, dedup: CompactDuplicateIndex | None) -> JournalScan
     return scan
 
 
-def read_at(f: Any, pos: int) -> dict[str, Any]:
+def journal_line(line: dict[str, Any], internal: Sequence[str]) -> tuple[bytes, int]:
+    """The journal bytes of ``line`` (one JSON object and a newline) with its ``internal``
+    fields last, and the byte length of the part before them: that part plus ``}`` is the
+    line's public fields alone, in their order (:func:`read_at` with ``head``). The two parts
+    are encoded apart and joined, which is the encoding of the whole object."""
+    tail = {k: line[k] for k in internal if k in line}
+    public = {k: v for k, v in line.items() if k not in tail} if tail else line
+    if not public:  # no public field (every line has its id): nothing to read apart
+        return dumps_line(line), 0
+    head = dumps(public)
+    if not tail:
+        return head + b"\n", len(head) - 1
+    return head[:-1] + b"," + dumps(tail)[1:] + b"\n", len(head) - 1
+
+
+def read_at(f: Any, pos: int, head: int | None = None) -> dict[str, Any]:
+    """The journal line at ``pos``; with ``head`` (:attr:`JournalScan.heads`) only its
+    public fields."""
     f.seek(pos)
+    if head:
+        return loads(f.read(head) + b"}")
     return loads(f.readline())
 
 
@@ -204,8 +233,9 @@ def write_final(order: Sequence[str], journal: Path, scan: JournalScan, final: P
     originals = originals or {}
     tmp = final.with_suffix(".jsonl.tmp")
     with journal.open("rb") as jf, tmp.open("w", encoding="utf-8") as out:
+        heads = scan.heads
         for rid in order:
-            rec = read_at(jf, scan.offsets[rid])
+            rec = read_at(jf, scan.offsets[rid], heads.get(rid))
             on_record(rec)
             row = {k: v for k, v in rec.items() if k not in internal}
             if clusters is not None:

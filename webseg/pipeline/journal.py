@@ -80,13 +80,14 @@ class Journal:
         done = {str(rec["id"]) for rec in read_journal(path) if "id" in rec}
         return cls(path, done, sync_every)
 
-    def append(self, record: dict[str, Any]) -> int:
+    def append(self, record: dict[str, Any], encoded: bytes | None = None) -> int:
         """Write one record as one line and flush it (never two lines for one id); returns
-        the line's byte offset in the journal."""
+        the line's byte offset in the journal. ``encoded``: the record's line, already
+        encoded by the caller (one JSON object ending in a newline)."""
         rid = str(record["id"])
         if rid in self.done:
             raise ValueError(f"record {rid!r} is already in the journal")
-        line = dumps_line(record)
+        line = dumps_line(record) if encoded is None else encoded
         pos = self.size
         self._f.write(line)
         self._f.flush()

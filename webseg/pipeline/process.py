@@ -159,17 +159,15 @@ def _source(rec_id: str) -> str:
 
 
 def record_html(rec: Any, config: PipelineConfig) -> str | None:
-    """The decoded HTML source of a local input record when the clean or classify stage runs
-    (metadata and the classifier's structured-metadata view read ``<meta>`` / JSON-LD, which
-    the Page model drops); None for URL inputs, undecodable bytes, or when both are off."""
-    if "classify" not in config.stages and "clean" not in config.stages:
+    """The decoded HTML source of a local input record when the clean, classify or index
+    stage runs (metadata, the classifier's structured-metadata view and the language the
+    index stores read ``<meta>`` / JSON-LD / ``<html lang>``, which the Page model drops);
+    None for URL inputs, undecodable bytes, or when all three are off."""
+    if not {"classify", "clean", "index"} & set(config.stages):
         return None
-    from webseg.decode import decode_html
+    from ir.pipeline import source_html
 
-    try:
-        return decode_html(rec.read_bytes()).text
-    except Exception:  # noqa: BLE001 - no source: the metadata view is empty
-        return None
+    return source_html(rec)
 
 
 class PageProcessor:
@@ -239,8 +237,7 @@ class PageProcessor:
                 proc[stage] = round(time.process_time() - p0, 4)
         if "index" in self.config.stages and out["status"] in ("ok", "empty"):
             t0, c0, p0 = time.perf_counter(), time.thread_time(), time.process_time()
-            out["index_doc"] = self._index_doc(rec_id, url, page, scratch.get("segmentation"),
-                                               self._block_fn(scratch.get("clean")), record)
+            out["index_doc"] = self._index_doc(rec_id, url, page, scratch, record)
             timings["index"] = round(time.perf_counter() - t0, 4)
             cpu["index"] = round(time.thread_time() - c0, 4)
             proc["index"] = round(time.process_time() - p0, 4)
@@ -249,34 +246,36 @@ class PageProcessor:
         out["process_cpu_timings"] = proc
         return out
 
-    def _index_doc(self, rec_id: str, url: str | None, page: Page,
-                   seg: Any = None, block_fn: Any = None, record: Any = None
-                   ) -> dict[str, Any]:
+    def _index_doc(self, rec_id: str, url: str | None, page: Page, scratch: dict[str, Any],
+                   record: Any = None) -> dict[str, Any]:
         """The page as the search index stores it (terms + blocks), exactly as ``webseg index``
         builds it (:func:`ir.pipeline.doc_from_page`), reusing the segment stage's
         segmentation when it has one (same segmenter and parameters) and the clean stage's
-        block-model result (the index's content model would otherwise run it again). The
-        languages the input ``record`` declares are the stored language's hints, as there:
-        without them a short or list-like page's text alone can name another language."""
-        from ir.pipeline import declared_hints, doc_from_page
+        result: its block-model result (the index's content model would otherwise run it
+        again) and its language, the one stored (identified once per page; ``webseg index``
+        stores its clean result's too). Without a clean stage the result is made here, as
+        ``webseg index`` makes it (:func:`ir.pipeline.page_result`)."""
+        from ir.pipeline import (
+            declared_hints,
+            doc_from_page,
+            index_result,
+            result_block_fn,
+            result_language,
+        )
 
         source = self.config.segmenter
+        seg = scratch.get("segmentation")
         segs = {} if seg is None else {source: seg}
-        hints = declared_hints(record) if record is not None else []
+        res = scratch.get("clean")
+        if res is not None:
+            language = result_language(res)
+        else:
+            res, language = index_result(page, scratch.get("html"), url)
+        hints = declared_hints(record) if res is None and record is not None else ()
         doc = doc_from_page(rec_id, page, self.analyzer, [source], url=url, segmentations=segs,
-                            block_fn=block_fn, lang_hints=hints)
+                            block_fn=result_block_fn(res), language=language,
+                            lang_hints=hints)
         return doc.to_dict()
-
-    @staticmethod
-    def _block_fn(clean: Any) -> Any:
-        """The clean stage's block-model result when it is exactly what the index's content
-        model computes: the blocks method on this page alone (no site pages, no decoder or
-        model of its own: the clean stage passes none)."""
-        if clean is None or clean.method != "blocks" or clean.blocks is None:
-            return None
-        if getattr(clean, "site_repeated", None) is not None:
-            return None
-        return clean.blocks
 
     # ------------------------------------------------------------------ stages
     def _segment(self, page: Page, out: dict[str, Any], scratch: dict[str, Any]) -> None:

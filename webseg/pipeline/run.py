@@ -31,12 +31,19 @@ from typing import Any
 
 from webseg.clean.json_out import upgrade_line
 from webseg.inputs import InputRecord, iter_inputs, parse_inputs_html, record_inputs
-from webseg.pipeline.collect import CompactDuplicateIndex, JournalScan, scan_journal, write_final
+from webseg.pipeline.collect import (
+    CompactDuplicateIndex,
+    JournalScan,
+    journal_line,
+    scan_journal,
+    write_final,
+)
 from webseg.pipeline.journal import Journal
 from webseg.pipeline.process import PageProcessor, PipelineConfig, error_record, record_html
 from webseg.progress import is_quiet
 
-__all__ = ["RunSummary", "cluster_label", "duplicate_index", "finalize", "page_phase_gc",
+__all__ = ["RunSummary", "cluster_label", "duplicate_index", "finalize", "index_builder",
+           "page_phase_gc",
            "run_pipeline", "split_error", "unique_ids"]
 
 WORK = "work"
@@ -166,6 +173,10 @@ def run_pipeline(inputs: Sequence[str | Path], out_dir: str | Path,
                 if r.id not in journal.done:
                     yield r
 
+        # ... and its index entries go to the index builder as they are made (the journal
+        # lines are in input order, the index's order), so the collection phase reads back
+        # only each line's public fields
+        builder = index_builder(out, config) if scan is not None else None
         records = todo()
         bar = _progress(total, resumed, progress)
         try:
@@ -173,16 +184,19 @@ def run_pipeline(inputs: Sequence[str | Path], out_dir: str | Path,
                 for rec, page, err, html in _page_inputs(records, config, concurrency,
                                                           render_options or {}):
                     line = record_line(rec, page, err, processor, html)
-                    pos = journal.append(line)
+                    data, head = journal_line(line, INTERNAL_FIELDS)
+                    pos = journal.append(line, data)
                     if scan is not None:
-                        scan.add(line, pos)
+                        scan.add(line, pos, head)
+                    if builder is not None and line.get("index_doc"):
+                        builder.add(line["index_doc"])
                     processed += 1
                     bar.update(1)
         finally:
             bar.close()
         deque(records, maxlen=0)  # the order is complete only once every record was read
     with page_phase_gc():  # the collection phase parses every journal line: the same holds
-        summary = finalize(order, out, config, scan)
+        summary = finalize(order, out, config, scan, builder)
     summary.warc_records = dict(sorted(counts.items()))
     summary.rendered = config.render
     summary.processed_now = processed
@@ -243,8 +257,8 @@ def record_line(rec: InputRecord, page: Any, err: str | None,
                 line["index_doc"] = doc
         return line
     cfg = processor.config
-    reuse = decoded is not None and isinstance(rec.source, bytes) and (
-        "clean" in cfg.stages or "classify" in cfg.stages)
+    reuse = decoded is not None and isinstance(rec.source, bytes) and bool(
+        {"classify", "clean", "index"} & set(cfg.stages))
     line = processor.process(rec.id, rec.url, page,
                              html=decoded if reuse else record_html(rec, cfg), record=rec)
     if line["error"]:
@@ -289,15 +303,33 @@ def duplicate_index(config: PipelineConfig) -> CompactDuplicateIndex | None:
                                  config.lsh_threshold)
 
 
+def index_builder(out: Path, config: PipelineConfig) -> Any:
+    """The streaming builder of the run's index, writing into ``OUT/index.tmp`` (made anew);
+    None without the index stage."""
+    if "index" not in config.stages:
+        return None
+    from ir.analysis import Analyzer
+    from ir.from_output import IndexBuilder
+
+    tmp_index = out / "index.tmp"
+    if tmp_index.exists():
+        shutil.rmtree(tmp_index)
+    return IndexBuilder(tmp_index, backend=config.index_backend, analyzer=Analyzer(),
+                        sources=(config.segmenter,),
+                        passage_source=None if config.render else config.segmenter)
+
+
 def finalize(order: Sequence[str], out: Path, config: PipelineConfig,
-             scan: JournalScan | None = None) -> RunSummary:
+             scan: JournalScan | None = None, builder: Any = None) -> RunSummary:
     """Phase 2: duplicate clusters, index and the final pages.jsonl from the journal.
 
     ``order`` is the input records' ids in input order (one output line each). Reads the
     journal in two passes and keeps only compact per-page data (:mod:`webseg.pipeline.collect`),
     so memory stays flat as the collection grows. ``scan``: the first pass, when the page phase
     made it while writing every line of the journal (its dedup index from
-    :func:`duplicate_index` of the same ``config``).
+    :func:`duplicate_index` of the same ``config``). ``builder``: the :func:`index_builder`
+    the page phase gave the index entries of those lines (the lines ``scan`` knows the
+    public part of are then read without their entry).
     """
     work = out / WORK
     journal = work / JOURNAL
@@ -325,17 +357,9 @@ def finalize(order: Sequence[str], out: Path, config: PipelineConfig,
             if orig not in clusters:
                 clusters[orig] = cluster_label(min(orig, rv))
             clusters[rv] = clusters[orig]
-    builder = None
-    if "index" in config.stages:
-        from ir.analysis import Analyzer
-        from ir.from_output import IndexBuilder
-
-        tmp_index = out / "index.tmp"
-        if tmp_index.exists():
-            shutil.rmtree(tmp_index)
-        builder = IndexBuilder(tmp_index, backend=config.index_backend, analyzer=Analyzer(),
-                               sources=(config.segmenter,),
-                               passage_source=None if config.render else config.segmenter)
+    fed = builder is not None  # the page phase gave it every entry already
+    if builder is None:
+        builder = index_builder(out, config)
     pages: dict[str, Any] = {}
     stage_times: dict[str, list[float]] = {}
 
@@ -364,7 +388,7 @@ def finalize(order: Sequence[str], out: Path, config: PipelineConfig,
                 summary.first_errors.append([rid, stage, str(message)])
         for k, v in (rec.get("timings") or {}).items():
             stage_times.setdefault(k, []).append(float(v))
-        if builder is not None and rec.get("index_doc"):
+        if builder is not None and not fed and rec.get("index_doc"):
             builder.add(rec["index_doc"])
         if rid in in_pairs:
             from dedup.cli import site_of
