@@ -10,6 +10,7 @@ from setuptools import Extension, setup
 
 NATIVE = [
     ("treewalk", "the leaves of a tree ensemble (webseg.blocks.gbt, classify.stacked)"),
+    ("vocabmask", "category masks of class and id values (webseg.blocks.vocab)"),
 ]
 
 setup(ext_modules=[

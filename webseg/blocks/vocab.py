@@ -18,6 +18,8 @@ from __future__ import annotations
 import functools
 import re
 
+from webseg import _native as native
+
 __all__ = ["CATEGORIES", "ROLE_CATEGORY", "SEMANTIC_TAGS", "BLOCK_TAGS", "HEADING_TAGS",
            "attr_mask", "class_id_role_mask", "tokens"]
 
@@ -213,6 +215,11 @@ def _value_mask(value: str) -> int:
     return m
 
 
+def _mask2_py(cls: str | None, ident: str | None) -> int:
+    """The class and id part of :func:`_mask3` in Python (what the compiled one matches)."""
+    return (_value_mask(cls) if cls else 0) | (_value_mask(ident) if ident else 0)
+
+
 def attr_mask(attrs: dict[str, str] | None) -> int:
     """Bit mask over :data:`CATEGORY_NAMES` of an element's class, id and role."""
     if not attrs:
@@ -220,9 +227,22 @@ def attr_mask(attrs: dict[str, str] | None) -> int:
     return _mask3(attrs.get("class"), attrs.get("id"), attrs.get("role"))
 
 
+#: the compiled class/id masks, looked up once at import (``native.load`` reads the
+#: environment, which costs as much as the compiled call itself on every cache miss):
+#: ``WEBSEG_PURE_PYTHON=1`` set before webseg is imported gives the Python path
+_VOCABMASK = native.load("vocabmask")
+
+
 @functools.lru_cache(maxsize=65536)
 def _mask3(cls: str | None, ident: str | None, role: str | None) -> int:
-    m = (_value_mask(cls) if cls else 0) | (_value_mask(ident) if ident else 0)
+    # the compiled loop (webseg/_native/vocabmask.c) for ASCII values: a page's class
+    # values are mostly new to the cache, and this is most of the block features' markup
+    # pass; None (a non-ASCII value) or no extension: the Python path, the same bits
+    nat = _VOCABMASK
+    m = (nat.mask2(cls, ident, _WORD_BITS, _STEM_BITS, _STEM_LENS)
+         if nat is not None else None)
+    if m is None:
+        m = _mask2_py(cls, ident)
     if role:
         for part in role.lower().split():
             c = ROLE_CATEGORY.get(part)
