@@ -197,14 +197,17 @@ def _boundaries(page: Page, boundaries: str = "tags",
     lo = np.searchsorted(leaves, np.arange(n))
     hi = np.searchsorted(leaves, page.subtree_end)
     table = _TAG_FLAGS if enforcing == GAP_ENFORCING_TAGS else _tag_flags(enforcing)
-    flags = np.fromiter((table.get(t, 0) for t in page.tag), dtype=np.int8, count=n)
+    # per distinct tag, then one gather: a page has a few dozen tags over its nodes
+    codes = {t: k for k, t in enumerate(dict.fromkeys(page.tag))}
+    tag_inv = np.fromiter(map(codes.__getitem__, page.tag), dtype=np.intp, count=n)
+    flags = np.array([table.get(t, 0) for t in codes], dtype=np.int8)[tag_inv]
     if boundaries == "display" and page.has_layout:
         disp = np.array([d in BLOCK_DISPLAYS for d in page.displays], dtype=bool)
         is_block = disp[page.display] if len(disp) else np.zeros(n, bool)
         flags = (flags & ~_GAP) | np.where(is_block, _GAP, 0).astype(np.int8)
     elem = page.kind == ELEMENT
     has_leaves = hi > lo
-    always = np.fromiter((t in _ALWAYS_COUNT for t in page.tag), dtype=bool, count=n)
+    always = np.array([t in _ALWAYS_COUNT for t in codes], dtype=bool)[tag_inv]
     counts = elem & (has_leaves | page.visible | always)
 
     def mark(sel: np.ndarray) -> np.ndarray:
