@@ -237,15 +237,16 @@ def _leaf_text(page: Page, leaves: np.ndarray) -> _LeafText:
     stopset = {w for w, _ in short.most_common(30)}
     stops = counts(sum(map(stopset.__contains__, toks)) for toks in tokens)
     title_words = set(_words(page.title or ""))
+    tshare = np.zeros(m)
+    tcover = np.zeros(m)
     if title_words:
+        # most leaves share no word with the title: their shares stay 0.0, as the sums give
         in_title = title_words.__contains__
-        tshare = counts(sum(map(in_title, toks)) / len(toks) if toks else 0.0
-                        for toks in tokens)
-        tcover = counts(len(title_words.intersection(toks)) / len(title_words)
-                        for toks in tokens)
-    else:
-        tshare = np.zeros(m)
-        tcover = np.zeros(m)
+        disjoint = title_words.isdisjoint
+        for k in [k for k, toks in enumerate(tokens) if not disjoint(toks)]:
+            toks = tokens[k]
+            tshare[k] = sum(map(in_title, toks)) / len(toks)
+            tcover[k] = len(title_words.intersection(toks)) / len(title_words)
     return _LeafText(texts, tokens, chars, words, punct, sents, digits, upper, stops,
                      title_words, tshare, tcover)
 
