@@ -11,6 +11,7 @@ from setuptools import Extension, setup
 NATIVE = [
     ("treewalk", "the leaves of a tree ensemble (webseg.blocks.gbt, classify.stacked)"),
     ("vocabmask", "category masks of class and id values (webseg.blocks.vocab)"),
+    ("wordsplit", "the words of many texts (webseg.blocks.align.words_many)"),
 ]
 
 setup(ext_modules=[

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webseg import _native as native
-from webseg.blocks import vocab
+from webseg.blocks import align, vocab
 from webseg.blocks.features import leaf_features
 from webseg.parse import parse
 
@@ -120,3 +120,107 @@ def test_leaf_features_equal_with_and_without_the_compiled_masks(monkeypatch) ->
             slow = leaf_features(parse(html, url=url))
         vocab._mask3.cache_clear()
         assert np.array_equal(fast.X, slow.X, equal_nan=True), name
+
+
+# --------------------------------------------------------------------------- words
+
+
+def _wordsplit():
+    nat = native.load("wordsplit")
+    if nat is None:
+        pytest.skip("webseg's C extension is not built here (no compiler)")
+    return nat
+
+
+def test_unspaced_range_table_is_the_regex_class() -> None:
+    """The compiled split's code-point table holds exactly what ``_UNSPACED_CHAR`` matches."""
+    every = "".join(map(chr, range(0x110000)))
+    want = np.zeros(0x110000, dtype=bool)
+    for mt in align._UNSPACED_CHAR.finditer(every):
+        want[mt.start()] = True
+    t = align._UNSPACED_TABLE.reshape(-1, 2).astype(np.int64)
+    assert (np.diff(t[:, 0]) > 0).all()
+    cp = np.arange(0x110000)
+    k = np.searchsorted(t[:, 0], cp, side="right") - 1
+    got = (k >= 0) & (cp <= t[np.maximum(k, 0), 1])
+    assert np.array_equal(got, want)
+
+
+def test_compiled_words_equal_python_on_every_code_point() -> None:
+    """Each code point alone, between letters and between unspaced letters (where a word
+    character joins or splits a run), as words() splits them."""
+    _wordsplit()
+    texts = []
+    for c in range(0x110000):
+        ch = chr(c)
+        texts += [ch, f"ab{ch}cd", f"北{ch}京", f"Σ{ch}"]
+    assert align.words_many(texts) == [align.words(t) for t in texts]
+
+
+WORD_EDGE = ["", " ", "a", "Hello, World!", "snake_case and CamelCase 123abc", "ΟΔΟΣ ΟΔΟΣ.",
+             "ΣΑΣ Σ", "İstanbul KELVIN K", "ﬁne ﬀ", "北京 is big", "東京は日本の首都",
+             "กรุงเทพมหานคร", "Москва — столица", "Zażółć gęślą jaźń", "مرحبا بالعالم",
+             "😀 ok 😀", "𠀀𠀁 x", "e\u0301te\u0301", "a\u200bb", "x" * 5000, "\ud800 lone",
+             "tab\tnew\nline", "१२३ ٣٤٥", "ǅungla ǈ"]
+
+
+def test_compiled_words_equal_python_on_edge_cases() -> None:
+    _wordsplit()
+    assert align.words_many(WORD_EDGE) == [align.words(t) for t in WORD_EDGE]
+    assert align.words_many(tuple(WORD_EDGE)) == [align.words(t) for t in WORD_EDGE]
+    assert align.words_many([]) == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(max_size=60), max_size=8))
+def test_compiled_words_equal_python_on_random_text(texts: list[str]) -> None:
+    _wordsplit()
+    assert align.words_many(texts) == [align.words(t) for t in texts]
+
+
+def test_compiled_words_bad_input_raises() -> None:
+    nat = _wordsplit()
+    with pytest.raises(TypeError):
+        nat.words(["a", 3], align._UNSPACED_TABLE)
+    with pytest.raises(TypeError):
+        nat.words(5, align._UNSPACED_TABLE)
+    with pytest.raises(ValueError):
+        nat.words(["a"], np.zeros(3, dtype=np.uint32))
+    with pytest.raises(TypeError):
+        nat.words(["a"])
+
+
+def test_words_many_without_the_extension(monkeypatch) -> None:
+    monkeypatch.setenv("WEBSEG_PURE_PYTHON", "1")
+    assert align.words_many(WORD_EDGE) == [align.words(t) for t in WORD_EDGE]
+
+
+def test_compiled_words_on_real_pages() -> None:
+    _wordsplit()
+    pages = _real_pages()
+    if not pages:
+        pytest.skip("no WCXB or DAnIEL pages here")
+    for name, html, url in pages:
+        texts = parse(html, url=url).leaf_texts
+        assert align.words_many(texts) == [align.words(t) for t in texts], name
+
+
+def test_leaf_features_equal_without_any_extension(monkeypatch) -> None:
+    """All of the block features' compiled helpers off (as on a machine without a compiler):
+    the same feature matrix and tokens."""
+    _wordsplit()
+    _vocabmask()
+    pages = _real_pages()
+    if not pages:
+        pytest.skip("no WCXB or DAnIEL pages here")
+    for name, html, url in pages:
+        vocab._mask3.cache_clear()
+        fast = leaf_features(parse(html, url=url))
+        with monkeypatch.context() as mp:
+            mp.setenv("WEBSEG_PURE_PYTHON", "1")
+            mp.setattr(vocab, "_VOCABMASK", None)
+            vocab._mask3.cache_clear()
+            slow = leaf_features(parse(html, url=url))
+        vocab._mask3.cache_clear()
+        assert np.array_equal(fast.X, slow.X, equal_nan=True), name
+        assert fast.tokens == slow.tokens, name

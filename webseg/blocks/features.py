@@ -42,7 +42,7 @@ from itertools import chain
 
 import numpy as np
 
-from webseg.blocks.align import has_unspaced_word
+from webseg.blocks.align import has_unspaced_word, words_many
 from webseg.blocks.align import words as _words
 from webseg.blocks.vocab import BLOCK_TAGS, CATEGORY_NAMES, SEMANTIC_TAGS, class_id_role_mask
 from webseg.page import Page
@@ -222,7 +222,7 @@ def _leaf_text(page: Page, leaves: np.ndarray) -> _LeafText:
     commonest short tokens (any language, see the module docstring)."""
     m = len(leaves)
     texts = page.leaf_texts  # ``leaves`` are the page's text leaves
-    tokens = [_words(t) for t in texts]
+    tokens = words_many(texts)
 
     def counts(values: Iterable[int]) -> np.ndarray:
         return np.fromiter(values, dtype=np.float64, count=m)
