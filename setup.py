@@ -12,6 +12,7 @@ NATIVE = [
     ("treewalk", "the leaves of a tree ensemble (webseg.blocks.gbt, classify.stacked)"),
     ("vocabmask", "category masks of class and id values (webseg.blocks.vocab)"),
     ("wordsplit", "the words of many texts (webseg.blocks.align.words_many)"),
+    ("fusion", "block fusion's merge loop (webseg.segmenters.blockfusion)"),
 ]
 
 setup(ext_modules=[

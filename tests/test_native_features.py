@@ -224,3 +224,73 @@ def test_leaf_features_equal_without_any_extension(monkeypatch) -> None:
         vocab._mask3.cache_clear()
         assert np.array_equal(fast.X, slow.X, equal_nan=True), name
         assert fast.tokens == slow.tokens, name
+
+
+# --------------------------------------------------------------------------- block fusion
+
+FUSION_PARAMS = [{}, {"mode": "plain"}, {"theta_max": 0.0}, {"theta_max": 1.0},
+                 {"wrap_width": 1}, {"wrap_width": 7, "mode": "plain", "theta_max": 0.5}]
+
+
+def _fuse_both(page, monkeypatch, **kw):
+    from webseg.segmenters.blockfusion import BlockFusion
+
+    bf = BlockFusion(**kw)
+    fast = bf._fuse(page)
+    with monkeypatch.context() as mp:
+        mp.setenv("WEBSEG_PURE_PYTHON", "1")
+        slow = bf._fuse(page)
+    return fast, slow
+
+
+def test_compiled_fusion_equals_python_on_real_pages(monkeypatch) -> None:
+    if native.load("fusion") is None:
+        pytest.skip("webseg's C extension is not built here (no compiler)")
+    pages = _real_pages()
+    if not pages:
+        pytest.skip("no WCXB or DAnIEL pages here")
+    for name, html, url in pages:
+        page = parse(html, url=url)
+        for kw in FUSION_PARAMS:
+            fast, slow = _fuse_both(page, monkeypatch, **kw)
+            assert fast[0] == slow[0], (name, kw)
+            assert fast[3] == slow[3]
+
+
+@pytest.mark.parametrize("html", [
+    b"<p></p>", b"<p>one</p>", b"<p>a</p><p>b</p><hr><p>c</p>",
+    b"<div>" + b"word " * 500 + b"</div><div>x</div><h2>Head</h2><p>" + b"w " * 90 + b"</p>",
+    "<p>北京欢迎你</p><p>Москва</p><ul><li>a<li>b<li>c</ul>".encode(),
+    b"<table><tr><td>1</td><td>2</td></tr></table><p>" + b"longwordlongwordlongword " * 30
+    + b"</p>"])
+@pytest.mark.parametrize("kw", FUSION_PARAMS)
+def test_compiled_fusion_equals_python_on_edge_cases(html, kw, monkeypatch) -> None:
+    if native.load("fusion") is None:
+        pytest.skip("webseg's C extension is not built here (no compiler)")
+    fast, slow = _fuse_both(parse(html), monkeypatch, **kw)
+    assert fast[0] == slow[0]
+
+
+def test_compiled_fusion_bad_input_raises() -> None:
+    nat = native.load("fusion")
+    if nat is None:
+        pytest.skip("webseg's C extension is not built here (no compiler)")
+    cum = np.array([0, 3, 6], dtype=np.int64)
+    starts = np.array([0, 1, 2], dtype=np.int64)
+    cuts = np.array([0, 1, 2], dtype=np.int64)
+    bar = np.zeros(3, dtype=bool)
+    assert len(nat.fuse(cum, starts, cuts, bar, 80, 0.5)) in (1, 2)
+    with pytest.raises(ValueError):  # cuts past the leaves
+        nat.fuse(cum, starts, np.array([0, 1, 5], dtype=np.int64), bar, 80, 0.5)
+    with pytest.raises(ValueError):  # cuts not increasing
+        nat.fuse(cum, starts, np.array([0, 1, 1, 2], dtype=np.int64), bar, 80, 0.5)
+    with pytest.raises(ValueError):  # barrier of the wrong length
+        nat.fuse(cum, starts, cuts, np.zeros(2, dtype=bool), 80, 0.5)
+    with pytest.raises(ValueError):  # token starts past the tokens
+        nat.fuse(cum, np.array([0, 1, 3], dtype=np.int64), cuts, bar, 80, 0.5)
+    with pytest.raises(ValueError):  # decreasing prefix sums
+        nat.fuse(np.array([0, 3, 2], dtype=np.int64), starts, cuts, bar, 80, 0.5)
+    with pytest.raises(ValueError):
+        nat.fuse(cum, np.array([0, 2, 1], dtype=np.int64), cuts, bar, 80, 0.5)
+    with pytest.raises(ValueError):
+        nat.fuse(cum, starts, cuts, bar, -1, 0.5)

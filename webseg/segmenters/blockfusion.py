@@ -58,6 +58,7 @@ from itertools import accumulate, chain
 
 import numpy as np
 
+from webseg import _native as native
 from webseg.page import ELEMENT, Page
 from webseg.segmentation import Segment, Segmentation
 from webseg.segmenters.base import register
@@ -335,10 +336,24 @@ class BlockFusion:
         # cum: prefix sums of len(token) + 1 over the page's tokens
         texts = page.text
         toks_per_leaf = [texts[j].split() for j in leaves.tolist()]
+        width = self.wrap_width
+        nat = native.load("fusion")
+        if nat is not None and self.mode != "smoothed" and width < 2**31:
+            # the compiled merge loop (webseg/_native/fusion.c): the same blocks and
+            # densities; the same prefix sums, as int64 arrays
+            lens = np.fromiter(map(len, chain.from_iterable(toks_per_leaf)), dtype=np.int64)
+            cum_a = np.zeros(len(lens) + 1, dtype=np.int64)
+            np.cumsum(lens + 1, out=cum_a[1:])
+            starts = np.zeros(nl + 1, dtype=np.int64)
+            np.cumsum(np.fromiter(map(len, toks_per_leaf), dtype=np.int64, count=nl),
+                      out=starts[1:])
+            cuts_a = np.concatenate([[0], np.flatnonzero(gap[1:nl]) + 1, [nl]]).astype(np.int64)
+            fused = nat.fuse(cum_a, starts, cuts_a, np.ascontiguousarray(barrier, dtype=bool),
+                             width, self.theta_max)
+            return fused, lo, hi, toks_per_leaf
         tok_start = list(accumulate(map(len, toks_per_leaf), initial=0))
         cum = list(accumulate(map((1).__add__, map(len, chain.from_iterable(toks_per_leaf))),
                               initial=0))
-        width = self.wrap_width
 
         # a block: [leaf_first, leaf_stop, tok_start, tok_end, lines, last_line_start, rho]
         cuts = [0, *(np.flatnonzero(gap[1:nl]) + 1).tolist(), nl]
