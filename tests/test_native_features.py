@@ -84,6 +84,70 @@ def test_bad_arguments_raise() -> None:
         nat.mask2("a", None)
 
 
+def test_compiled_class_mask_on_every_word_and_stem() -> None:
+    """Each vocabulary word and stem alone, extended, cut short and in camelCase, so that
+    every entry of the compiled look-up tables is reached."""
+    nat = _vocabmask()
+    values = []
+    for w in list(vocab._WORD_BITS) + list(vocab._STEM_BITS):
+        values += [w, w + "s", w + "x9", w[:-1], "x-" + w, w.capitalize() + "Box",
+                   "my" + w.capitalize(), w.upper()]
+    for v in values:
+        got = nat.mask2(v, None, vocab._WORD_BITS, vocab._STEM_BITS, vocab._STEM_LENS)
+        if v.isascii():
+            assert got == _py_mask(v), v
+
+
+def _py_scan(attrs, tags):
+    """The Python loop of ``_markup`` (what the compiled scan must equal)."""
+    n = len(attrs)
+    masks, codes, link = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, bool)
+    classes = {"": 0}
+    for i, a in enumerate(attrs):
+        if a:
+            c = a.get("class")
+            mk = vocab._mask3(c, a.get("id"), a.get("role"))
+            if mk:
+                masks[i] = mk
+            if c:
+                codes[i] = classes.setdefault(c, len(classes))
+            if "href" in a and tags[i] == "a":
+                link[i] = True
+    return masks, codes, link, classes
+
+
+def test_compiled_attribute_scan_equals_python_loop() -> None:
+    _vocabmask()
+    attrs = [None, {}, {"class": ""}, {"class": "nav"}, {"id": "mainFooter"},
+             {"class": "menü", "id": "x"}, {"role": "navigation"}, {"role": ""},
+             {"class": "comments", "role": "Main  Article", "id": "c"}, {"href": "/"},
+             {"href": "/", "class": "nav"}, {"class": "nav"}, {"class": "sidebar widget"},
+             {"class": "nav", "id": ""}, {"class": "ΣΑΣ nav"}, {"title": "x"}]
+    tags = ["div", "div", "p", "ul", "div", "div", "nav", "div", "section", "a", "span", "a",
+            "aside", "a", "div", "a"]
+    masks, codes, link = np.zeros(len(tags), np.int64), np.zeros(len(tags), np.int64), \
+        np.zeros(len(tags), bool)
+    classes = {"": 0}
+    assert vocab.scan_attrs(attrs, tags, masks, codes, link, classes)
+    want = _py_scan(attrs, tags)
+    assert np.array_equal(masks, want[0]) and np.array_equal(codes, want[1])
+    assert np.array_equal(link, want[2]) and classes == want[3]
+
+
+def test_compiled_attribute_scan_bad_input_raises() -> None:
+    _vocabmask()
+    z = np.zeros(2, np.int64)
+    with pytest.raises(ValueError):  # outputs too short
+        vocab.scan_attrs([None, None], ["a", "b"], np.zeros(1, np.int64), z, np.zeros(2, bool),
+                         {})
+    with pytest.raises(ValueError):  # tags too short
+        vocab.scan_attrs([None, None], ["a"], z, z.copy(), np.zeros(2, bool), {})
+    with pytest.raises(TypeError):
+        vocab.scan_attrs([None, ["class"]], ["a", "b"], z, z.copy(), np.zeros(2, bool), {})
+    with pytest.raises(TypeError):
+        vocab._VOCABMASK.scan([None], ["a"])
+
+
 def _real_pages() -> list[tuple[str, bytes, str | None]]:
     """A few pages per collection and DAnIEL language: (name, html, url)."""
     out = []

@@ -44,7 +44,13 @@ import numpy as np
 
 from webseg.blocks.align import has_unspaced_word, words_many
 from webseg.blocks.align import words as _words
-from webseg.blocks.vocab import BLOCK_TAGS, CATEGORY_NAMES, SEMANTIC_TAGS, class_id_role_mask
+from webseg.blocks.vocab import (
+    BLOCK_TAGS,
+    CATEGORY_NAMES,
+    SEMANTIC_TAGS,
+    class_id_role_mask,
+    scan_attrs,
+)
 from webseg.page import Page
 from webseg.templates.features import FEATURE_NAMES as PL_NAMES
 from webseg.templates.features import _node_features, share_node_features
@@ -279,7 +285,8 @@ def _markup(page: Page) -> _Markup:
     masks = np.zeros(n, dtype=np.int64)
     cls_code = np.zeros(n, dtype=np.int64)
     classes: dict[str, int] = {"": 0}
-    for i, a in enumerate(page.attrs):
+    done = scan_attrs(page.attrs, tags, masks, cls_code, is_link, classes)  # compiled
+    for i, a in enumerate(() if done else page.attrs):
         if a:
             get = a.get
             c = get("class")

@@ -18,6 +18,8 @@ from __future__ import annotations
 import functools
 import re
 
+import numpy as np
+
 from webseg import _native as native
 
 __all__ = ["CATEGORIES", "ROLE_CATEGORY", "SEMANTIC_TAGS", "BLOCK_TAGS", "HEADING_TAGS",
@@ -254,3 +256,25 @@ def _mask3(cls: str | None, ident: str | None, role: str | None) -> int:
 #: :func:`attr_mask` of the ``class``, ``id`` and ``role`` values themselves (each None when
 #: absent): what a loop over many elements calls, one function call less per element.
 class_id_role_mask = _mask3
+
+
+#: class/id value -> category mask, for :func:`scan_attrs` (cleared when it grows large)
+_SCAN_CACHE: dict[str, int] = {}
+
+
+def scan_attrs(attrs: list, tags: list, masks: np.ndarray, cls_code: np.ndarray,
+               is_link: np.ndarray, classes: dict[str, int]) -> bool:
+    """The attribute pass of :func:`webseg.blocks.features._markup` in compiled code
+    (``webseg._native.vocabmask.scan``): per node with attributes, ``masks[i]`` =
+    :func:`class_id_role_mask` of its class, id and role (when not 0), ``cls_code[i]`` =
+    ``classes.setdefault(class, len(classes))`` for a non-empty class, ``is_link[i]`` for an
+    ``a`` with an ``href``. False (nothing written) when the extension is not there: the
+    caller then runs its Python loop, which gives the same arrays."""
+    nat = _VOCABMASK
+    if nat is None or not isinstance(attrs, list) or not isinstance(tags, list):
+        return False
+    if len(_SCAN_CACHE) > 65536:
+        _SCAN_CACHE.clear()
+    nat.scan(attrs, tags, masks, cls_code, is_link, classes, _SCAN_CACHE, _value_mask, _mask3,
+             _WORD_BITS, _STEM_BITS, _STEM_LENS)
+    return True
