@@ -211,13 +211,14 @@ def test_unspaced_range_table_is_the_regex_class() -> None:
 
 
 def test_compiled_words_equal_python_on_every_code_point() -> None:
-    """Each code point alone, between letters and between unspaced letters (where a word
-    character joins or splits a run), as words() splits them."""
+    """Every code point, in runs, between letters and between unspaced letters (where a
+    word character joins or splits a run), as words() splits them."""
     _wordsplit()
     texts = []
-    for c in range(0x110000):
-        ch = chr(c)
-        texts += [ch, f"ab{ch}cd", f"北{ch}京", f"Σ{ch}"]
+    for lo in range(0, 0x110000, 2048):  # texts of 2048 code points each, in four contexts
+        chars = list(map(chr, range(lo, lo + 2048)))
+        texts += ["".join(chars), " ".join(chars), "".join(f"ab{ch}cd " for ch in chars),
+                  "".join(f"北{ch}京" for ch in chars), "".join(f"Σ{ch} " for ch in chars)]
     assert align.words_many(texts) == [align.words(t) for t in texts]
 
 
@@ -358,3 +359,71 @@ def test_compiled_fusion_bad_input_raises() -> None:
         nat.fuse(cum, np.array([0, 2, 1], dtype=np.int64), cuts, bar, 80, 0.5)
     with pytest.raises(ValueError):
         nat.fuse(cum, starts, cuts, bar, -1, 0.5)
+
+
+# --------------------------------------------------------------------------- character counts
+
+
+def _counts_both(texts: list[str], monkeypatch) -> tuple:
+    from webseg.blocks.features import _char_counts
+
+    lens = np.fromiter(map(len, texts), dtype=np.float64, count=len(texts))
+    fast = _char_counts(texts, lens)
+    with monkeypatch.context() as mp:
+        mp.setenv("WEBSEG_PURE_PYTHON", "1")
+        slow = _char_counts(texts, lens)
+    return fast, slow
+
+
+def test_compiled_char_counts_on_every_code_point(monkeypatch) -> None:
+    """Every code point, in runs, before a space and before a letter, after a full stop (a
+    sentence end counts only before white space or at the end)."""
+    _wordsplit()
+    texts = ["." + chr(c) for c in range(0x80)] + [chr(c) for c in range(0x80)]
+    for lo in range(0, 0x110000, 2048):  # texts of 2048 code points each, in four contexts
+        chars = list(map(chr, range(lo, lo + 2048)))
+        texts += ["".join(chars), " ".join(chars), "x".join(chars),
+                  "".join("." + ch for ch in chars)]
+    fast, slow = _counts_both(texts, monkeypatch)
+    for f, s in zip(fast, slow, strict=True):
+        assert np.array_equal(f, s)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(max_size=60), max_size=8))
+def test_compiled_char_counts_on_random_text(texts: list[str]) -> None:
+    _wordsplit()
+    import os
+
+    from webseg.blocks.features import _char_counts
+
+    lens = np.fromiter(map(len, texts), dtype=np.float64, count=len(texts))
+    fast = _char_counts(texts, lens)
+    os.environ["WEBSEG_PURE_PYTHON"] = "1"
+    try:
+        slow = _char_counts(texts, lens)
+    finally:
+        del os.environ["WEBSEG_PURE_PYTHON"]
+    for f, s in zip(fast, slow, strict=True):
+        assert np.array_equal(f, s)
+
+
+def test_compiled_char_counts_bad_input_raises() -> None:
+    nat = _wordsplit()
+    with pytest.raises(ValueError):
+        nat.counts(["ab", "c"], np.zeros(5))
+    with pytest.raises(TypeError):
+        nat.counts(["ab", 3], np.zeros(6))
+    with pytest.raises(BufferError):
+        nat.counts(["ab"], b"123456789012345678901234")  # read-only
+
+
+def test_compiled_char_counts_on_real_pages(monkeypatch) -> None:
+    _wordsplit()
+    pages = _real_pages()
+    if not pages:
+        pytest.skip("no WCXB or DAnIEL pages here")
+    for name, html, url in pages:
+        fast, slow = _counts_both(parse(html, url=url).leaf_texts, monkeypatch)
+        for f, s in zip(fast, slow, strict=True):
+            assert np.array_equal(f, s), name

@@ -187,8 +187,86 @@ words(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
+/* sentence ends: a sentence end when a space or the end of the text follows (END), or
+   anywhere (MARK); webseg.blocks.features._SENT_END and _SENT_MARK */
+static int
+is_end(Py_UCS4 c)
+{
+    return c == '.' || c == '!' || c == '?' || c == 0x061F || c == 0x0964;
+}
+
+static int
+is_mark(Py_UCS4 c)
+{
+    return c == 0x3002 || c == 0xFF01 || c == 0xFF1F || c == 0xFF61;
+}
+
+PyDoc_STRVAR(counts_doc,
+"counts(texts, out) -> None\n"
+"\n"
+"Per str of the sequence `texts` (m of them), into out (float64, 3 * m, written as rows of\n"
+"m): the characters that are neither word characters nor white space (re's \\w, \\s),\n"
+"the sentence ends (. ! ? and the Arabic and Devanagari ones followed by white space or\n"
+"the text's end; the full-width and half-width ideographic ones anywhere), and the\n"
+"decimal digits (re's \\d): webseg.blocks.features._char_counts.");
+
+static PyObject *
+counts(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "counts takes 2 arguments (texts, out)");
+        return NULL;
+    }
+    PyObject *items = PySequence_Tuple(args[0]);
+    if (items == NULL)
+        return NULL;
+    Py_buffer ob;
+    if (PyObject_GetBuffer(args[1], &ob, PyBUF_WRITABLE) < 0) {
+        Py_DECREF(items);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    Py_ssize_t m = PyTuple_GET_SIZE(items);
+    if (ob.len != 3 * m * (Py_ssize_t)sizeof(double)) {
+        PyErr_SetString(PyExc_ValueError, "counts: out must hold 3 * len(texts) float64");
+        goto done;
+    }
+    double *punct = ob.buf, *sents = punct + m, *digits = punct + 2 * m;
+    for (Py_ssize_t k = 0; k < m; k++) {
+        PyObject *t = PyTuple_GET_ITEM(items, k);
+        if (!PyUnicode_Check(t)) {
+            PyErr_SetString(PyExc_TypeError, "counts: texts must be str");
+            goto done;
+        }
+        int kind = PyUnicode_KIND(t);
+        const void *data = PyUnicode_DATA(t);
+        Py_ssize_t n = PyUnicode_GET_LENGTH(t);
+        long long p = 0, se = 0, d = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, i);
+            if (!is_word(c) && !Py_UNICODE_ISSPACE(c))
+                p++;
+            if (c >= 128 ? Py_UNICODE_ISDECIMAL(c) : (c >= '0' && c <= '9'))
+                d++;
+            if (is_mark(c) || (is_end(c) && (i + 1 == n
+                                               || Py_UNICODE_ISSPACE(
+                                                   PyUnicode_READ(kind, data, i + 1)))))
+                se++;
+        }
+        punct[k] = (double)p;
+        sents[k] = (double)se;
+        digits[k] = (double)d;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&ob);
+    Py_DECREF(items);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"words", (PyCFunction)(void (*)(void))words, METH_FASTCALL, words_doc},
+    {"counts", (PyCFunction)(void (*)(void))counts, METH_FASTCALL, counts_doc},
     {NULL, NULL, 0, NULL},
 };
 
