@@ -28,6 +28,19 @@ WCXB = DATA / "wcxb-dev"
 DANIEL = DATA / "boilerplate" / "daniel-dev"
 
 
+@pytest.mark.parametrize("name", ["vocabmask", "wordsplit", "fusion"])
+def test_the_extensions_are_built_where_a_compiler_is(name: str) -> None:
+    """`pip install -e .` builds them; a missing build must not go unseen on a machine that
+    can build it (after editing a C source: `python setup.py build_ext --inplace`)."""
+    import shutil
+    import sysconfig
+
+    headers = Path(sysconfig.get_paths()["include"], "Python.h").is_file()
+    if not (shutil.which("cc") and headers):
+        pytest.skip("no C compiler or Python headers: the Python paths are the ones in use")
+    assert native.load(name) is not None
+
+
 def _vocabmask():
     nat = native.load("vocabmask")
     if nat is None:
