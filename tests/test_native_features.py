@@ -372,6 +372,8 @@ def test_compiled_fusion_bad_input_raises() -> None:
         nat.fuse(cum, np.array([0, 2, 1], dtype=np.int64), cuts, bar, 80, 0.5)
     with pytest.raises(ValueError):
         nat.fuse(cum, starts, cuts, bar, -1, 0.5)
+    with pytest.raises(ValueError):
+        nat.fuse(cum, starts, cuts, bar, 2**50, 0.5)
 
 
 # --------------------------------------------------------------------------- character counts

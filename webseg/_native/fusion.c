@@ -98,8 +98,9 @@ fuse(PyObject *self, PyObject *args)
     Py_ssize_t n_leaves = n_ts - 1;
     int64_t width = (int64_t)width_ll;
     if (cb.len % 8 || tb.len % 8 || kb.len % 8 || n_cum < 1 || n_ts < 1 || n_cuts < 2
-        || bb.len != n_ts || width < 0) {
-        PyErr_SetString(PyExc_ValueError, "fuse: arrays of the wrong size");
+        || bb.len != n_ts || width < 0 || width > ((int64_t)1 << 40)) {
+        PyErr_SetString(PyExc_ValueError, "fuse: arrays of the wrong size, or a width out of "
+                        "range (0 .. 2**40)");
         goto done;
     }
     if (cuts[0] != 0 || cuts[n_cuts - 1] != n_leaves || tok_start[0] != 0
@@ -112,6 +113,10 @@ fuse(PyObject *self, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "fuse: token starts must not decrease");
             goto done;
         }
+    }
+    if (cum[0] < 0 || cum[n_cum - 1] > ((int64_t)1 << 60)) {
+        PyErr_SetString(PyExc_ValueError, "fuse: cum out of range");
+        goto done;
     }
     for (Py_ssize_t i = 0; i + 1 < n_cum; i++) {
         if (cum[i + 1] <= cum[i]) {
