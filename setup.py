@@ -11,6 +11,9 @@ from setuptools import Extension, setup
 NATIVE = [
     ("treewalk", "the leaves of a tree ensemble (webseg.blocks.gbt, classify.stacked)"),
     ("domwalk", "the walk of a lexbor DOM into a Page's columns (webseg.parse)"),
+    ("vocabmask", "category masks of class and id values (webseg.blocks.vocab)"),
+    ("wordsplit", "the words of many texts (webseg.blocks.align.words_many)"),
+    ("fusion", "block fusion's merge loop (webseg.segmenters.blockfusion)"),
 ]
 
 setup(ext_modules=[

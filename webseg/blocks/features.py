@@ -42,9 +42,16 @@ from itertools import chain
 
 import numpy as np
 
-from webseg.blocks.align import has_unspaced_word
+from webseg import _native as native
+from webseg.blocks.align import has_unspaced_word, words_many
 from webseg.blocks.align import words as _words
-from webseg.blocks.vocab import BLOCK_TAGS, CATEGORY_NAMES, SEMANTIC_TAGS, class_id_role_mask
+from webseg.blocks.vocab import (
+    BLOCK_TAGS,
+    CATEGORY_NAMES,
+    SEMANTIC_TAGS,
+    class_id_role_mask,
+    scan_attrs,
+)
 from webseg.page import Page
 from webseg.templates.features import FEATURE_NAMES as PL_NAMES
 from webseg.templates.features import _node_features, share_node_features
@@ -195,6 +202,11 @@ def _char_counts(texts: list[str], lens: np.ndarray
     matches single characters (``_SENT``: a sentence end with the space after it, which no
     other match needs), so counting characters of a class is counting matches."""
     m = len(texts)
+    nat = native.load("wordsplit")
+    if nat is not None:  # the same counts, one compiled pass (webseg/_native/wordsplit.c)
+        out = np.zeros((3, m))
+        nat.counts(texts, out)
+        return out[0], out[1], out[2]
     cp = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype="<u4")
     table = _bmp_classes()
     if len(cp) and int(cp.max()) > 0xFFFF:  # emoji and rarer scripts: one by one
@@ -222,7 +234,7 @@ def _leaf_text(page: Page, leaves: np.ndarray) -> _LeafText:
     commonest short tokens (any language, see the module docstring)."""
     m = len(leaves)
     texts = page.leaf_texts  # ``leaves`` are the page's text leaves
-    tokens = [_words(t) for t in texts]
+    tokens = words_many(texts)
 
     def counts(values: Iterable[int]) -> np.ndarray:
         return np.fromiter(values, dtype=np.float64, count=m)
@@ -237,15 +249,16 @@ def _leaf_text(page: Page, leaves: np.ndarray) -> _LeafText:
     stopset = {w for w, _ in short.most_common(30)}
     stops = counts(sum(map(stopset.__contains__, toks)) for toks in tokens)
     title_words = set(_words(page.title or ""))
+    tshare = np.zeros(m)
+    tcover = np.zeros(m)
     if title_words:
+        # most leaves share no word with the title: their shares stay 0.0, as the sums give
         in_title = title_words.__contains__
-        tshare = counts(sum(map(in_title, toks)) / len(toks) if toks else 0.0
-                        for toks in tokens)
-        tcover = counts(len(title_words.intersection(toks)) / len(title_words)
-                        for toks in tokens)
-    else:
-        tshare = np.zeros(m)
-        tcover = np.zeros(m)
+        disjoint = title_words.isdisjoint
+        for k in [k for k, toks in enumerate(tokens) if not disjoint(toks)]:
+            toks = tokens[k]
+            tshare[k] = sum(map(in_title, toks)) / len(toks)
+            tcover[k] = len(title_words.intersection(toks)) / len(title_words)
     return _LeafText(texts, tokens, chars, words, punct, sents, digits, upper, stops,
                      title_words, tshare, tcover)
 
@@ -278,7 +291,8 @@ def _markup(page: Page) -> _Markup:
     masks = np.zeros(n, dtype=np.int64)
     cls_code = np.zeros(n, dtype=np.int64)
     classes: dict[str, int] = {"": 0}
-    for i, a in enumerate(page.attrs):
+    done = scan_attrs(page.attrs, tags, masks, cls_code, is_link, classes)  # compiled
+    for i, a in enumerate(() if done else page.attrs):
         if a:
             get = a.get
             c = get("class")

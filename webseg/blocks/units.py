@@ -169,15 +169,28 @@ def _is_candidate_tag(t: str) -> bool:
     return t in _UNIT_TAGS or t == "table" or t == "tr" or t in _HEADINGS or t in _BOLD
 
 
+try:  # numpy's compiled count itself: np.count_nonzero is a Python wrapper around it
+    from numpy._core.multiarray import count_nonzero as _count_nonzero
+except ImportError:  # another numpy layout: the public function, the same counts
+    _count_nonzero = np.count_nonzero
+
+
 def _all(flags: np.ndarray) -> bool:
     """``flags.all()`` of a short bool array: the unit loop asks it for every unit, and
     ``count_nonzero`` costs a fraction of a reduction's call overhead."""
-    return np.count_nonzero(flags) == len(flags)
+    return _count_nonzero(flags) == len(flags)
 
 
 def _any(flags: np.ndarray) -> bool:
     """``flags.any()`` of a bool array (see :func:`_all`)."""
-    return np.count_nonzero(flags) > 0
+    return _count_nonzero(flags) > 0
+
+
+def _covered(lo: np.ndarray, hi: np.ndarray, m: int) -> np.ndarray:
+    """Per position ``0..m-1``, whether some interval ``[lo[k], hi[k])`` covers it (counts of
+    starts minus ends, summed: what ``np.add.at`` on a difference array gives)."""
+    d = np.bincount(lo, minlength=m + 1)[:m + 1] - np.bincount(hi, minlength=m + 1)[:m + 1]
+    return np.cumsum(d)[:m] > 0
 
 
 def _prefix(flags: np.ndarray) -> np.ndarray:
@@ -300,12 +313,10 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
     # leaves inside a link (``a`` with ``href``): a unit that is mostly link text is a menu
     # or a table of contents, and the context is no evidence for it
     links = [i for i in tag_codes.ids("a".__eq__) if "href" in page.attrs[i]]
-    in_link = np.zeros(m + 1, dtype=np.int64)
+    linked = np.zeros(m, dtype=bool)
     if links:
         la = np.asarray(links, dtype=np.int64)
-        np.add.at(in_link, np.searchsorted(leaves, la), 1)
-        np.add.at(in_link, np.searchsorted(leaves, end[la]), -1)
-    linked = np.cumsum(in_link)[:m] > 0
+        linked = _covered(np.searchsorted(leaves, la), np.searchsorted(leaves, end[la]), m)
 
     def _plain_kept(a: int, b: int) -> bool:
         """The decoder kept some of ``[a, b)``, and what it kept is mostly plain text, not
@@ -332,42 +343,44 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
             return scores is None
         return float(np.dot(ww, scores[a:b]) / ww.sum()) >= threshold / 2
 
+    # the kinds of the candidates as codes, so that a flag per candidate is one test per
+    # distinct kind and a gather
+    kinds = {t: k for k, t in enumerate(dict.fromkeys(ntags))}
+    kind_inv = np.fromiter(map(kinds.__getitem__, ntags), dtype=np.intp, count=len(ntags))
+
+    def kind_is(test: Callable[[str], bool]) -> np.ndarray:
+        return np.fromiter(map(test, kinds), dtype=bool, count=len(kinds))[kind_inv]
+
+    shared_only = kind_is(_SHARE_ONLY.__contains__)
+    is_heading = kind_is(_HEADINGS.__contains__)
     # units with other units inside them
-    uk = np.flatnonzero(unit & np.asarray([t not in _SHARE_ONLY for t in ntags]))
+    uk = np.flatnonzero(unit & ~shared_only)
     has_inner = np.zeros(len(cand), dtype=bool)
     if len(uk):
         nxt = np.append(uk[1:], -1)
         has_inner[uk] = (nxt >= 0) & (nodes[np.maximum(nxt, 0)] < end[nodes[uk]])
     # leaves inside a unit or a heading: a run of dropped leaves made only of them is
     # structure the reader sees as one gap in the article (a heading, its paragraph and code)
-    inner = np.flatnonzero(unit & np.asarray([t not in _SHARE_ONLY for t in ntags])
-                           | np.asarray([t in _HEADINGS for t in ntags]))
-    in_struct = np.zeros(m + 1, dtype=np.int64)
-    np.add.at(in_struct, lo[inner], 1)
-    np.add.at(in_struct, hi[inner], -1)
-    structured = np.cumsum(in_struct)[:m] > 0
+    inner = np.flatnonzero(unit & ~shared_only | is_heading)
+    structured = _covered(lo[inner], hi[inner], m)
     # leaves of headings and code blocks: a run of several units is a gap the reader sees as
     # one only around them (a section under its heading, the line that introduces a code
     # block); a run of short boxes without them is page furniture (a forum post's user box,
     # share buttons, a gallery's captions)
     def _leaf_flags(sel: np.ndarray) -> np.ndarray:
-        d = np.zeros(m + 1, dtype=np.int64)
-        np.add.at(d, lo[sel], 1)
-        np.add.at(d, hi[sel], -1)
-        return np.cumsum(d)[:m] > 0
+        return _covered(lo[sel], hi[sel], m)
 
-    in_heading = _leaf_flags(np.flatnonzero([t in _HEADINGS for t in ntags]))
+    in_heading = _leaf_flags(np.flatnonzero(is_heading))
     # leaves of buttons: controls beside a unit ("Copy" over a code block), no text of a
     # hole, and no reason to leave the hole open
     buttons = np.asarray(tag_codes.ids("button".__eq__), dtype=np.int64)
     in_button = np.zeros(m, dtype=bool)
     if len(buttons):
-        d = np.zeros(m + 1, dtype=np.int64)
-        np.add.at(d, np.searchsorted(leaves, buttons), 1)
-        np.add.at(d, np.searchsorted(leaves, end[buttons]), -1)
-        in_button = np.cumsum(d)[:m] > 0
-    in_code = _leaf_flags(np.flatnonzero(np.asarray([t == "pre" for t in ntags])
-                                         | np.isin(np.arange(len(cand)), list(code_table))))
+        in_button = _covered(np.searchsorted(leaves, buttons),
+                             np.searchsorted(leaves, end[buttons]), m)
+    is_code = kind_is("pre".__eq__)
+    is_code[list(code_table)] = True
+    in_code = _leaf_flags(np.flatnonzero(is_code))
     spans = {(int(lo[k]), int(hi[k])) for k in np.flatnonzero(unit).tolist()}
     table_spans = [(int(lo[k]), int(hi[k])) for k in row_of]
 
@@ -378,15 +391,16 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
         sides, it holds at most :data:`MAX_HOLE_CHARS` characters, every leaf of it lies
         in a unit or a heading, and, when it is more than one unit (a figure with its table
         and caption is one), it starts with a heading or holds a code block."""
-        i, j = a, b
-        while i > 0 and not keep[i - 1]:
-            i -= 1
-            if cwl[j] - cwl[i] > MAX_HOLE_CHARS:
-                return None
-        while j < m and not keep[j]:
-            j += 1
-            if cwl[j] - cwl[i] > MAX_HOLE_CHARS:
-                return None
+        # the run's ends: after the last kept leaf before ``a`` and at the first kept one
+        # from ``b`` (two byte searches over the mask, not a numpy scalar per leaf). Walking
+        # out leaf by leaf and stopping once the run passes the limit gives the same answer:
+        # ``cwl`` never decreases, so the run is over the limit exactly when its full
+        # extent is.
+        kb = keep.tobytes()
+        i = kb.rfind(b"\x01", 0, a) + 1
+        j = kb.find(b"\x01", b)
+        if j < 0:
+            j = m
         if i == 0 or j == m or cwl[j] - cwl[i] > MAX_HOLE_CHARS \
                 or not _all(structured[i:j] | in_button[i:j]):
             return None

@@ -18,6 +18,10 @@ from __future__ import annotations
 import functools
 import re
 
+import numpy as np
+
+from webseg import _native as native
+
 __all__ = ["CATEGORIES", "ROLE_CATEGORY", "SEMANTIC_TAGS", "BLOCK_TAGS", "HEADING_TAGS",
            "attr_mask", "class_id_role_mask", "tokens"]
 
@@ -213,6 +217,11 @@ def _value_mask(value: str) -> int:
     return m
 
 
+def _mask2_py(cls: str | None, ident: str | None) -> int:
+    """The class and id part of :func:`_mask3` in Python (what the compiled one matches)."""
+    return (_value_mask(cls) if cls else 0) | (_value_mask(ident) if ident else 0)
+
+
 def attr_mask(attrs: dict[str, str] | None) -> int:
     """Bit mask over :data:`CATEGORY_NAMES` of an element's class, id and role."""
     if not attrs:
@@ -220,9 +229,22 @@ def attr_mask(attrs: dict[str, str] | None) -> int:
     return _mask3(attrs.get("class"), attrs.get("id"), attrs.get("role"))
 
 
+#: the compiled class/id masks, looked up once at import (``native.load`` reads the
+#: environment, which costs as much as the compiled call itself on every cache miss):
+#: ``WEBSEG_PURE_PYTHON=1`` set before webseg is imported gives the Python path
+_VOCABMASK = native.load("vocabmask")
+
+
 @functools.lru_cache(maxsize=65536)
 def _mask3(cls: str | None, ident: str | None, role: str | None) -> int:
-    m = (_value_mask(cls) if cls else 0) | (_value_mask(ident) if ident else 0)
+    # the compiled loop (webseg/_native/vocabmask.c) for ASCII values: a page's class
+    # values are mostly new to the cache, and this is most of the block features' markup
+    # pass; None (a non-ASCII value) or no extension: the Python path, the same bits
+    nat = _VOCABMASK
+    m = (nat.mask2(cls, ident, _WORD_BITS, _STEM_BITS, _STEM_LENS)
+         if nat is not None else None)
+    if m is None:
+        m = _mask2_py(cls, ident)
     if role:
         for part in role.lower().split():
             c = ROLE_CATEGORY.get(part)
@@ -234,3 +256,25 @@ def _mask3(cls: str | None, ident: str | None, role: str | None) -> int:
 #: :func:`attr_mask` of the ``class``, ``id`` and ``role`` values themselves (each None when
 #: absent): what a loop over many elements calls, one function call less per element.
 class_id_role_mask = _mask3
+
+
+#: class/id value -> category mask, for :func:`scan_attrs` (cleared when it grows large)
+_SCAN_CACHE: dict[str, int] = {}
+
+
+def scan_attrs(attrs: list, tags: list, masks: np.ndarray, cls_code: np.ndarray,
+               is_link: np.ndarray, classes: dict[str, int]) -> bool:
+    """The attribute pass of :func:`webseg.blocks.features._markup` in compiled code
+    (``webseg._native.vocabmask.scan``): per node with attributes, ``masks[i]`` =
+    :func:`class_id_role_mask` of its class, id and role (when not 0), ``cls_code[i]`` =
+    ``classes.setdefault(class, len(classes))`` for a non-empty class, ``is_link[i]`` for an
+    ``a`` with an ``href``. False (nothing written) when the extension is not there: the
+    caller then runs its Python loop, which gives the same arrays."""
+    nat = _VOCABMASK
+    if nat is None or not isinstance(attrs, list) or not isinstance(tags, list):
+        return False
+    if len(_SCAN_CACHE) > 65536:
+        _SCAN_CACHE.clear()
+    nat.scan(attrs, tags, masks, cls_code, is_link, classes, _SCAN_CACHE, _value_mask, _mask3,
+             _WORD_BITS, _STEM_BITS, _STEM_LENS)
+    return True

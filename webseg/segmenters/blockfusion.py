@@ -58,6 +58,7 @@ from itertools import accumulate, chain
 
 import numpy as np
 
+from webseg import _native as native
 from webseg.page import ELEMENT, Page
 from webseg.segmentation import Segment, Segmentation
 from webseg.segmenters.base import register
@@ -197,14 +198,17 @@ def _boundaries(page: Page, boundaries: str = "tags",
     lo = np.searchsorted(leaves, np.arange(n))
     hi = np.searchsorted(leaves, page.subtree_end)
     table = _TAG_FLAGS if enforcing == GAP_ENFORCING_TAGS else _tag_flags(enforcing)
-    flags = np.fromiter((table.get(t, 0) for t in page.tag), dtype=np.int8, count=n)
+    # per distinct tag, then one gather: a page has a few dozen tags over its nodes
+    codes = {t: k for k, t in enumerate(dict.fromkeys(page.tag))}
+    tag_inv = np.fromiter(map(codes.__getitem__, page.tag), dtype=np.intp, count=n)
+    flags = np.array([table.get(t, 0) for t in codes], dtype=np.int8)[tag_inv]
     if boundaries == "display" and page.has_layout:
         disp = np.array([d in BLOCK_DISPLAYS for d in page.displays], dtype=bool)
         is_block = disp[page.display] if len(disp) else np.zeros(n, bool)
         flags = (flags & ~_GAP) | np.where(is_block, _GAP, 0).astype(np.int8)
     elem = page.kind == ELEMENT
     has_leaves = hi > lo
-    always = np.fromiter((t in _ALWAYS_COUNT for t in page.tag), dtype=bool, count=n)
+    always = np.array([t in _ALWAYS_COUNT for t in codes], dtype=bool)[tag_inv]
     counts = elem & (has_leaves | page.visible | always)
 
     def mark(sel: np.ndarray) -> np.ndarray:
@@ -332,10 +336,24 @@ class BlockFusion:
         # cum: prefix sums of len(token) + 1 over the page's tokens
         texts = page.text
         toks_per_leaf = [texts[j].split() for j in leaves.tolist()]
+        width = self.wrap_width
+        nat = native.load("fusion")
+        if nat is not None and self.mode != "smoothed" and width < 2**31:
+            # the compiled merge loop (webseg/_native/fusion.c): the same blocks and
+            # densities; the same prefix sums, as int64 arrays
+            lens = np.fromiter(map(len, chain.from_iterable(toks_per_leaf)), dtype=np.int64)
+            cum_a = np.zeros(len(lens) + 1, dtype=np.int64)
+            np.cumsum(lens + 1, out=cum_a[1:])
+            starts = np.zeros(nl + 1, dtype=np.int64)
+            np.cumsum(np.fromiter(map(len, toks_per_leaf), dtype=np.int64, count=nl),
+                      out=starts[1:])
+            cuts_a = np.concatenate([[0], np.flatnonzero(gap[1:nl]) + 1, [nl]]).astype(np.int64)
+            fused = nat.fuse(cum_a, starts, cuts_a, np.ascontiguousarray(barrier, dtype=bool),
+                             width, self.theta_max)
+            return fused, lo, hi, toks_per_leaf
         tok_start = list(accumulate(map(len, toks_per_leaf), initial=0))
         cum = list(accumulate(map((1).__add__, map(len, chain.from_iterable(toks_per_leaf))),
                               initial=0))
-        width = self.wrap_width
 
         # a block: [leaf_first, leaf_stop, tok_start, tok_end, lines, last_line_start, rho]
         cuts = [0, *(np.flatnonzero(gap[1:nl]) + 1).tolist(), nl]

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import functools
 import re
+from itertools import compress
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -209,7 +210,10 @@ def _node_features(page: Page, leaf_text: list[str] | None = None,
     in_link = np.cumsum(diff[:n]) > 0
     host = _host(page.url)
     intra = np.zeros(n)
-    intra[link_ids] = [_is_intra(page.attrs[i]["href"], host) for i in link_ids]
+    # a page links the same targets many times (menus, footers): one test per distinct href
+    hrefs = [page.attrs[i]["href"] for i in link_ids.tolist()]
+    is_intra = {h: _is_intra(h, host) for h in dict.fromkeys(hrefs)}
+    intra[link_ids] = list(map(is_intra.__getitem__, hrefs))
 
     sub_chars = _subtree_sum(chars, end)
     sub_words = _subtree_sum(words, end)
@@ -224,10 +228,10 @@ def _node_features(page: Page, leaf_text: list[str] | None = None,
 
     # characters of every node's own text, visible or not; the leaves' are known already
     all_chars = chars.copy()
-    is_leaf = page.text_leaf_mask.tolist()
-    for i, t in enumerate(page.text):
-        if t and not is_leaf[i]:
-            all_chars[i] = len(normalize_text(t))
+    texts = page.text
+    with_text = np.fromiter(compress(range(n), texts), dtype=np.intp)  # non-empty text
+    other = with_text[~page.text_leaf_mask[with_text]].tolist()
+    all_chars[other] = [len(normalize_text(texts[i])) for i in other]
     html_size = _subtree_sum(all_chars + 1.0, end)
     feats[:, col["visible_frac"]] = _ratio(sub_chars, html_size)
 
