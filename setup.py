@@ -10,6 +10,7 @@ from setuptools import Extension, setup
 
 NATIVE = [
     ("treewalk", "the leaves of a tree ensemble (webseg.blocks.gbt, classify.stacked)"),
+    ("asciiwords", "the English analysis's [a-z0-9]+ tokens through a memo (ir.analysis)"),
 ]
 
 setup(ext_modules=[

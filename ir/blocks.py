@@ -11,11 +11,10 @@ Blocks are stored in geometry rank order (top edge, then left edge of the segmen
 
 from __future__ import annotations
 
-from collections import Counter
 from itertools import chain
 from typing import Any
 
-from ir.analysis import Analyzer
+from ir.analysis import Analyzer, term_counts
 from ir.store import Block
 from webseg.lang import has_unspaced_letter
 
@@ -37,7 +36,7 @@ WINDOW_WORDS = 50
 
 
 def _terms(an: Analyzer, text: str) -> dict[str, int]:
-    return dict(Counter(an.tokens(text)))
+    return term_counts(an.tokens(text))
 
 
 #: Characters of an unspaced script (Chinese, Japanese, Thai...) that count as one word when
@@ -123,7 +122,7 @@ def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
             toks, at = _span_tokens(an, spans, at, i, i + n, words, pieces, piece_tokens)
         if text_tokens is not None and whole_words:
             text_tokens.extend(toks)
-        blk = Block(text=t, terms=dict(Counter(toks)), seg=k, rank=k)
+        blk = Block(text=t, terms=term_counts(toks), seg=k, rank=k)
         if ws is not None:
             blk.weight = round(sum(ws) / len(ws), 4)
             blk.role = "main" if blk.weight >= 0.5 else "template"
@@ -269,12 +268,12 @@ def segmentation_blocks(seg: Any, an: Analyzer, non_template_only: bool = False,
             terms = _terms(an, t)
         elif page_toks is not None:  # t is its leaves' texts joined by spaces: no token
             # crosses one, so its tokens are its leaves' (parts: their token lists)
-            terms = dict(Counter(chain.from_iterable(parts)))
+            terms = term_counts(chain.from_iterable(parts))
         else:
             toks: list[str] = []
             for part in parts:
                 toks += seen(part)
-            terms = dict(Counter(toks))
+            terms = term_counts(toks)
         out.append(Block(text=t, terms=terms, seg=int(s.id), rank=r,
                          box=tuple(map(float, s.box))))
     if p_main is not None:
