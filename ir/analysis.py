@@ -267,6 +267,17 @@ def _latin_memo(an: Analyzer) -> dict[str, list[str]]:
     return memo
 
 
+def _other_memo(an: Analyzer) -> dict[str, str | None]:
+    """The memo of runs of other scripts (Cyrillic, Greek...) -> term (None: dropped) of one
+    analyzer, bounded like :func:`_latin_memo`: each such run is one word, and a page
+    repeats its words."""
+    memo = an.__dict__.get("_other_memo")
+    if memo is None:
+        memo = {}
+        object.__setattr__(an, "_other_memo", memo)
+    return memo
+
+
 @lru_cache(maxsize=1)
 def _wordy_non_ascii() -> Any:
     """A non-ASCII letter, digit or mark: a character that can be (part of) a word other
@@ -441,32 +452,44 @@ class Analyzer:
             # the whole text gives the same terms in the same order, five times faster.
             return self._english_words(text.lower())
         out: list[str] = []
-        limit = self.max_token_len
         latin = _latin_memo(self)
-        for m in _runs().finditer(text):
-            kind = m.lastgroup
-            run = m.group()
-            if kind == "latin":
+        words = _other_memo(self)
+        # one tuple of the four groups per run, exactly one of them matched (not empty)
+        for cjk, sea, run, word in _runs().findall(text):
+            if run:  # Latin
                 got = latin.get(run)
                 if got is None:
                     got = self._latin(run)
                     if len(latin) >= _LATIN_MEMO_SIZE:
                         latin.clear()
                     latin[run] = got
-                out.extend(got)
-            elif kind == "cjk":
-                run = run.casefold()
-                out.extend(_bigrams(_to_simplified(run) if self.t2s else run))
-            elif kind == "sea":
-                out.extend(_bigrams(run))
+                out += got
+            elif word:  # another script's word
+                w = words.get(word, _UNSEEN)
+                if w is _UNSEEN:
+                    w = self._other(word)
+                    if len(words) >= _LATIN_MEMO_SIZE:
+                        words.clear()
+                    words[word] = w
+                if w is not None:
+                    out.append(w)
+            elif cjk:
+                run = cjk.casefold()
+                out += _bigrams(_to_simplified(run) if self.t2s else run)
             else:
-                lang = _script_language(run[0])
-                w = _normal(run, lang)
-                if len(w) > limit or (self.stopwords != "none" and w in stopwords_for(lang)):
-                    continue
-                stem = _language_stemmer(lang) if self.stemmer != "none" else None
-                out.append(stem(w) if stem else w)
+                out += _bigrams(sea)
         return out
+
+    def _other(self, run: str) -> str | None:
+        """The term of a run of another script (Cyrillic, Greek, Arabic...): analysed in
+        the language its script names; None for a stop word or a too long word."""
+        lang = _script_language(run[0])
+        w = _normal(run, lang)
+        if len(w) > self.max_token_len or (self.stopwords != "none"
+                                           and w in stopwords_for(lang)):
+            return None
+        stem = _language_stemmer(lang) if self.stemmer != "none" else None
+        return stem(w) if stem else w
 
     def _latin(self, run: str) -> list[str]:
         """A Latin-script run: the English analysis, or the ``latin`` language's."""

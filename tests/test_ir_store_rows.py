@@ -67,3 +67,17 @@ def test_documents_added_as_json_store_what_objects_store(tmp_path):
     a, j = _shards(tmp_path / "objects"), _shards(tmp_path / "json")
     # docs, blocks and passages of three shards; keys of the two with main leaves
     assert a == j and len(a) == 11
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_NUM, min_size=4, max_size=4) | st.just(None),
+       st.sampled_from([1.0, 0.5, 0.0]), st.sampled_from(["", "main"]))
+def test_a_blocks_row_is_block_row_of_its_fields(box, weight, role):
+    """Block.to_dict reads its attributes directly (and does not round a default box): the
+    row block_row makes of the same fields, key order and float signs included."""
+    blocks = [Block(text="t", terms={"a": 1}, seg=3, rank=1, weight=weight, role=role)]
+    if box is not None:
+        blocks.append(Block(text="t", terms={}, box=tuple(box), weight=weight, role=role))
+    blocks.append(Block(text="", terms={}, box=(-0.0, 0.0, -0.04, 0.05)))
+    for b in blocks:
+        assert json.dumps(b.to_dict()) == json.dumps(block_row(vars(b)))
