@@ -244,10 +244,11 @@ def _word_miss(an: Analyzer) -> Callable[[str], str | None]:
     miss = an.__dict__.get("_word_miss_memo")
     if miss is None:
         memo = _word_memo(an)
-        word = an._english_word
+        # Analyzer._english_word with the analyzer's (frozen) settings looked up once
+        stop, limit, stem = _STOPSETS[an.stopwords], an.max_token_len, _stemmer(an.stemmer)
 
         def miss(t: str) -> str | None:
-            w = word(t)
+            w = None if t in stop or len(t) > limit else stem(t) if stem else t
             if len(memo) >= _LATIN_MEMO_SIZE:
                 memo.clear()
             memo[t] = w
