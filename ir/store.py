@@ -196,8 +196,11 @@ def main_text_hash(d: StoredDoc) -> str | None:
     main = d.fields.get("main") if d.fields else d.terms
     if not main:
         return None
-    items = sorted((t, float(c) if type(c) is int else round(float(c), 3))
-                   for t, c in main.items() if c > 0)
+    # sorted by term (terms are unique: the pairs sort as their terms); a whole float (every
+    # count of a hard split) is its own value rounded to 3 digits, so it is not rounded
+    items = [(t, c if type(c) is float and c.is_integer()
+              else float(c) if type(c) is int else round(float(c), 3))
+             for t, c in sorted(main.items()) if c > 0]
     if not items:
         return None
     return hashlib.sha1(json.dumps(items, ensure_ascii=False).encode("utf-8")).hexdigest()[:16]

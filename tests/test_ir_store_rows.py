@@ -81,3 +81,25 @@ def test_a_blocks_row_is_block_row_of_its_fields(box, weight, role):
     blocks.append(Block(text="", terms={}, box=(-0.0, 0.0, -0.04, 0.05)))
     for b in blocks:
         assert json.dumps(b.to_dict()) == json.dumps(block_row(vars(b)))
+
+
+def _old_main_text_hash(main):
+    """The hash as first written: every float rounded, the (term, value) pairs sorted."""
+    import hashlib
+    items = sorted((t, float(c) if type(c) is int else round(float(c), 3))
+                   for t, c in main.items() if c > 0)
+    if not items:
+        return None
+    return hashlib.sha1(json.dumps(items, ensure_ascii=False).encode("utf-8")).hexdigest()[:16]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(min_size=1, max_size=6),
+                       st.integers(-2, 10**6) | st.floats(allow_nan=True)
+                       | st.sampled_from([0.0, -0.0, 1.0, 3.0, 1e16, 1e300, 0.0005, 2.4995]),
+                       max_size=12))
+def test_main_text_hash_is_the_first_formula(main):
+    from ir.store import main_text_hash
+
+    doc = StoredDoc(id="d", terms={"x": 1}, fields={"main": main})
+    assert main_text_hash(doc) == _old_main_text_hash(main)
