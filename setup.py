@@ -14,6 +14,7 @@ NATIVE = [
     ("vocabmask", "category masks of class and id values (webseg.blocks.vocab)"),
     ("wordsplit", "the words of many texts (webseg.blocks.align.words_many)"),
     ("fusion", "block fusion's merge loop (webseg.segmenters.blockfusion)"),
+    ("asciiwords", "the English analysis's [a-z0-9]+ tokens through a memo (ir.analysis)"),
 ]
 
 setup(ext_modules=[

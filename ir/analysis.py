@@ -48,13 +48,40 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from typing import Any
 
+try:  # the counting loop of collections.Counter, in C (CPython); a plain loop elsewhere
+    from collections import _count_elements  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - other Python implementations
+    def _count_elements(mapping: dict[str, int], iterable: Iterable[str]) -> None:
+        get = mapping.get
+        for t in iterable:
+            mapping[t] = get(t, 0) + 1
+
+from webseg._native import load as load_native
+
 __all__ = ["NLTK_ENGLISH", "LUCENE_ENGLISH", "SCHEMES", "SCRIPT_LANGUAGE", "SNOWBALL",
-           "Analyzer", "stemmer_available", "stopwords_for"]
+           "Analyzer", "float_counts", "stemmer_available", "stopwords_for", "term_counts"]
+
+
+def term_counts(tokens: Iterable[str]) -> dict[str, int]:
+    """``dict(Counter(tokens))`` without building the :class:`~collections.Counter`: the same
+    counts in the same first-occurrence order, through the C helper ``Counter`` itself uses
+    (a page counts the terms of hundreds of blocks and leaves; the ``Counter`` around each
+    cost more than the counting)."""
+    counts: dict[str, int] = {}
+    _count_elements(counts, tokens)
+    return counts
+
+
+def float_counts(tokens: Iterable[str]) -> dict[str, float]:
+    """:func:`term_counts` as floats (a field's soft counts), in first-occurrence order."""
+    counts: dict[str, int] = {}
+    _count_elements(counts, tokens)
+    return dict(zip(counts, map(float, counts.values()), strict=True))
 
 
 def _words(s: str) -> list[str]:
@@ -210,6 +237,27 @@ def _word_memo(an: Analyzer) -> dict[str, str | None]:
     return memo
 
 
+def _word_miss(an: Analyzer) -> Callable[[str], str | None]:
+    """What the compiled token loop (:mod:`webseg._native.asciiwords`) calls for a token not
+    in :func:`_word_memo`: its term, stored in the memo as the Python loop stores it (the memo
+    emptied when full). One function per analyzer, made once."""
+    miss = an.__dict__.get("_word_miss_memo")
+    if miss is None:
+        memo = _word_memo(an)
+        # Analyzer._english_word with the analyzer's (frozen) settings looked up once
+        stop, limit, stem = _STOPSETS[an.stopwords], an.max_token_len, _stemmer(an.stemmer)
+
+        def miss(t: str) -> str | None:
+            w = None if t in stop or len(t) > limit else stem(t) if stem else t
+            if len(memo) >= _LATIN_MEMO_SIZE:
+                memo.clear()
+            memo[t] = w
+            return w
+
+        object.__setattr__(an, "_word_miss_memo", miss)
+    return miss
+
+
 def _latin_memo(an: Analyzer) -> dict[str, list[str]]:
     """The memo of Latin runs -> terms of one analyzer (the lists it holds are never handed
     out: callers extend their own lists from them)."""
@@ -217,6 +265,17 @@ def _latin_memo(an: Analyzer) -> dict[str, list[str]]:
     if memo is None:
         memo = {}
         object.__setattr__(an, "_latin_memo", memo)
+    return memo
+
+
+def _other_memo(an: Analyzer) -> dict[str, str | None]:
+    """The memo of runs of other scripts (Cyrillic, Greek...) -> term (None: dropped) of one
+    analyzer, bounded like :func:`_latin_memo`: each such run is one word, and a page
+    repeats its words."""
+    memo = an.__dict__.get("_other_memo")
+    if memo is None:
+        memo = {}
+        object.__setattr__(an, "_other_memo", memo)
     return memo
 
 
@@ -331,8 +390,24 @@ class Analyzer:
             return self._ascii_tokens(text)
         return self._unicode_tokens(text)
 
+    def tokens_many(self, texts: list[str]) -> list[list[str]]:
+        """``[self.tokens(t) for t in texts]``, with the ASCII texts analysed in one call of
+        the compiled loop (:mod:`webseg._native.asciiwords`) when it is built: a page's
+        leaves are hundreds of short texts, where the calls cost more than the words."""
+        native = (load_native("asciiwords") if self.scheme == "ascii" or self.latin == "en"
+                  else None)
+        if native is None:
+            return [self.tokens(t) for t in texts]
+        got = native.words_many(texts, _word_memo(self), _word_miss(self))
+        tokens = self.tokens
+        return [tokens(t) if g is None else g for g, t in zip(got, texts, strict=True)]
+
     def _ascii_tokens(self, text: str) -> list[str]:
         """The English analysis: fold to ASCII, ``[a-z0-9]+``, stop words, stem."""
+        if text.isascii():
+            native = load_native("asciiwords")
+            if native is not None:  # lower-cases as it scans: no copy of the text
+                return native.words(text, _word_memo(self), _word_miss(self), True)
         low = text.lower()
         if not low.isascii():  # fold accents: café -> cafe, as Lucene's ASCIIFolding would
             low = unicodedata.normalize("NFKD", low).encode("ascii", "ignore").decode("ascii")
@@ -342,6 +417,9 @@ class Analyzer:
         """``[a-z0-9]+`` tokens of lower-cased ``low``, stop words and long tokens dropped,
         stemmed."""
         memo = _word_memo(self)
+        native = load_native("asciiwords")
+        if native is not None:  # the same loop, compiled (webseg/_native/asciiwords.c)
+            return native.words(low, memo, _word_miss(self), False)
         out = []
         for t in _TOKEN.findall(low):
             w = memo.get(t, _UNSEEN)
@@ -375,32 +453,44 @@ class Analyzer:
             # the whole text gives the same terms in the same order, five times faster.
             return self._english_words(text.lower())
         out: list[str] = []
-        limit = self.max_token_len
         latin = _latin_memo(self)
-        for m in _runs().finditer(text):
-            kind = m.lastgroup
-            run = m.group()
-            if kind == "latin":
+        words = _other_memo(self)
+        # one tuple of the four groups per run, exactly one of them matched (not empty)
+        for cjk, sea, run, word in _runs().findall(text):
+            if run:  # Latin
                 got = latin.get(run)
                 if got is None:
                     got = self._latin(run)
                     if len(latin) >= _LATIN_MEMO_SIZE:
                         latin.clear()
                     latin[run] = got
-                out.extend(got)
-            elif kind == "cjk":
-                run = run.casefold()
-                out.extend(_bigrams(_to_simplified(run) if self.t2s else run))
-            elif kind == "sea":
-                out.extend(_bigrams(run))
+                out += got
+            elif word:  # another script's word
+                w = words.get(word, _UNSEEN)
+                if w is _UNSEEN:
+                    w = self._other(word)
+                    if len(words) >= _LATIN_MEMO_SIZE:
+                        words.clear()
+                    words[word] = w
+                if w is not None:
+                    out.append(w)
+            elif cjk:
+                run = cjk.casefold()
+                out += _bigrams(_to_simplified(run) if self.t2s else run)
             else:
-                lang = _script_language(run[0])
-                w = _normal(run, lang)
-                if len(w) > limit or (self.stopwords != "none" and w in stopwords_for(lang)):
-                    continue
-                stem = _language_stemmer(lang) if self.stemmer != "none" else None
-                out.append(stem(w) if stem else w)
+                out += _bigrams(sea)
         return out
+
+    def _other(self, run: str) -> str | None:
+        """The term of a run of another script (Cyrillic, Greek, Arabic...): analysed in
+        the language its script names; None for a stop word or a too long word."""
+        lang = _script_language(run[0])
+        w = _normal(run, lang)
+        if len(w) > self.max_token_len or (self.stopwords != "none"
+                                           and w in stopwords_for(lang)):
+            return None
+        stem = _language_stemmer(lang) if self.stemmer != "none" else None
+        return stem(w) if stem else w
 
     def _latin(self, run: str) -> list[str]:
         """A Latin-script run: the English analysis, or the ``latin`` language's."""

@@ -11,11 +11,10 @@ Blocks are stored in geometry rank order (top edge, then left edge of the segmen
 
 from __future__ import annotations
 
-from collections import Counter
 from itertools import chain
 from typing import Any
 
-from ir.analysis import Analyzer
+from ir.analysis import Analyzer, term_counts
 from ir.store import Block
 from webseg.lang import has_unspaced_letter
 
@@ -37,7 +36,7 @@ WINDOW_WORDS = 50
 
 
 def _terms(an: Analyzer, text: str) -> dict[str, int]:
-    return dict(Counter(an.tokens(text)))
+    return term_counts(an.tokens(text))
 
 
 #: Characters of an unspaced script (Chinese, Japanese, Thai...) that count as one word when
@@ -96,6 +95,11 @@ def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
     # spaced text (nearly all): whitespace words, as always; unspaced scripts: pieces
     if whole_words is None:
         whole_words = spaced(text)
+    if whole_words and pieces is not None and piece_tokens is not None:
+        spans = _spans(pieces, len(words))
+        if spans is not None:  # a page's windows (nearly every page): from its leaves
+            return _piece_windows(an, words, pieces, piece_tokens, spans, size,
+                                  word_weights, text_tokens)
     units = None if whole_words else _units(words)
     n_units = len(words) if units is None else len(units)
     spans = _spans(pieces, len(words)) if whole_words and pieces is not None else None
@@ -123,8 +127,59 @@ def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
             toks, at = _span_tokens(an, spans, at, i, i + n, words, pieces, piece_tokens)
         if text_tokens is not None and whole_words:
             text_tokens.extend(toks)
-        blk = Block(text=t, terms=dict(Counter(toks)), seg=k, rank=k)
+        blk = Block(text=t, terms=term_counts(toks), seg=k, rank=k)
         if ws is not None:
+            blk.weight = round(sum(ws) / len(ws), 4)
+            blk.role = "main" if blk.weight >= 0.5 else "template"
+        out.append(blk)
+    return out
+
+
+def _piece_windows(an: Analyzer, words: list[str], pieces: list[str],
+                   piece_tokens: list[list[str]], spans: list[tuple[int, int, int]],
+                   size: int, word_weights: list[float] | None,
+                   text_tokens: list[str] | None) -> list[Block]:
+    """:func:`window_blocks` of whole words made of ``pieces`` whose tokens are known: each
+    window's tokens are its pieces' (no token crosses a space), a piece cut by a window edge
+    analysed in its two parts. An ASCII piece's second part is the rest of its tokens
+    (``[a-z0-9]+`` words and Latin runs never hold a space, so a cut between two words cuts
+    the token list there), not analysed again."""
+    seen = getattr(an, "seen", None) or an.tokens
+    n_words = len(words)
+    n_spans = len(spans)
+    out = []
+    at = 0  # the first span not wholly in earlier windows
+    cut = -1  # the span cut at the last window's edge, when its first part's tokens are known
+    n_head = 0  # how many tokens that first part has
+    for k, a in enumerate(range(0, n_words, size)):
+        b = a + size
+        toks: list[str] = []
+        while at < n_spans:
+            s, e, p = spans[at]
+            if s >= b:
+                break
+            if s >= a:
+                if e <= b:  # the whole piece
+                    toks += piece_tokens[p]
+                else:  # its first part: the words up to the window's edge
+                    head = seen(" ".join(words[s:b]))
+                    toks += head
+                    if pieces[p].isascii():
+                        cut, n_head = at, len(head)
+                    break
+            elif at == cut and e <= b:  # the rest of a piece cut at this window's start
+                toks += piece_tokens[p][n_head:]
+            else:  # a piece longer than a window: its words in this one
+                toks += seen(" ".join(words[a:min(e, b)]))
+                cut = -1
+            if e > b:
+                break
+            at += 1
+        if text_tokens is not None:
+            text_tokens += toks
+        blk = Block(" ".join(words[a:b]), term_counts(toks), k, k)
+        if word_weights is not None:
+            ws = word_weights[a:b]
             blk.weight = round(sum(ws) / len(ws), 4)
             blk.role = "main" if blk.weight >= 0.5 else "template"
         out.append(blk)
@@ -269,12 +324,12 @@ def segmentation_blocks(seg: Any, an: Analyzer, non_template_only: bool = False,
             terms = _terms(an, t)
         elif page_toks is not None:  # t is its leaves' texts joined by spaces: no token
             # crosses one, so its tokens are its leaves' (parts: their token lists)
-            terms = dict(Counter(chain.from_iterable(parts)))
+            terms = term_counts(chain.from_iterable(parts))
         else:
             toks: list[str] = []
             for part in parts:
                 toks += seen(part)
-            terms = dict(Counter(toks))
+            terms = term_counts(toks)
         out.append(Block(text=t, terms=terms, seg=int(s.id), rank=r,
                          box=tuple(map(float, s.box))))
     if p_main is not None:

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ir.analysis import Analyzer
+from ir.analysis import Analyzer, float_counts
 from ir.store import Block
 
 __all__ = ["DEFAULT_MODEL", "FIELDS", "MODELS", "leaf_main_prob", "main_leaves", "page_fields",
@@ -107,8 +107,8 @@ def page_fields(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float | 
         is_main = np.asarray(p_main >= threshold)
         main_toks = chain.from_iterable(compress(lt, (shown & is_main).tolist()))
         rest_toks = chain.from_iterable(compress(lt, (shown & ~is_main).tolist()))
-        return {"title": _floats(Counter(an.tokens((page.title or "").strip()))),
-                "main": _floats(Counter(main_toks)), "rest": _floats(Counter(rest_toks))}
+        return {"title": float_counts(an.tokens((page.title or "").strip())),
+                "main": float_counts(main_toks), "rest": float_counts(rest_toks)}
     for leaf, p, text in zip(page.text_leaves.tolist(), p_main.tolist(), page.leaf_texts,
                              strict=True):
         if not vis[leaf]:
@@ -125,11 +125,6 @@ def page_fields(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float | 
     return {"title": {t: float(c) for t, c in title.items()},
             "main": {t: round(c, digits) for t, c in main.items() if round(c, digits) > 0},
             "rest": {t: round(c, digits) for t, c in rest.items() if round(c, digits) > 0}}
-
-
-def _floats(counts: Mapping[str, int]) -> dict[str, float]:
-    """Counts as floats, in their order."""
-    return dict(zip(counts, map(float, counts.values()), strict=True))
 
 
 def _leaf_tokens(an: Any, page: Any) -> list[list[str]]:
@@ -176,7 +171,7 @@ def main_leaves(page: Any, p_main: np.ndarray, an: Analyzer, threshold: float = 
             n[k] += 1
         else:
             n[k] = 1
-            out[k] = _floats(Counter(toks))
+            out[k] = float_counts(toks)
     return out, {k: c for k, c in n.items() if c > 1}
 
 

@@ -15,11 +15,12 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any
 
 import numpy as np
 
-from ir.analysis import Analyzer
+from ir.analysis import Analyzer, term_counts
 from ir.blocks import page_blocks, page_text, shown_leaves, spaced, window_blocks, word_weights
 from ir.content import DEFAULT_MODEL
 from ir.store import StoredDoc
@@ -229,7 +230,7 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
         full_tokens = text_tokens
     else:  # no token crosses a space: tokens(title + " " + text) = title's + text's
         full_tokens = an.tokens(title) + text_tokens
-    doc = StoredDoc(id=doc_id, terms=dict(Counter(full_tokens)), url=url or page.url,
+    doc = StoredDoc(id=doc_id, terms=term_counts(full_tokens), url=url or page.url,
                     title=title,
                     lang=language.code if language is not None
                     else _language(_main_text(text, parts, probs) or title,
@@ -286,9 +287,22 @@ class PageTokens:
         the blocks all read them (never change them)."""
         if self._page is not page:
             vis = np.asarray(page.visible, dtype=bool)[page.text_leaves].tolist()
-            seen = self.seen
-            self._leaf_toks = [seen(t) if v else [] for v, t in zip(vis, page.leaf_texts,
-                                                                     strict=True)]
+            texts = page.leaf_texts
+            memo = self._memo
+            toks_of: dict[str, list[str]] = {}
+            new = []  # the distinct texts not seen yet, analysed in one call
+            for t in dict.fromkeys(compress(texts, vis)):
+                got = memo.get(t)
+                if got is None:
+                    new.append(t)
+                else:
+                    toks_of[t] = got
+            for t, toks in zip(new, self._an.tokens_many(new), strict=True):
+                toks_of[t] = toks
+                if len(t) <= self.MAX_KEY:
+                    memo[t] = toks
+            self._leaf_toks = [toks_of[t] if v else [] for v, t in zip(vis, texts,
+                                                                         strict=True)]
             self._page = page
         return self._leaf_toks
 

@@ -67,3 +67,39 @@ def test_documents_added_as_json_store_what_objects_store(tmp_path):
     a, j = _shards(tmp_path / "objects"), _shards(tmp_path / "json")
     # docs, blocks and passages of three shards; keys of the two with main leaves
     assert a == j and len(a) == 11
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_NUM, min_size=4, max_size=4) | st.just(None),
+       st.sampled_from([1.0, 0.5, 0.0]), st.sampled_from(["", "main"]))
+def test_a_blocks_row_is_block_row_of_its_fields(box, weight, role):
+    """Block.to_dict reads its attributes directly (and does not round a default box): the
+    row block_row makes of the same fields, key order and float signs included."""
+    blocks = [Block(text="t", terms={"a": 1}, seg=3, rank=1, weight=weight, role=role)]
+    if box is not None:
+        blocks.append(Block(text="t", terms={}, box=tuple(box), weight=weight, role=role))
+    blocks.append(Block(text="", terms={}, box=(-0.0, 0.0, -0.04, 0.05)))
+    for b in blocks:
+        assert json.dumps(b.to_dict()) == json.dumps(block_row(vars(b)))
+
+
+def _old_main_text_hash(main):
+    """The hash as first written: every float rounded, the (term, value) pairs sorted."""
+    import hashlib
+    items = sorted((t, float(c) if type(c) is int else round(float(c), 3))
+                   for t, c in main.items() if c > 0)
+    if not items:
+        return None
+    return hashlib.sha1(json.dumps(items, ensure_ascii=False).encode("utf-8")).hexdigest()[:16]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(min_size=1, max_size=6),
+                       st.integers(-2, 10**6) | st.floats(allow_nan=True)
+                       | st.sampled_from([0.0, -0.0, 1.0, 3.0, 1e16, 1e300, 0.0005, 2.4995]),
+                       max_size=12))
+def test_main_text_hash_is_the_first_formula(main):
+    from ir.store import main_text_hash
+
+    doc = StoredDoc(id="d", terms={"x": 1}, fields={"main": main})
+    assert main_text_hash(doc) == _old_main_text_hash(main)
