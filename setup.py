@@ -10,6 +10,7 @@ from setuptools import Extension, setup
 
 NATIVE = [
     ("treewalk", "the leaves of a tree ensemble (webseg.blocks.gbt, classify.stacked)"),
+    ("domwalk", "the markup walk of the page-type features (classify.pagefeatures)"),
 ]
 
 setup(ext_modules=[

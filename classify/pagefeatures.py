@@ -39,6 +39,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 import numpy as np
 
+from webseg import _native as native
 from webseg.lang import has_unspaced_letter
 from webseg.page import Page
 
@@ -83,6 +84,13 @@ _KEY_STEMS = {k: {s for s, keys in _STEMS.items() if k in keys}
               for keys in _STEMS.values() for k in keys}
 
 
+_STEM_NAMES = tuple(_STEMS)
+_KEYS = tuple(_KEY_STEMS)
+#: per key of :data:`_KEYS`, the bit set of its stems (bit = index in :data:`_STEM_NAMES`)
+_KEY_MASKS = tuple(sum(1 << _STEM_NAMES.index(s) for s in stems)
+                   for stems in _KEY_STEMS.values())
+
+
 def stem_counts(values: dict[str, int]) -> Counter[str]:
     """``stem -> sum of the counts of the attribute values that contain one of its keys``
     (as substrings, case-insensitively: ``productCard`` counts for ``product``).
@@ -92,6 +100,15 @@ def stem_counts(values: dict[str, int]) -> Counter[str]:
     keys tried at every character, and gives the same sets."""
     out: Counter[str] = Counter()
     if not values:
+        return out
+    fast = native.load("domwalk")
+    if fast is not None and type(values) is dict:
+        # compiled: each value's characters scanned once against the keys starting with
+        # that character (the same sets, no Python step per key and match)
+        sums, hit = fast.stems(values, _KEYS, _KEY_MASKS, len(_STEM_NAMES))
+        for k, (stem, c) in enumerate(zip(_STEM_NAMES, sums, strict=True)):
+            if hit >> k & 1:
+                out[stem] = c
         return out
     items = list(values.items())
     low = [v.lower() for v, _ in items]
@@ -307,12 +324,50 @@ def _mark_groups(node: int, depth: int, parent: Any, sig: list[str],
         node = parent[node]
 
 
+_SKIPPED = ("script", "style", "template", "svg", "head")
+_SKIPPED_SET = frozenset(_SKIPPED)
+
+
 def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
-    """Markup tokens, tag/input/stem counts and sibling-repetition statistics."""
-    toks: list[str] = []
-    counts: Counter[str] = Counter()
+    """Markup tokens, tag/input/stem counts and sibling-repetition statistics.
+
+    The walk over the elements runs compiled when ``webseg._native.domwalk`` is built (the
+    same steps in the same order as :func:`_dom_walk`, the Python fallback and reference),
+    about ten times faster; what follows it is the same code either way."""
+    walk = native.load("domwalk")
+    if walk is None or type(page.tag) is not list or type(page.attrs) is not list:
+        toks, tag_counts, inputs, values, groups, has_img, has_link = _dom_walk(page)
+    else:
+        toks, tag_counts, inputs, values, groups, has_img, has_link = walk.walk(
+            np.flatnonzero(page.is_element), page.tag, page.attrs,
+            np.ascontiguousarray(page.parent, dtype=np.int64),
+            np.ascontiguousarray(page.subtree_end, dtype=np.int64), _SKIPPED_SET,
+            split_words)
+    counts: Counter[str] = Counter(inputs)
+    for t, c in tag_counts.items():
+        counts[f"tag_{t}"] += c
+    for stem, c in stem_counts(values).items():
+        counts[f"stem_{stem}"] += c
     rep: dict[str, float] = {"rep_groups5": 0.0, "rep_groups10": 0.0, "rep_max": 0.0,
                              "rep_img_groups": 0.0, "rep_link_groups": 0.0, "itemscope": 0.0}
+    big = {g: c for g, c in groups.items() if c >= 5 and not g[1].startswith(("option.",
+                                                                              "br.", "tr."))}
+    rep["rep_groups5"] = float(len(big))
+    rep["rep_groups10"] = float(sum(c >= 10 for c in big.values()))
+    rep["rep_max"] = float(max(big.values(), default=0))
+    rep["rep_img_groups"] = float(sum(g in has_img for g in big))
+    rep["rep_link_groups"] = float(sum(g in has_link for g in big))
+    return toks, counts, rep
+
+
+def _dom_walk(page: Page) -> tuple[list[str], dict[str, int], dict[str, int], dict[str, int],
+                                   dict[tuple[int, str], int], set[tuple[int, str]],
+                                   set[tuple[int, str]]]:
+    """The walk of :func:`_dom` in Python: (markup tokens, tag counts, ``input_<type>``
+    counts, attribute values' counts, sibling groups' sizes, groups with an image card,
+    groups with a link card)."""
+    toks: list[str] = []
+    inputs: dict[str, int] = {}
     tags, attrs = page.tag, page.attrs
     parent = page.parent.tolist()
     groups: dict[tuple[int, str], int] = {}
@@ -326,7 +381,7 @@ def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
     tag_counts: dict[str, int] = {}
     skip_until = -1
     end = page.subtree_end
-    skipped = ("script", "style", "template", "svg", "head")
+    skipped = _SKIPPED
     # strings built once per distinct tag / (tag, class) of the page, not once per element
     tag_tok: dict[str, str] = {}
     sigs: dict[tuple[str, str], str] = {}
@@ -363,7 +418,8 @@ def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
                         toks += ws
             if t == "input":
                 it = (a.get("type") or "text").lower()
-                counts[f"input_{it}"] += 1
+                k = f"input_{it}"
+                inputs[k] = inputs.get(k, 0) + 1
                 toks.append(f"in:{it[:12]}")
             if "role" in a:
                 toks.append(f"role:{a['role'].lower()[:20]}")
@@ -386,18 +442,7 @@ def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
             elif t == "a" and p not in link_from:
                 link_from.add(p)
                 _mark_groups(p, 3, parent, sig, has_link)
-    for t, c in tag_counts.items():
-        counts[f"tag_{t}"] += c
-    for stem, c in stem_counts(values).items():
-        counts[f"stem_{stem}"] += c
-    big = {g: c for g, c in groups.items() if c >= 5 and not g[1].startswith(("option.",
-                                                                              "br.", "tr."))}
-    rep["rep_groups5"] = float(len(big))
-    rep["rep_groups10"] = float(sum(c >= 10 for c in big.values()))
-    rep["rep_max"] = float(max(big.values(), default=0))
-    rep["rep_img_groups"] = float(sum(g in has_img for g in big))
-    rep["rep_link_groups"] = float(sum(g in has_link for g in big))
-    return toks, counts, rep
+    return toks, tag_counts, inputs, values, groups, has_img, has_link
 
 
 #: element kinds whose text shares :func:`_text_stats` measures, as bits of one code per tag
