@@ -500,7 +500,7 @@ def _text_stats(page: Page) -> tuple[str, str, dict[str, float]]:
     at once with numpy (one step per ancestor level, not a Python walk per leaf)."""
     leaves = page.text_leaves
     texts = page.leaf_texts
-    lens = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    lens = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     code = np.array(list(map(_HOLDER_BITS.get, page.tag, repeat(0))), dtype=np.int64)
     parent = np.asarray(page.parent, dtype=np.int64)
     bits = np.zeros(len(leaves), dtype=np.int64)

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     import scipy.sparse as sp
 
 from classify.pagefeatures import STRUCT_NAMES
+from webseg import _native as native
 
 # scikit-learn is imported where a model is trained (and for an analyzer the fast path does
 # not cover), not at module level: a shipped model predicts with numpy alone, and importing
@@ -314,6 +315,13 @@ class _Vec:
         if ids is None:
             ids = self._word_ids = self._build_word_ids()
         word_id, uni_col, pair_keys, pair_cols, n_words = ids
+        fast = native.load("termcount")
+        if fast is not None and type(toks) is list:
+            # compiled: one pass counts the words and looks them up, a hash table counts the
+            # pairs; the same columns and counts in the same order
+            js, tf = np.empty(2 * len(toks), dtype=np.int64), np.empty(2 * len(toks))
+            m = fast.terms(toks, word_id, uni_col, n_words, pair_keys, pair_cols, js, tf)
+            return js[:m], tf[:m]
         uni = Counter(toks)
         words = list(uni)  # first occurrences' order
         wid = np.fromiter(map(word_id.get, words, repeat(-1)), dtype=np.int64,
