@@ -684,7 +684,16 @@ class _Trees:
         """Raw scores (logits), one column per class."""
         X = np.asarray(X, dtype=np.float64)
         k = len(self.baseline)
-        if len(X) == 1 and len(self._roots) and not np.isnan(X).any():
+        walk = native.load("treewalk")
+        if walk is not None and X.ndim == 2 and len(X) and len(self._roots):
+            # compiled (webseg._native.treewalk): the same split rule (x <= threshold goes
+            # left, NaN goes the learned side, leaves by is_leaf), so the same leaves
+            X = np.ascontiguousarray(X)
+            leaves = np.empty((len(self._roots), len(X)), dtype=np.int64)
+            walk.leaves(X, len(X), X.shape[1], self._f, self._t, self._m, self._l, self._r,
+                        self._leaf, self._roots, leaves)
+            node = leaves.T
+        elif len(X) == 1 and len(self._roots) and not np.isnan(X).any():
             # one page (the pipeline's case), no missing value: the same leaves by a walk of
             # three gathers per level (feature value, then the child on each side)
             feat, left, right, depth = self._one_row_walk()
