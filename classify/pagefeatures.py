@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from itertools import repeat
 from typing import Any
@@ -221,6 +221,8 @@ _META_TAG = re.compile(r"<meta\b[^>]*>", re.I)
 _LINK_TAG = re.compile(r"<link\b[^>]*>", re.I)
 _ATTR = re.compile(r"""([a-zA-Z:_-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
 _ITEMTYPE_B = re.compile(rb"""\bitemtype\s*=\s*["']?([^"'\s>]+)""", re.I)
+#: :data:`_ITEMTYPE_B` on text: ASCII classes and case (what the bytes pattern matches)
+_ITEMTYPE_S = re.compile(r"""\bitemtype\s*=\s*["']?([^"'\s>]+)""", re.I | re.A)
 _LD_TYPE = re.compile(r'"@type"\s*:\s*(\[[^\]]*\]|"[^"]*")')
 
 
@@ -260,14 +262,20 @@ def head_tokens(html: str | None) -> list[str]:
     """
     if not html:
         return []
-    # markers are ASCII: search an ASCII-lower-cased UTF-8 copy (bytes.lower is ~4x faster
-    # than str.lower on non-ASCII pages); offsets found there always fall on ASCII characters,
-    # so the slices between them decode cleanly
-    raw = html.encode("utf-8", "surrogatepass")
-    low = raw.lower()
-    end = low.find(b"</head>")
-    if end > 0:
-        end = len(raw[:end].decode("utf-8", "surrogatepass"))
+    scan = native.load("textscan")
+    marks = scan.markers(html) if scan is not None else None
+    if marks is not None:
+        # compiled: every marker's offset in one pass over the text itself
+        end = marks[0]
+    else:
+        # markers are ASCII: search an ASCII-lower-cased UTF-8 copy (bytes.lower is ~4x
+        # faster than str.lower on non-ASCII pages); offsets found there always fall on
+        # ASCII characters, so the slices between them decode cleanly
+        raw = html.encode("utf-8", "surrogatepass")
+        low = raw.lower()
+        end = low.find(b"</head>")
+        if end > 0:
+            end = len(raw[:end].decode("utf-8", "surrogatepass"))
     src = html[:end if 0 < end < _MAX_HEAD else _MAX_HEAD]
     toks: list[str] = []
     for m in _META_TAG.finditer(src):
@@ -287,6 +295,9 @@ def head_tokens(html: str | None) -> list[str]:
             toks.append(f"rel:{r[:30]}")
         if a.get("type"):
             toks.append(f"lt:{a['type'].lower()[:40]}")
+    if marks is not None:
+        _ld_and_itemtypes(html, *marks[1:], toks)
+        return toks
     pos = low.find(b"ld+json")
     while pos >= 0 and len(toks) < 2000:
         start = low.find(b">", pos) + 1
@@ -294,13 +305,7 @@ def head_tokens(html: str | None) -> list[str]:
         if start <= 0 or stop < 0:
             break
         body = raw[start:stop].decode("utf-8", "surrogatepass")
-        types: list[str] = []
-        try:
-            _ld_types(json.loads(body.strip()), types)
-        except (ValueError, RecursionError):
-            for t in _LD_TYPE.findall(body):  # broken JSON: take the types literally
-                types += re.findall(r'"([^"]+)"', t)
-        toks += [f"ld:{_type_name(t)}" for t in types]
+        toks += [f"ld:{_type_name(t)}" for t in _ld_json_types(body)]
         pos = low.find(b"ld+json", stop)
     pos = low.find(b"itemtype")
     n_it = 0
@@ -311,6 +316,47 @@ def head_tokens(html: str | None) -> list[str]:
             n_it += 1
         pos = low.find(b"itemtype", pos + 8)
     return toks
+
+
+def _ld_json_types(body: str) -> list[str]:
+    """The JSON-LD ``@type`` names of one script body (the literal ones of broken JSON)."""
+    types: list[str] = []
+    try:
+        _ld_types(json.loads(body.strip()), types)
+    except (ValueError, RecursionError):
+        for t in _LD_TYPE.findall(body):  # broken JSON: take the types literally
+            types += re.findall(r'"([^"]+)"', t)
+    return types
+
+
+def _ld_and_itemtypes(html: str, lds: list[int], its: list[int], scripts: list[int],
+                      toks: list[str]) -> None:
+    """The ``ld:`` and ``it:`` tokens of :func:`head_tokens` from the markers' offsets in
+    ``html`` (``webseg._native.textscan.markers``): the same steps as its search of the
+    lower-cased UTF-8 copy, on the text itself (a slice of the text is what the copy's slice
+    decodes to; the ``itemtype`` pattern, ASCII-only, matches the same characters)."""
+    k = 0
+    pos = lds[0] if lds else -1
+    while pos >= 0 and len(toks) < 2000:
+        start = html.find(">", pos) + 1
+        k = bisect_left(scripts, start)
+        stop = scripts[k] if k < len(scripts) else -1
+        if start <= 0 or stop < 0:
+            break
+        toks += [f"ld:{_type_name(t)}" for t in _ld_json_types(html[start:stop])]
+        k = bisect_left(lds, stop)
+        pos = lds[k] if k < len(lds) else -1
+    n_it, k = 0, 0
+    while k < len(its) and n_it < 200:
+        pos = its[k]
+        m = _ITEMTYPE_S.match(html, pos)
+        if m:
+            v = m.group(1)
+            if not v.isascii():  # as the UTF-8 bytes' decoding with "replace" gives it
+                v = v.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+            toks.append(f"it:{_type_name(v)}")
+            n_it += 1
+        k = bisect_left(its, pos + 8, k)
 
 
 def _mark_groups(node: int, depth: int, parent: Any, sig: list[str],

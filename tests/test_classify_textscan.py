@@ -45,3 +45,26 @@ def test_marks_are_every_occurrence_in_order() -> None:
         scan.marks("x", ("",))
     with pytest.raises(TypeError):
         scan.count_split(b"x")
+
+
+HEAD_PIECES = ["<head>", "</HEAD>", "</head>", "<meta property='og:type' content='Article'>",
+               "<script type=\"application/LD+JSON\">", "</script>", "</SCRIPT >",
+               '{"@type": "NewsArticle"}', '{"@type": ["A", "B"', "itemtype=",
+               'ITEMTYPE = "https://schema.org/Product"', "itemtype='http://x.org/Tür'",
+               "xitemtype=Thing", "itemtypeitemtype=q", "\ud800", "İ", "é", "新闻", " ", ">",
+               "<link rel='alternate' type='application/rss+xml'>", "ld+json", "<"]
+
+
+def test_same_head_tokens(monkeypatch) -> None:
+    """Metadata tokens from the compiled marker offsets equal those of the lower-cased
+    UTF-8 copy's search: upper-case markers, non-ASCII text (offsets in characters, not
+    bytes), a lone surrogate, broken JSON, itemtype values with non-ASCII letters."""
+    if native.load("textscan") is None:
+        pytest.skip("webseg's C extension is not built here (no compiler)")
+    rng = random.Random(11)
+    pages = ["".join(rng.choice(HEAD_PIECES) for _ in range(rng.randint(0, 30)))
+             for _ in range(500)]
+    fast = [pf.head_tokens(h) for h in pages]
+    monkeypatch.setenv("WEBSEG_PURE_PYTHON", "1")
+    for h, f in zip(pages, fast, strict=True):
+        assert f == pf.head_tokens(h)
