@@ -182,7 +182,7 @@ class _Vec:
     def _build(self) -> None:
         """Forget the fitted state derived from ``vocab`` and ``idf`` (rebuilt on demand)."""
         self._v = None
-        for k in ("_analyze", "_index", "_idf64", "_pairs", "_word_ids"):
+        for k in ("_analyze", "_index", "_idf64", "_pairs", "_word_ids", "_pair_table"):
             self.__dict__.pop(k, None)
 
     def vectorizer(self) -> Any:
@@ -319,8 +319,14 @@ class _Vec:
         if fast is not None and type(toks) is list:
             # compiled: one pass counts the words and looks them up, a hash table counts the
             # pairs; the same columns and counts in the same order
+            table = self.__dict__.get("_pair_table")
+            if table is None:
+                size = 1 << (2 * len(pair_keys) + 1).bit_length()
+                table = (np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64))
+                fast.table(pair_keys, pair_cols, *table)
+                self._pair_table = table
             js, tf = np.empty(2 * len(toks), dtype=np.int64), np.empty(2 * len(toks))
-            m = fast.terms(toks, word_id, uni_col, n_words, pair_keys, pair_cols, js, tf)
+            m = fast.terms(toks, word_id, uni_col, n_words, *table, js, tf)
             return js[:m], tf[:m]
         uni = Counter(toks)
         words = list(uni)  # first occurrences' order

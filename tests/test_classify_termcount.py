@@ -44,13 +44,21 @@ def test_bad_input_raises() -> None:
     if tc is None:
         pytest.skip("webseg's C extension is not built here (no compiler)")
     cols = np.array([0, 1], dtype=np.int64)
-    keys = np.array([1], dtype=np.int64)
+    t_codes, t_cols = np.empty(4, dtype=np.int64), np.empty(4, dtype=np.int64)
+    tc.table(np.array([1, 1], dtype=np.int64), np.array([0, 5], dtype=np.int64), t_codes,
+             t_cols)  # a code twice keeps its first column, as the binary search finds it
     js, tf = np.empty(4, dtype=np.int64), np.empty(4)
-    assert tc.terms(["a", "b"], {"a": 0, "b": 1}, cols, 2, keys, cols[:1], js, tf) == 3
+    assert tc.terms(["a", "b"], {"a": 0, "b": 1}, cols, 2, t_codes, t_cols, js, tf) == 3
     assert js[:3].tolist() == [0, 1, 0] and tf[:3].tolist() == [1.0, 1.0, 1.0]
     with pytest.raises(ValueError):  # a word id past the column table
-        tc.terms(["a"], {"a": 7}, cols, 2, keys, cols[:1], js, tf)
+        tc.terms(["a"], {"a": 7}, cols, 2, t_codes, t_cols, js, tf)
     with pytest.raises(ValueError):  # output buffers too short
-        tc.terms(["a", "b", "c"], {}, cols, 2, keys, cols[:1], js, tf)
-    with pytest.raises(ValueError):  # pair keys without their columns
-        tc.terms(["a"], {}, cols, 2, keys, cols[:0], js, tf)
+        tc.terms(["a", "b", "c"], {}, cols, 2, t_codes, t_cols, js, tf)
+    with pytest.raises(ValueError):  # a table without its columns
+        tc.terms(["a"], {}, cols, 2, t_codes, t_cols[:2], js, tf)
+    with pytest.raises(ValueError):  # a table whose size is no power of two
+        tc.terms(["a"], {}, cols, 2, t_codes[:3], t_cols[:3], js, tf)
+    with pytest.raises(ValueError):  # a table with no room left
+        tc.table(np.arange(4, dtype=np.int64), np.arange(4, dtype=np.int64), t_codes, t_cols)
+    with pytest.raises(ValueError):  # a negative code
+        tc.table(np.array([-3], dtype=np.int64), cols[:1], t_codes, t_cols)
