@@ -9,6 +9,8 @@ not depend on which one ran.
 from __future__ import annotations
 
 import random
+import shutil
+import sysconfig
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +28,16 @@ def _walk():
     if walk is None:
         pytest.skip("webseg's C extension is not built here (no compiler)")
     return walk
+
+
+def test_the_extensions_are_built_where_a_compiler_is() -> None:
+    """`pip install -e .` builds the page-type stage's extensions with the tree walk; a
+    missing build must not go unseen on a machine that can build them (`make setup`)."""
+    headers = Path(sysconfig.get_paths()["include"], "Python.h").is_file()
+    if not (shutil.which("cc") and headers):
+        pytest.skip("no C compiler or Python headers: the Python code is the one in use")
+    for name in ("domwalk", "termcount", "textscan"):
+        assert native.load(name) is not None, name
 
 
 def _native_walk(walk, page):
