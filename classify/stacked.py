@@ -317,16 +317,23 @@ class _Vec:
         word_id, uni_col, pair_keys, pair_cols, n_words = ids
         fast = native.load("termcount")
         if fast is not None and type(toks) is list:
-            # compiled: one pass counts the words and looks them up, a hash table counts the
-            # pairs; the same columns and counts in the same order
-            table = self.__dict__.get("_pair_table")
-            if table is None:
+            # compiled: one pass counts the words and looks them up (in a table of the
+            # vocabulary's words, fewer cache misses than its dictionary), a hash table counts
+            # the pairs; the same columns and counts in the same order
+            tables = self.__dict__.get("_pair_table")
+            if tables is None:
+                # word ids are insertion positions (``_build_word_ids``): the keys in order
+                keys = list(word_id)
+                vocab = np.empty(2 * (1 << (3 * len(keys) // 2 + 1).bit_length()),
+                                 dtype=np.int64)
+                fast.vocab(keys, vocab)
                 size = 1 << (2 * len(pair_keys) + 1).bit_length()
-                table = (np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64))
-                fast.table(pair_keys, pair_cols, *table)
-                self._pair_table = table
+                pairs = (np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64))
+                fast.table(pair_keys, pair_cols, *pairs)
+                tables = self._pair_table = (keys, vocab, *pairs)
+            keys, vocab, p_codes, p_cols = tables
             js, tf = np.empty(2 * len(toks), dtype=np.int64), np.empty(2 * len(toks))
-            m = fast.terms(toks, word_id, uni_col, n_words, *table, js, tf)
+            m = fast.terms(toks, keys, vocab, uni_col, n_words, p_codes, p_cols, js, tf)
             return js[:m], tf[:m]
         uni = Counter(toks)
         words = list(uni)  # first occurrences' order

@@ -39,6 +39,12 @@ def test_same_terms_as_numpy(monkeypatch) -> None:
         monkeypatch.delenv("WEBSEG_PURE_PYTHON")
 
 
+def _vocab(tc, keys: list[str]) -> np.ndarray:
+    tab = np.empty(2 * 8, dtype=np.int64)
+    tc.vocab(keys, tab)
+    return tab
+
+
 def test_bad_input_raises() -> None:
     tc = native.load("termcount")
     if tc is None:
@@ -47,18 +53,28 @@ def test_bad_input_raises() -> None:
     t_codes, t_cols = np.empty(4, dtype=np.int64), np.empty(4, dtype=np.int64)
     tc.table(np.array([1, 1], dtype=np.int64), np.array([0, 5], dtype=np.int64), t_codes,
              t_cols)  # a code twice keeps its first column, as the binary search finds it
-    js, tf = np.empty(4, dtype=np.int64), np.empty(4)
-    assert tc.terms(["a", "b"], {"a": 0, "b": 1}, cols, 2, t_codes, t_cols, js, tf) == 3
+    keys = ["a", "b"]
+    vt = _vocab(tc, keys)
+    js, tf = np.empty(6, dtype=np.int64), np.empty(6)
+    assert tc.terms(["a", "b"], keys, vt, cols, 2, t_codes, t_cols, js, tf) == 3
     assert js[:3].tolist() == [0, 1, 0] and tf[:3].tolist() == [1.0, 1.0, 1.0]
+    assert tc.terms(["b", "zz", "b"], keys, vt, cols, 2, t_codes, t_cols, js, tf) == 2
+    assert js[:2].tolist() == [1, -1] and tf[:2].tolist() == [2.0, 1.0]
     with pytest.raises(ValueError):  # a word id past the column table
-        tc.terms(["a"], {"a": 7}, cols, 2, t_codes, t_cols, js, tf)
+        tc.terms(["b"], keys, vt, cols[:1], 2, t_codes, t_cols, js, tf)
     with pytest.raises(ValueError):  # output buffers too short
-        tc.terms(["a", "b", "c"], {}, cols, 2, t_codes, t_cols, js, tf)
+        tc.terms(["a", "b", "c", "d"], keys, vt, cols, 2, t_codes, t_cols, js, tf)
     with pytest.raises(ValueError):  # a table without its columns
-        tc.terms(["a"], {}, cols, 2, t_codes, t_cols[:2], js, tf)
+        tc.terms(["a"], keys, vt, cols, 2, t_codes, t_cols[:2], js, tf)
     with pytest.raises(ValueError):  # a table whose size is no power of two
-        tc.terms(["a"], {}, cols, 2, t_codes[:3], t_cols[:3], js, tf)
+        tc.terms(["a"], keys, vt, cols, 2, t_codes[:3], t_cols[:3], js, tf)
+    with pytest.raises(ValueError):  # a vocabulary table too small for its keys
+        tc.terms(["a"], keys * 5, vt, cols, 2, t_codes, t_cols, js, tf)
     with pytest.raises(ValueError):  # a table with no room left
         tc.table(np.arange(4, dtype=np.int64), np.arange(4, dtype=np.int64), t_codes, t_cols)
     with pytest.raises(ValueError):  # a negative code
         tc.table(np.array([-3], dtype=np.int64), cols[:1], t_codes, t_cols)
+    with pytest.raises(ValueError):  # the same word twice
+        _vocab(tc, ["a", "a"])
+    with pytest.raises(TypeError):
+        _vocab(tc, ["a", 3])

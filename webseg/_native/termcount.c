@@ -90,23 +90,112 @@ done:
     return result;
 }
 
+/*
+ * The vocabulary's words as an open-addressing table of (hash, position in `keys`) pairs,
+ * one int64 pair per slot (-1: empty), in place of a dictionary look-up: a slot holds the
+ * hash next to the key's position, so a look-up reads one table line and the key itself,
+ * where a dictionary reads its index, its entry, the key and the value's int object (a page's
+ * ~800 distinct words missed the cache some five times each).
+ */
+static Py_ssize_t
+vocab_find(PyObject *keys, const int64_t *tab, Py_ssize_t size, PyObject *tok, int *err)
+{
+    const Py_hash_t h = PyObject_Hash(tok);
+    if (h == -1) {
+        *err = 1;
+        return -1;
+    }
+    Py_ssize_t s = slot_of((int64_t)h, size - 1);
+    for (Py_ssize_t probes = 0; probes < size; probes++) {
+        const int64_t k = tab[2 * s + 1];
+        if (k < 0)
+            return -1;
+        if (tab[2 * s] == (int64_t)h) {
+            if (k >= PyList_GET_SIZE(keys)) {
+                PyErr_SetString(PyExc_ValueError, "vocabulary table does not fit its keys");
+                *err = 1;
+                return -1;
+            }
+            const int eq = PyObject_RichCompareBool(PyList_GET_ITEM(keys, k), tok, Py_EQ);
+            if (eq < 0) {
+                *err = 1;
+                return -1;
+            }
+            if (eq)
+                return (Py_ssize_t)k;
+        }
+        s = (s + 1) & (size - 1);
+    }
+    return -1;
+}
+
+PyDoc_STRVAR(vocab_doc,
+"vocab(keys, tab)\n"
+"\n"
+"Fill tab (int64, writable, 2 * size for a power of two size above len(keys)) with the\n"
+"table of the distinct str keys: a word's id is its position in keys.");
+
+static PyObject *
+vocab(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *keys;
+    Py_buffer tb;
+    if (!PyArg_ParseTuple(args, "O!w*", &PyList_Type, &keys, &tb))
+        return NULL;
+    PyObject *result = NULL;
+    const Py_ssize_t n = PyList_GET_SIZE(keys);
+    const Py_ssize_t size = tb.len / (Py_ssize_t)(2 * sizeof(int64_t));
+    if (tb.len % (2 * sizeof(int64_t)) || check_table(size, n) < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "tab must hold int64 pairs");
+        goto done;
+    }
+    int64_t *tab = (int64_t *)tb.buf;
+    for (Py_ssize_t s = 0; s < size; s++)
+        tab[2 * s] = tab[2 * s + 1] = -1;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *key = PyList_GET_ITEM(keys, k);
+        if (!PyUnicode_CheckExact(key)) {
+            PyErr_SetString(PyExc_TypeError, "vocabulary keys must be str");
+            goto done;
+        }
+        int err = 0;
+        if (vocab_find(keys, tab, size, key, &err) >= 0 || err) {
+            if (!err)
+                PyErr_SetString(PyExc_ValueError, "vocabulary keys must be distinct");
+            goto done;
+        }
+        const Py_hash_t h = PyObject_Hash(key);
+        Py_ssize_t s = slot_of((int64_t)h, size - 1);
+        while (tab[2 * s + 1] >= 0)
+            s = (s + 1) & (size - 1);
+        tab[2 * s] = (int64_t)h;
+        tab[2 * s + 1] = k;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&tb);
+    return result;
+}
+
 PyDoc_STRVAR(terms_doc,
-"terms(toks, word_id, uni_col, n_words, t_codes, t_cols, js, tf) -> m\n"
+"terms(toks, keys, tab, uni_col, n_words, t_codes, t_cols, js, tf) -> m\n"
 "\n"
 "Write the first m columns and counts of the terms of the token list toks into js (int64)\n"
-"and tf (float64), both of length >= 2 * len(toks). word_id: str -> id (0 <= id <\n"
-"len(uni_col) <= n_words); uni_col: int64, a word id's column as a term (-1: none);\n"
+"and tf (float64), both of length >= 2 * len(toks). keys, tab: the vocabulary's words\n"
+"(a word's id is its position in keys, < len(uni_col) <= n_words) and their table filled\n"
+"by vocab(); uni_col: int64, a word id's column as a term (-1: none);\n"
 "t_codes, t_cols: the vocabulary's pairs (codes first_id * n_words + second_id) and their\n"
 "columns, as a table filled by table().");
 
 static PyObject *
 terms(PyObject *Py_UNUSED(self), PyObject *args)
 {
-    PyObject *toks, *word_id;
-    Py_buffer ucb, pkb, pcb, jsb, tfb;
+    PyObject *toks, *keys;
+    Py_buffer vtb, ucb, pkb, pcb, jsb, tfb;
     Py_ssize_t n_words;
-    if (!PyArg_ParseTuple(args, "O!O!y*ny*y*w*w*", &PyList_Type, &toks, &PyDict_Type,
-                          &word_id, &ucb, &n_words, &pkb, &pcb, &jsb, &tfb))
+    if (!PyArg_ParseTuple(args, "O!O!y*y*ny*y*w*w*", &PyList_Type, &toks, &PyList_Type,
+                          &keys, &vtb, &ucb, &n_words, &pkb, &pcb, &jsb, &tfb))
         return NULL;
 
     PyObject *result = NULL, *local = NULL;
@@ -123,8 +212,10 @@ terms(PyObject *Py_UNUSED(self), PyObject *args)
         PyErr_SetString(PyExc_ValueError, "buffer sizes do not fit (see the docstring)");
         goto done;
     }
-    if (check_table(t_size, 0) < 0)
+    const Py_ssize_t v_size = vtb.len / (Py_ssize_t)(2 * sizeof(int64_t));
+    if (check_table(t_size, 0) < 0 || check_table(v_size, PyList_GET_SIZE(keys)) < 0)
         goto done;
+    const int64_t *vtab = (const int64_t *)vtb.buf;
     const int64_t *uni_col = (const int64_t *)ucb.buf;
     const int64_t *t_codes = (const int64_t *)pkb.buf;
     const int64_t *t_cols = (const int64_t *)pcb.buf;
@@ -166,17 +257,12 @@ terms(PyObject *Py_UNUSED(self), PyObject *args)
             Py_XDECREF(idx);
             if (r < 0)
                 goto done;
-            PyObject *w = PyDict_GetItemWithError(word_id, tok);
-            int64_t wid = -1;
-            if (w != NULL) {
-                wid = PyLong_AsLongLong(w);
-                if (wid == -1 && PyErr_Occurred())
-                    goto done;
-                if (wid < 0 || wid >= n_cols) {
-                    PyErr_SetString(PyExc_ValueError, "word id out of range");
-                    goto done;
-                }
-            } else if (PyErr_Occurred()) {
+            int err = 0;
+            const int64_t wid = vocab_find(keys, vtab, v_size, tok, &err);
+            if (err)
+                goto done;
+            if (wid >= n_cols) {
+                PyErr_SetString(PyExc_ValueError, "word id out of range");
                 goto done;
             }
             wid_of[d] = wid;
@@ -239,6 +325,7 @@ terms(PyObject *Py_UNUSED(self), PyObject *args)
     }
     result = PyLong_FromSsize_t(m);
 done:
+    PyBuffer_Release(&vtb);
     PyBuffer_Release(&ucb);
     PyBuffer_Release(&pkb);
     PyBuffer_Release(&pcb);
@@ -258,6 +345,7 @@ done:
 static PyMethodDef methods[] = {
     {"terms", terms, METH_VARARGS, terms_doc},
     {"table", table, METH_VARARGS, table_doc},
+    {"vocab", vocab, METH_VARARGS, vocab_doc},
     {NULL, NULL, 0, NULL},
 };
 
