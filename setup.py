@@ -10,7 +10,7 @@ from setuptools import Extension, setup
 
 NATIVE = [
     ("treewalk", "the leaves of a tree ensemble (webseg.blocks.gbt, classify.stacked)"),
-    ("domwalk", "the markup walk of the page-type features (classify.pagefeatures)"),
+    ("markupwalk", "the markup walk of the page-type features (classify.pagefeatures)"),
     ("textscan", "currency marks and word count of a page's text (classify.pagefeatures)"),
     ("termcount", "the word and word-pair counts of the page-type text view (classify.stacked)"),
 ]

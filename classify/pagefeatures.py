@@ -101,7 +101,7 @@ def stem_counts(values: dict[str, int]) -> Counter[str]:
     out: Counter[str] = Counter()
     if not values:
         return out
-    fast = native.load("domwalk")
+    fast = native.load("markupwalk")
     if fast is not None and type(values) is dict:
         # compiled: each value's characters scanned once against the keys starting with
         # that character (the same sets, no Python step per key and match)
@@ -378,10 +378,10 @@ _SKIPPED_SET = frozenset(_SKIPPED)
 def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
     """Markup tokens, tag/input/stem counts and sibling-repetition statistics.
 
-    The walk over the elements runs compiled when ``webseg._native.domwalk`` is built (the
+    The walk over the elements runs compiled when ``webseg._native.markupwalk`` is built (the
     same steps in the same order as :func:`_dom_walk`, the Python fallback and reference),
     about ten times faster; what follows it is the same code either way."""
-    walk = native.load("domwalk")
+    walk = native.load("markupwalk")
     if walk is None or type(page.tag) is not list or type(page.attrs) is not list:
         toks, tag_counts, inputs, values, groups, has_img, has_link = _dom_walk(page)
     else:

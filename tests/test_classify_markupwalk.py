@@ -1,6 +1,6 @@
 """The compiled markup walk of the page-type features gives what the Python walk gives.
 
-``webseg._native.domwalk`` (built at install) runs :func:`classify.pagefeatures._dom`'s loop
+``webseg._native.markupwalk`` (built at install) runs :func:`classify.pagefeatures._dom`'s loop
 over the elements when it is built; :func:`classify.pagefeatures._dom_walk` is the fallback
 and the reference. Tokens (in order), tag / input / value counts and the sibling groups must
 not depend on which one ran.
@@ -24,7 +24,7 @@ DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 
 
 def _walk():
-    walk = native.load("domwalk")
+    walk = native.load("markupwalk")
     if walk is None:
         pytest.skip("webseg's C extension is not built here (no compiler)")
     return walk
@@ -36,7 +36,7 @@ def test_the_extensions_are_built_where_a_compiler_is() -> None:
     headers = Path(sysconfig.get_paths()["include"], "Python.h").is_file()
     if not (shutil.which("cc") and headers):
         pytest.skip("no C compiler or Python headers: the Python code is the one in use")
-    for name in ("domwalk", "termcount", "textscan"):
+    for name in ("markupwalk", "termcount", "textscan"):
         assert native.load(name) is not None, name
 
 

@@ -721,13 +721,13 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "domwalk",
+    PyModuleDef_HEAD_INIT, "markupwalk",
     "Compiled markup walk of the page-type features (see classify.pagefeatures).", -1,
     methods,
 };
 
 PyMODINIT_FUNC
-PyInit_domwalk(void)
+PyInit_markupwalk(void)
 {
     return PyModule_Create(&module);
 }
