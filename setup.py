@@ -15,6 +15,9 @@ NATIVE = [
     ("wordsplit", "the words of many texts (webseg.blocks.align.words_many)"),
     ("fusion", "block fusion's merge loop (webseg.segmenters.blockfusion)"),
     ("asciiwords", "the English analysis's [a-z0-9]+ tokens through a memo (ir.analysis)"),
+    ("markupwalk", "the markup walk of the page-type features (classify.pagefeatures)"),
+    ("textscan", "currency marks and word count of a page's text (classify.pagefeatures)"),
+    ("termcount", "the word and word-pair counts of the page-type text view (classify.stacked)"),
 ]
 
 setup(ext_modules=[

@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from itertools import repeat
 from typing import Any
@@ -39,6 +39,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 import numpy as np
 
+from webseg import _native as native
 from webseg.lang import has_unspaced_letter
 from webseg.page import Page
 
@@ -83,6 +84,13 @@ _KEY_STEMS = {k: {s for s, keys in _STEMS.items() if k in keys}
               for keys in _STEMS.values() for k in keys}
 
 
+_STEM_NAMES = tuple(_STEMS)
+_KEYS = tuple(_KEY_STEMS)
+#: per key of :data:`_KEYS`, the bit set of its stems (bit = index in :data:`_STEM_NAMES`)
+_KEY_MASKS = tuple(sum(1 << _STEM_NAMES.index(s) for s in stems)
+                   for stems in _KEY_STEMS.values())
+
+
 def stem_counts(values: dict[str, int]) -> Counter[str]:
     """``stem -> sum of the counts of the attribute values that contain one of its keys``
     (as substrings, case-insensitively: ``productCard`` counts for ``product``).
@@ -92,6 +100,15 @@ def stem_counts(values: dict[str, int]) -> Counter[str]:
     keys tried at every character, and gives the same sets."""
     out: Counter[str] = Counter()
     if not values:
+        return out
+    fast = native.load("markupwalk")
+    if fast is not None and type(values) is dict:
+        # compiled: each value's characters scanned once against the keys starting with
+        # that character (the same sets, no Python step per key and match)
+        sums, hit = fast.stems(values, _KEYS, _KEY_MASKS, len(_STEM_NAMES))
+        for k, (stem, c) in enumerate(zip(_STEM_NAMES, sums, strict=True)):
+            if hit >> k & 1:
+                out[stem] = c
         return out
     items = list(values.items())
     low = [v.lower() for v, _ in items]
@@ -142,7 +159,8 @@ def count_words(text: str) -> int:
     the multilingual content evaluation counts them. ``len(text.split())`` would make a Chinese
     page a few dozen "words" long and every per-word ratio meaningless."""
     if not has_unspaced_letter(text):
-        return len(text.split())
+        scan = native.load("textscan")  # compiled: the same count without the list
+        return scan.count_split(text) if scan is not None else len(text.split())
     import regex
 
     n = len(regex.findall(_UNSPACED_LETTER, text))
@@ -203,6 +221,8 @@ _META_TAG = re.compile(r"<meta\b[^>]*>", re.I)
 _LINK_TAG = re.compile(r"<link\b[^>]*>", re.I)
 _ATTR = re.compile(r"""([a-zA-Z:_-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
 _ITEMTYPE_B = re.compile(rb"""\bitemtype\s*=\s*["']?([^"'\s>]+)""", re.I)
+#: :data:`_ITEMTYPE_B` on text: ASCII classes and case (what the bytes pattern matches)
+_ITEMTYPE_S = re.compile(r"""\bitemtype\s*=\s*["']?([^"'\s>]+)""", re.I | re.A)
 _LD_TYPE = re.compile(r'"@type"\s*:\s*(\[[^\]]*\]|"[^"]*")')
 
 
@@ -242,14 +262,20 @@ def head_tokens(html: str | None) -> list[str]:
     """
     if not html:
         return []
-    # markers are ASCII: search an ASCII-lower-cased UTF-8 copy (bytes.lower is ~4x faster
-    # than str.lower on non-ASCII pages); offsets found there always fall on ASCII characters,
-    # so the slices between them decode cleanly
-    raw = html.encode("utf-8", "surrogatepass")
-    low = raw.lower()
-    end = low.find(b"</head>")
-    if end > 0:
-        end = len(raw[:end].decode("utf-8", "surrogatepass"))
+    scan = native.load("textscan")
+    marks = scan.markers(html) if scan is not None else None
+    if marks is not None:
+        # compiled: every marker's offset in one pass over the text itself
+        end = marks[0]
+    else:
+        # markers are ASCII: search an ASCII-lower-cased UTF-8 copy (bytes.lower is ~4x
+        # faster than str.lower on non-ASCII pages); offsets found there always fall on
+        # ASCII characters, so the slices between them decode cleanly
+        raw = html.encode("utf-8", "surrogatepass")
+        low = raw.lower()
+        end = low.find(b"</head>")
+        if end > 0:
+            end = len(raw[:end].decode("utf-8", "surrogatepass"))
     src = html[:end if 0 < end < _MAX_HEAD else _MAX_HEAD]
     toks: list[str] = []
     for m in _META_TAG.finditer(src):
@@ -269,6 +295,9 @@ def head_tokens(html: str | None) -> list[str]:
             toks.append(f"rel:{r[:30]}")
         if a.get("type"):
             toks.append(f"lt:{a['type'].lower()[:40]}")
+    if marks is not None:
+        _ld_and_itemtypes(html, *marks[1:], toks)
+        return toks
     pos = low.find(b"ld+json")
     while pos >= 0 and len(toks) < 2000:
         start = low.find(b">", pos) + 1
@@ -276,13 +305,7 @@ def head_tokens(html: str | None) -> list[str]:
         if start <= 0 or stop < 0:
             break
         body = raw[start:stop].decode("utf-8", "surrogatepass")
-        types: list[str] = []
-        try:
-            _ld_types(json.loads(body.strip()), types)
-        except (ValueError, RecursionError):
-            for t in _LD_TYPE.findall(body):  # broken JSON: take the types literally
-                types += re.findall(r'"([^"]+)"', t)
-        toks += [f"ld:{_type_name(t)}" for t in types]
+        toks += [f"ld:{_type_name(t)}" for t in _ld_json_types(body)]
         pos = low.find(b"ld+json", stop)
     pos = low.find(b"itemtype")
     n_it = 0
@@ -293,6 +316,47 @@ def head_tokens(html: str | None) -> list[str]:
             n_it += 1
         pos = low.find(b"itemtype", pos + 8)
     return toks
+
+
+def _ld_json_types(body: str) -> list[str]:
+    """The JSON-LD ``@type`` names of one script body (the literal ones of broken JSON)."""
+    types: list[str] = []
+    try:
+        _ld_types(json.loads(body.strip()), types)
+    except (ValueError, RecursionError):
+        for t in _LD_TYPE.findall(body):  # broken JSON: take the types literally
+            types += re.findall(r'"([^"]+)"', t)
+    return types
+
+
+def _ld_and_itemtypes(html: str, lds: list[int], its: list[int], scripts: list[int],
+                      toks: list[str]) -> None:
+    """The ``ld:`` and ``it:`` tokens of :func:`head_tokens` from the markers' offsets in
+    ``html`` (``webseg._native.textscan.markers``): the same steps as its search of the
+    lower-cased UTF-8 copy, on the text itself (a slice of the text is what the copy's slice
+    decodes to; the ``itemtype`` pattern, ASCII-only, matches the same characters)."""
+    k = 0
+    pos = lds[0] if lds else -1
+    while pos >= 0 and len(toks) < 2000:
+        start = html.find(">", pos) + 1
+        k = bisect_left(scripts, start)
+        stop = scripts[k] if k < len(scripts) else -1
+        if start <= 0 or stop < 0:
+            break
+        toks += [f"ld:{_type_name(t)}" for t in _ld_json_types(html[start:stop])]
+        k = bisect_left(lds, stop)
+        pos = lds[k] if k < len(lds) else -1
+    n_it, k = 0, 0
+    while k < len(its) and n_it < 200:
+        pos = its[k]
+        m = _ITEMTYPE_S.match(html, pos)
+        if m:
+            v = m.group(1)
+            if not v.isascii():  # as the UTF-8 bytes' decoding with "replace" gives it
+                v = v.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+            toks.append(f"it:{_type_name(v)}")
+            n_it += 1
+        k = bisect_left(its, pos + 8, k)
 
 
 def _mark_groups(node: int, depth: int, parent: Any, sig: list[str],
@@ -307,12 +371,50 @@ def _mark_groups(node: int, depth: int, parent: Any, sig: list[str],
         node = parent[node]
 
 
+_SKIPPED = ("script", "style", "template", "svg", "head")
+_SKIPPED_SET = frozenset(_SKIPPED)
+
+
 def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
-    """Markup tokens, tag/input/stem counts and sibling-repetition statistics."""
-    toks: list[str] = []
-    counts: Counter[str] = Counter()
+    """Markup tokens, tag/input/stem counts and sibling-repetition statistics.
+
+    The walk over the elements runs compiled when ``webseg._native.markupwalk`` is built (the
+    same steps in the same order as :func:`_dom_walk`, the Python fallback and reference),
+    about ten times faster; what follows it is the same code either way."""
+    walk = native.load("markupwalk")
+    if walk is None or type(page.tag) is not list or type(page.attrs) is not list:
+        toks, tag_counts, inputs, values, groups, has_img, has_link = _dom_walk(page)
+    else:
+        toks, tag_counts, inputs, values, groups, has_img, has_link = walk.walk(
+            np.flatnonzero(page.is_element), page.tag, page.attrs,
+            np.ascontiguousarray(page.parent, dtype=np.int64),
+            np.ascontiguousarray(page.subtree_end, dtype=np.int64), _SKIPPED_SET,
+            split_words)
+    counts: Counter[str] = Counter(inputs)
+    for t, c in tag_counts.items():
+        counts[f"tag_{t}"] += c
+    for stem, c in stem_counts(values).items():
+        counts[f"stem_{stem}"] += c
     rep: dict[str, float] = {"rep_groups5": 0.0, "rep_groups10": 0.0, "rep_max": 0.0,
                              "rep_img_groups": 0.0, "rep_link_groups": 0.0, "itemscope": 0.0}
+    big = {g: c for g, c in groups.items() if c >= 5 and not g[1].startswith(("option.",
+                                                                              "br.", "tr."))}
+    rep["rep_groups5"] = float(len(big))
+    rep["rep_groups10"] = float(sum(c >= 10 for c in big.values()))
+    rep["rep_max"] = float(max(big.values(), default=0))
+    rep["rep_img_groups"] = float(sum(g in has_img for g in big))
+    rep["rep_link_groups"] = float(sum(g in has_link for g in big))
+    return toks, counts, rep
+
+
+def _dom_walk(page: Page) -> tuple[list[str], dict[str, int], dict[str, int], dict[str, int],
+                                   dict[tuple[int, str], int], set[tuple[int, str]],
+                                   set[tuple[int, str]]]:
+    """The walk of :func:`_dom` in Python: (markup tokens, tag counts, ``input_<type>``
+    counts, attribute values' counts, sibling groups' sizes, groups with an image card,
+    groups with a link card)."""
+    toks: list[str] = []
+    inputs: dict[str, int] = {}
     tags, attrs = page.tag, page.attrs
     parent = page.parent.tolist()
     groups: dict[tuple[int, str], int] = {}
@@ -326,7 +428,7 @@ def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
     tag_counts: dict[str, int] = {}
     skip_until = -1
     end = page.subtree_end
-    skipped = ("script", "style", "template", "svg", "head")
+    skipped = _SKIPPED
     # strings built once per distinct tag / (tag, class) of the page, not once per element
     tag_tok: dict[str, str] = {}
     sigs: dict[tuple[str, str], str] = {}
@@ -363,7 +465,8 @@ def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
                         toks += ws
             if t == "input":
                 it = (a.get("type") or "text").lower()
-                counts[f"input_{it}"] += 1
+                k = f"input_{it}"
+                inputs[k] = inputs.get(k, 0) + 1
                 toks.append(f"in:{it[:12]}")
             if "role" in a:
                 toks.append(f"role:{a['role'].lower()[:20]}")
@@ -386,18 +489,7 @@ def _dom(page: Page) -> tuple[list[str], Counter[str], dict[str, float]]:
             elif t == "a" and p not in link_from:
                 link_from.add(p)
                 _mark_groups(p, 3, parent, sig, has_link)
-    for t, c in tag_counts.items():
-        counts[f"tag_{t}"] += c
-    for stem, c in stem_counts(values).items():
-        counts[f"stem_{stem}"] += c
-    big = {g: c for g, c in groups.items() if c >= 5 and not g[1].startswith(("option.",
-                                                                              "br.", "tr."))}
-    rep["rep_groups5"] = float(len(big))
-    rep["rep_groups10"] = float(sum(c >= 10 for c in big.values()))
-    rep["rep_max"] = float(max(big.values(), default=0))
-    rep["rep_img_groups"] = float(sum(g in has_img for g in big))
-    rep["rep_link_groups"] = float(sum(g in has_link for g in big))
-    return toks, counts, rep
+    return toks, tag_counts, inputs, values, groups, has_img, has_link
 
 
 #: element kinds whose text shares :func:`_text_stats` measures, as bits of one code per tag
@@ -428,15 +520,19 @@ def _prices(text: str) -> list[str]:
     they overlap), searched with ``findall(text, start, end)``, which sees the characters
     before ``start`` for ``\b``: a third of the time of a search of a whole 20,000-character
     text, and none when no mark occurs."""
-    spans = []
-    for m in _CURRENCY_MARKS:
-        at = text.find(m)
-        while at >= 0:
-            spans.append(at)
-            at = text.find(m, at + 1)
+    scan = native.load("textscan")
+    if scan is not None:  # compiled: one pass over the text for all marks, the same offsets
+        spans = scan.marks(text, _CURRENCY_MARKS)
+    else:
+        spans = []
+        for m in _CURRENCY_MARKS:
+            at = text.find(m)
+            while at >= 0:
+                spans.append(at)
+                at = text.find(m, at + 1)
+        spans.sort()
     if not spans:
         return []
-    spans.sort()
     out: list[str] = []
     lo, hi = spans[0] - _PRICE_REACH, spans[0] + _PRICE_REACH
     for at in spans[1:]:
@@ -455,7 +551,7 @@ def _text_stats(page: Page) -> tuple[str, str, dict[str, float]]:
     at once with numpy (one step per ancestor level, not a Python walk per leaf)."""
     leaves = page.text_leaves
     texts = page.leaf_texts
-    lens = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    lens = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     code = np.array(list(map(_HOLDER_BITS.get, page.tag, repeat(0))), dtype=np.int64)
     parent = np.asarray(page.parent, dtype=np.int64)
     bits = np.zeros(len(leaves), dtype=np.int64)

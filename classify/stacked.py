@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     import scipy.sparse as sp
 
 from classify.pagefeatures import STRUCT_NAMES
+from webseg import _native as native
 
 # scikit-learn is imported where a model is trained (and for an analyzer the fast path does
 # not cover), not at module level: a shipped model predicts with numpy alone, and importing
@@ -181,7 +182,7 @@ class _Vec:
     def _build(self) -> None:
         """Forget the fitted state derived from ``vocab`` and ``idf`` (rebuilt on demand)."""
         self._v = None
-        for k in ("_analyze", "_index", "_idf64", "_pairs", "_word_ids"):
+        for k in ("_analyze", "_index", "_idf64", "_pairs", "_word_ids", "_pair_table"):
             self.__dict__.pop(k, None)
 
     def vectorizer(self) -> Any:
@@ -314,6 +315,26 @@ class _Vec:
         if ids is None:
             ids = self._word_ids = self._build_word_ids()
         word_id, uni_col, pair_keys, pair_cols, n_words = ids
+        fast = native.load("termcount")
+        if fast is not None and type(toks) is list:
+            # compiled: one pass counts the words and looks them up (in a table of the
+            # vocabulary's words, fewer cache misses than its dictionary), a hash table counts
+            # the pairs; the same columns and counts in the same order
+            tables = self.__dict__.get("_pair_table")
+            if tables is None:
+                # word ids are insertion positions (``_build_word_ids``): the keys in order
+                keys = list(word_id)
+                vocab = np.empty(2 * (1 << (3 * len(keys) // 2 + 1).bit_length()),
+                                 dtype=np.int64)
+                fast.vocab(keys, vocab)
+                size = 1 << (2 * len(pair_keys) + 1).bit_length()
+                pairs = (np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64))
+                fast.table(pair_keys, pair_cols, *pairs)
+                tables = self._pair_table = (keys, vocab, *pairs)
+            keys, vocab, p_codes, p_cols = tables
+            js, tf = np.empty(2 * len(toks), dtype=np.int64), np.empty(2 * len(toks))
+            m = fast.terms(toks, keys, vocab, uni_col, n_words, p_codes, p_cols, js, tf)
+            return js[:m], tf[:m]
         uni = Counter(toks)
         words = list(uni)  # first occurrences' order
         wid = np.fromiter(map(word_id.get, words, repeat(-1)), dtype=np.int64,
@@ -676,7 +697,16 @@ class _Trees:
         """Raw scores (logits), one column per class."""
         X = np.asarray(X, dtype=np.float64)
         k = len(self.baseline)
-        if len(X) == 1 and len(self._roots) and not np.isnan(X).any():
+        walk = native.load("treewalk")
+        if walk is not None and X.ndim == 2 and len(X) and len(self._roots):
+            # compiled (webseg._native.treewalk): the same split rule (x <= threshold goes
+            # left, NaN goes the learned side, leaves by is_leaf), so the same leaves
+            X = np.ascontiguousarray(X)
+            leaves = np.empty((len(self._roots), len(X)), dtype=np.int64)
+            walk.leaves(X, len(X), X.shape[1], self._f, self._t, self._m, self._l, self._r,
+                        self._leaf, self._roots, leaves)
+            node = leaves.T
+        elif len(X) == 1 and len(self._roots) and not np.isnan(X).any():
             # one page (the pipeline's case), no missing value: the same leaves by a walk of
             # three gathers per level (feature value, then the child on each side)
             feat, left, right, depth = self._one_row_walk()
