@@ -199,26 +199,11 @@ class _Builder:
         elif not self.pending:
             self.pending = " "
 
-    def element(self, parent: int, tag: str, attrib: dict[str, Any], pvis: bool
-                ) -> tuple[int, bool]:
-        attrs = {k: v for k, v in attrib.items() if k in _KEPT and v is not None}
-        for k in _BOOLEAN_ATTRIBUTES.intersection(attrib):
-            attrs[k] = attrib[k] or ""  # valueless (``<ol reversed>``): "" as in the DOM
-        if tag in ITEM_VALUE_TAGS and attrib.get("value") is not None:
-            attrs["value"] = str(attrib["value"])[:20]
-        style = attrib.get("style") or ""
-        vis = pvis and tag not in NON_RENDERED_TAGS and "hidden" not in attrib \
-            and not (style and _HIDDEN_STYLE.search(style)) \
-            and not (tag == "input" and (attrib.get("type") or "").lower() == "hidden")
-        pre = disp = None
-        if style:  # most elements have none: no pattern is tried
-            low = style.lower()
-            pre = _PRE_STYLE.search(style) if "white-space" in low else None
-            disp = _DISPLAY_STYLE.search(style) if "display" in low else None
-        if pre and not (parent >= 0 and self.preserve[parent]) and tag not in PRESERVE_TAGS:
-            attrs[PRE_STYLE_ATTR] = pre.group(1).lower()  # a block that keeps its whitespace
-        if disp and disp.group(1).lower() != "none":  # "none": not visible (above)
-            attrs[DISPLAY_STYLE_ATTR] = disp.group(1).lower()
+    def element(self, parent: int, tag: str, attrib: Any, pvis: bool) -> tuple[int, bool]:
+        """An element, its kept attributes and visibility by the lexbor walks' rule
+        (:func:`_element_attrs`; ``attrib``: any mapping, copied into the Page's dict)."""
+        attrs, vis, pre = _element_attrs(tag, dict(attrib), pvis,
+                                         parent >= 0 and self.preserve[parent])
         idx = self._add(parent, ELEMENT, tag, "", attrs or None, vis)
         if pre:
             self.preserve[idx] = True
