@@ -296,16 +296,6 @@ class _LaterBar:
             self._bar.close()
 
 
-def _source_html(rec: Any) -> str | None:
-    """The decoded HTML source of a local input (for the metadata view), else None."""
-    from webseg.decode import decode_html
-
-    try:
-        return decode_html(rec.read_bytes()).text
-    except Exception:  # noqa: BLE001 - URL input, unreadable or undecodable: no source
-        return None
-
-
 #: Prefix of the error of a record that is no page (a WARC redirect, 404, revisit...).
 SKIPPED = "skipped: "
 
@@ -352,7 +342,7 @@ def _pages(inputs: tuple[str, ...], opts: dict[str, Any], concurrency: int,
                 if page is None:
                     yield rec.id, rec.url, None, None, error
                     continue
-                html = _source_html(rec)
+                html = rec.source_html()
                 # the address `webseg clean` gives the same record (the record's URL, else a
                 # local file's canonical URL or file:// URI), so both commands see one page
                 page.url = page_url(rec, page, html, url)

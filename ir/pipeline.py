@@ -27,8 +27,7 @@ from ir.store import StoredDoc
 
 __all__ = ["IndexReport", "declared_hints", "doc_from_page", "doc_from_text", "fallback_text",
            "html_text", "index_paths", "index_result", "page_result", "result_block_fn",
-           "result_language",
-           "source_html", "surface_analyzer"]
+           "result_language", "surface_analyzer"]
 
 
 def _language(text: str, hints: Sequence[str] = ()) -> str | None:
@@ -61,17 +60,6 @@ def declared_hints(rec: Any) -> list[str]:
         return declared_languages(rec.read_bytes())
     except (OSError, ValueError):
         return []
-
-
-def source_html(rec: Any) -> str | None:
-    """The decoded HTML source of a local or WARC input record (what the metadata of its
-    clean result is read from); None for URL inputs and undecodable bytes."""
-    from webseg.decode import decode_html
-
-    try:
-        return decode_html(rec.read_bytes()).text
-    except Exception:  # noqa: BLE001 - no source: the metadata is read from the Page
-        return None
 
 
 def page_result(page: Any, html: str | None, url: str | None) -> Any:
@@ -432,7 +420,7 @@ def index_paths(index: Any, paths: Sequence[str], sources: Sequence[str], concur
             # is stored, its block-model result reused by the content model
             url = _record_url(rec, page)
             html = (decoded if decoded is not None and isinstance(rec.source, bytes)
-                    else source_html(rec))
+                    else rec.source_html())
             res, language = index_result(page, html, url)
             doc = doc_from_page(doc_id, page, an, sources, url=url,
                                 block_fn=result_block_fn(res), language=language,

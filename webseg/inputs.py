@@ -139,6 +139,18 @@ class InputRecord:
             return gzip.decompress(data) if self.source.name.endswith(".gz") else data
         raise ValueError(f"{self.id}: URL input has no local bytes; render it")
 
+    def source_html(self) -> str | None:
+        """The decoded HTML source of a local or WARC record (what a page's metadata, the
+        classifier's structured-metadata view and the declared languages are read from: the
+        Page model drops ``<meta>``, JSON-LD and ``<html lang>``); None for URL input,
+        unreadable or undecodable bytes (the callers then read what the Page has)."""
+        from webseg.decode import decode_html
+
+        try:
+            return decode_html(self.read_bytes()).text
+        except Exception:  # noqa: BLE001 - no source: the callers fall back to the Page
+            return None
+
 
 def _is_url(s: str) -> bool:
     return s.startswith(("http://", "https://"))

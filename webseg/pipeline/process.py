@@ -165,9 +165,7 @@ def record_html(rec: Any, config: PipelineConfig) -> str | None:
     None for URL inputs, undecodable bytes, or when all three are off."""
     if not {"classify", "clean", "index"} & set(config.stages):
         return None
-    from ir.pipeline import source_html
-
-    return source_html(rec)
+    return rec.source_html()
 
 
 class PageProcessor:
