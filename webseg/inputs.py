@@ -331,6 +331,60 @@ def _import_warcio() -> None:
             del sys.modules["fsspec"]
 
 
+def _isal_zlib() -> Any:
+    """:mod:`isal.isal_zlib`, or None when ISA-L is not installed (looked up once)."""
+    global _ISAL_ZLIB
+    if _ISAL_ZLIB is None:
+        try:
+            from isal import isal_zlib
+        except ImportError:  # pragma: no cover - isal is a dependency; zlib then
+            _ISAL_ZLIB = False
+        else:
+            _ISAL_ZLIB = isal_zlib
+    return _ISAL_ZLIB or None
+
+
+_ISAL_ZLIB: Any = None  # the isal_zlib module once looked up, False when missing
+_ISAL_READER: Any = None  # the reader class made by _isal_reader
+
+
+def _isal_reader(fh: Any) -> Any:
+    """warcio's reader of a WARC's records (``DecompressingBufferedReader``, gzip), with
+    ISA-L's inflate (:mod:`isal.isal_zlib`, a dependency already: the index shards are
+    written with it) in place of zlib's; None without ISA-L (warcio's own reader stays).
+
+    Why: inflating the gzip members was most of the reading's CPU (0.25 s of 400 pages,
+    ~0.6 ms a page); ISA-L's inflate does the same in less than half of it. It gives the same
+    bytes and the same ``unused_data`` / ``eof`` at each member's end (a WARC record is one
+    gzip member; warcio starts a new decompressor on the rest, and reads a truncated member
+    as far as it goes either way), and raises on a stream that is not gzip as zlib does, so
+    an uncompressed WARC is still read as such. Only this reader's table changes: warcio's
+    class table, and with it the HTTP ``Content-Encoding`` decoding of payloads and every
+    other warcio user, keeps zlib."""
+    global _ISAL_READER
+    iz = _isal_zlib()
+    if iz is None:
+        return None
+    if _ISAL_READER is None:
+        from warcio.bufferedreaders import BufferedReader, DecompressingBufferedReader
+
+        def gunzip() -> Any:  # as warcio's gzip_decompressor: a gzip wrapper, 32 KB window
+            return iz.decompressobj(16 + zlib.MAX_WBITS)
+
+        class IsalReader(DecompressingBufferedReader):
+            DECOMPRESSORS = {**BufferedReader.DECOMPRESSORS, "gzip": gunzip}
+
+        _ISAL_READER = IsalReader
+    return _ISAL_READER(fh)
+
+
+def _read_errors() -> tuple[type[BaseException], ...]:
+    """What a broken WARC raises while it is read: I/O and format errors, zlib's and (when
+    it inflates) ISA-L's."""
+    iz = _isal_zlib()
+    return (OSError, EOFError, ValueError, zlib.error) + ((iz.error,) if iz else ())
+
+
 def _warc_records(stream: BinaryIO, name: str, seen: dict[str, int]) -> Iterator[InputRecord]:
     """Page records of one WARC/ARC stream; ``seen`` counts every record type met."""
     _import_warcio()
@@ -339,6 +393,9 @@ def _warc_records(stream: BinaryIO, name: str, seen: dict[str, int]) -> Iterator
 
     arc = name.lower().endswith((".arc", ".arc.gz"))  # ARC only by name: warcio takes any
     it = ArchiveIterator(stream, arc2warc=arc)            # garbage for an ARC header
+    fast = _isal_reader(it.fh)
+    if fast is not None:
+        it.reader = fast
     offset = 0  # where the next record starts: the last good position for error messages
 
     def advance() -> None:
@@ -389,7 +446,7 @@ def _warc_records(stream: BinaryIO, name: str, seen: dict[str, int]) -> Iterator
         if "non-chunked gzip" in str(e):
             raise _NotChunked(offset) from None
         yield _unreadable(name, offset, e)
-    except (OSError, EOFError, ValueError, zlib.error) as e:
+    except _read_errors() as e:
         yield _unreadable(name, offset, e)
 
 
