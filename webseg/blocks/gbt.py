@@ -24,8 +24,6 @@ NaN branch, and on real pages).
 
 from __future__ import annotations
 
-import gzip
-import json
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +34,17 @@ from webseg import _native as native
 __all__ = ["TreeEnsemble", "export_hgb", "read_model_json"]
 
 def read_model_json(path: str | Path) -> dict[str, Any]:
-    """A shipped model file's JSON (gzip-compressed when the name ends in ``.gz``)."""
+    """A shipped model file's JSON (gzip-compressed when the name ends in ``.gz``).
+
+    Read with :mod:`webseg.fastjson` (orjson and ISA-L when installed: the same objects as
+    ``json.load`` of ``gzip.open``, in under half the CPU; every run loads the block model)."""
+    from webseg import fastjson
+
     p = Path(path)
-    opener = gzip.open if p.suffix == ".gz" else open
-    with opener(p, "rt", encoding="utf-8") as f:
-        return json.load(f)
+    raw = p.read_bytes()
+    if p.suffix == ".gz":
+        raw = fastjson.gunzip(raw)
+    return fastjson.loads(raw)
 
 
 def export_hgb(model: Any) -> dict[str, Any]:

@@ -189,7 +189,8 @@ def run_pipeline(inputs: Sequence[str | Path], out_dir: str | Path,
                     if scan is not None:
                         scan.add(line, pos, head)
                     if builder is not None and line.get("index_doc"):
-                        builder.add(line["index_doc"])
+                        # made by StoredDoc.to_dict in this process: rows already
+                        builder.add(line["index_doc"], rows_made=True)
                     processed += 1
                     bar.update(1)
         finally:
