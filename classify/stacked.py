@@ -42,7 +42,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -253,7 +253,8 @@ class _Vec:
         assert self.vocab is not None and self.idf is not None
         if not hasattr(self, "_analyze"):
             self._analyze = _fast_analyzer(self.params) or self.vectorizer().build_analyzer()
-            self._index = {t: i for i, t in enumerate(self.vocab or [])}
+            vocab = self.vocab or []  # the same dict as {t: i for i, t in enumerate(...)}
+            self._index = dict(zip(vocab, range(len(vocab)), strict=True))
             self._idf64 = np.asarray(self.idf, dtype=np.float64)
             # words + word pairs (the text, title and url views): pairs are looked up as
             # (word, word) tuples, not joined strings (no string built and hashed per pair);
@@ -361,20 +362,26 @@ class _Vec:
         id's column as a term (-1: none), and the pair entries as sorted integer codes
         (first id * number of ids + second id) with their columns."""
         assert self._pairs is not None
-        word_id: dict[str, int] = {}
-        for t in self._index:
-            word_id.setdefault(t, len(word_id))
-        pairs = [(key, i) for key, i in self._pairs[0].items()]
-        for key, _ in pairs:
-            for w in key:
-                word_id.setdefault(w, len(word_id))
+        # Built with C-level passes (zip, dict.fromkeys, fromiter), not a Python statement per
+        # entry: the same dictionary and arrays as inserting the vocabulary, then each pair's
+        # words, with setdefault, in about a third of the CPU (a run builds them once, ~0.1 ms
+        # of each page of a 400-page run). The vocabulary's ids are its positions, and its
+        # columns are its values in order; pair words new to it follow in first-seen order.
+        index = self._index
+        word_id: dict[str, int] = dict(zip(index, range(len(index)), strict=True))
+        pair_index = self._pairs[0]
+        extra = [w for w in dict.fromkeys(chain.from_iterable(pair_index)) if w not in word_id]
+        word_id.update(zip(extra, range(len(word_id), len(word_id) + len(extra)), strict=True))
         uni_col = np.full(len(word_id), -1, dtype=np.int64)
-        for t, i in self._index.items():
-            uni_col[word_id[t]] = i
+        uni_col[:len(index)] = np.fromiter(index.values(), dtype=np.int64, count=len(index))
         n = max(1, len(word_id))
-        codes = np.array([word_id[key[0]] * n + word_id[key[1]] for key, _ in pairs],
-                         dtype=np.int64)
-        cols = np.array([i for _, i in pairs], dtype=np.int64)
+        get = word_id.__getitem__
+        first = np.fromiter(map(get, (k[0] for k in pair_index)), dtype=np.int64,
+                            count=len(pair_index))
+        second = np.fromiter(map(get, (k[1] for k in pair_index)), dtype=np.int64,
+                             count=len(pair_index))
+        codes = first * n + second
+        cols = np.fromiter(pair_index.values(), dtype=np.int64, count=len(pair_index))
         order = np.argsort(codes, kind="stable")
         return word_id, uni_col, codes[order], cols[order], n
 

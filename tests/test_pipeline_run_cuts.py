@@ -113,3 +113,43 @@ def test_entries_added_as_made_store_the_same_shards(tmp_path):
         assert b.close() == 7
     old, new = _shards(tmp_path / "False"), _shards(tmp_path / "True")
     assert old == new and len(old) == 11
+
+
+def _word_ids_by_insertion(rep) -> tuple:
+    """``_Vec._build_word_ids`` as first written (setdefault per entry): the reference."""
+    import numpy as np
+
+    word_id: dict[str, int] = {}
+    for t in rep._index:
+        word_id.setdefault(t, len(word_id))
+    pairs = list(rep._pairs[0].items())
+    for key, _ in pairs:
+        for w in key:
+            word_id.setdefault(w, len(word_id))
+    uni_col = np.full(len(word_id), -1, dtype=np.int64)
+    for t, i in rep._index.items():
+        uni_col[word_id[t]] = i
+    n = max(1, len(word_id))
+    codes = np.array([word_id[k[0]] * n + word_id[k[1]] for k, _ in pairs], dtype=np.int64)
+    cols = np.array([i for _, i in pairs], dtype=np.int64)
+    order = np.argsort(codes, kind="stable")
+    return word_id, uni_col, codes[order], cols[order], n
+
+
+_WORD = st.sampled_from(["a", "b", "cc", "dé", "街", "x1", "yy", "z"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_WORD | st.tuples(_WORD, _WORD).map(" ".join), unique=True, max_size=25))
+def test_word_ids_are_built_as_by_insertion(vocab):
+    import numpy as np
+
+    from classify.stacked import _Vec
+
+    rep = _Vec({"tokens": "words", "ngram_range": (1, 2)}, vocab, np.ones(len(vocab)))
+    rep.rows(["a b"])  # sets up the look-up tables
+    assert list(rep._index.items()) == [(t, i) for i, t in enumerate(vocab)]
+    got, want = rep._build_word_ids(), _word_ids_by_insertion(rep)
+    assert list(got[0].items()) == list(want[0].items()) and got[4] == want[4]
+    for g, w in zip(got[1:4], want[1:4], strict=True):
+        assert g.dtype == w.dtype and np.array_equal(g, w)
