@@ -174,7 +174,8 @@ class IndexBuilder:
         self.shard_docs = shard_docs
         self.threads = max(1, threads)
         self.count = 0
-        self._pending: list[tuple[StoredDoc, dict[str, list[dict[str, Any]]] | None]] = []
+        self._pending: list[tuple[StoredDoc, dict[str, list[dict[str, Any]]] | None,
+                                  tuple[bytes, bytes] | None]] = []
         self._collection: Path | None = None
         self._files: list[Any] = []
         if backend == "lucene":
@@ -182,7 +183,8 @@ class IndexBuilder:
             self._files = [(self._collection / f"docs{i:02d}.json").open("w", encoding="utf-8")
                            for i in range(self.threads)]
 
-    def add(self, doc: StoredDoc | dict[str, Any], *, rows_made: bool = False) -> None:
+    def add(self, doc: StoredDoc | dict[str, Any], *, rows_made: bool = False,
+            encoded: tuple[bytes, bytes] | None = None) -> None:
         """Add one document: a :class:`StoredDoc`, or its JSON (``StoredDoc.to_dict``), whose
         blocks then go to the store as rows (:func:`ir.store.block_row`), never as objects.
 
@@ -193,8 +195,15 @@ class IndexBuilder:
         decimal again gives the same floats) - and they are stored as they are. Why: rebuilding
         ~150 rows a page was a third of the index's share of the collection stage. A dict read
         back from JSON (a resumed journal, another tool's file) goes through
-        :func:`block_row`, which also normalises what a writer left out or typed otherwise."""
+        :func:`block_row`, which also normalises what a writer left out or typed otherwise.
+
+        ``encoded`` (with ``rows_made``): orjson's texts of ``doc``'s fields but its blocks
+        and of its blocks, made when its journal line was encoded
+        (:func:`webseg.pipeline.collect.journal_line_parts`); the shard lines are then joined
+        from them instead of being encoded again (:meth:`ir.store.IndexStore.append_rows`
+        says when they are used; the same bytes either way)."""
         rows = None
+        lines = None
         if isinstance(doc, StoredDoc):
             d = doc
         else:
@@ -202,11 +211,13 @@ class IndexBuilder:
             blocks = doc.get("blocks") or {}
             rows = (dict(blocks) if rows_made else
                     {s: [block_row(b) for b in bl] for s, bl in blocks.items()})
+            if rows_made and encoded is not None:
+                lines = _encoded_lines(d, doc, encoded)
         if self._files:
             f = self._files[self.count % len(self._files)]
             f.write(json.dumps({"id": d.id, "contents": lucene_contents(d.terms)},
                                ensure_ascii=False) + "\n")
-        self._pending.append((d, rows))
+        self._pending.append((d, rows, lines))
         self.count += 1
         if len(self._pending) >= self.shard_docs:
             self._flush()
@@ -233,6 +244,30 @@ class IndexBuilder:
                 if self._collection is not None:
                     shutil.rmtree(self._collection, ignore_errors=True)
         return self.count
+
+
+def _encoded_lines(d: StoredDoc, doc: dict[str, Any], encoded: tuple[bytes, bytes]
+                   ) -> tuple[bytes, bytes] | None:
+    """The document line and the blocks line of the shards, as
+    :meth:`ir.store.IndexStore.append_rows` would encode them, joined from ``encoded`` (the
+    texts of ``doc``'s fields and blocks); None when they might differ: the stored head is not
+    ``doc``'s fields in their order, or a text holds ``null`` (the shards check each ``null``
+    for a NaN, :func:`webseg.fastjson.dumps`' ``exact_nan``)."""
+    from webseg.fastjson import _nulls_are_nones, _orjson
+
+    fields, blocks = encoded
+    if _orjson is None or b"null" in blocks:
+        return None
+    head = d.head_dict()  # its values are doc's own objects: the same text, when in order
+    if list(head) != [k for k in doc if k != "blocks"] or any(
+            head[k] is not doc[k] for k in head):
+        return None
+    if b"null" in fields and not _nulls_are_nones(fields, head):
+        return None
+    try:
+        return fields, b'{"id":' + _orjson.dumps(d.id) + b',"blocks":' + blocks + b"}"
+    except TypeError:  # an id only the standard module writes
+        return None
 
 
 def run_anserini(collection: Path | None, index_dir: Path, threads: int) -> None:

@@ -279,16 +279,20 @@ def _gzip_writer(path: Path) -> Any:
     return gzip.open(path, "wb", compresslevel=4)
 
 
-def _write_jsonl_gz(path: Path, rows: Iterator[dict[str, Any]]) -> None:
+class _Encoded(bytes):
+    """A row already encoded as :func:`_write_jsonl_gz` would encode it (no newline)."""
+
+
+def _write_jsonl_gz(path: Path, rows: Iterator[dict[str, Any] | _Encoded]) -> None:
     """JSON lines, gzip (:func:`_gzip_writer`), written in pieces of about 1 MB (one
-    compressor call each, not one per line)."""
+    compressor call each, not one per line); an :class:`_Encoded` row is written as it is."""
     tmp = path.with_name(path.name + ".tmp")
     with _gzip_writer(tmp) as f:
         buf: list[bytes] = []
         size = 0
         for r in rows:
             # values read back as the standard module's (webseg.fastjson), NaN included
-            line = fastjson.dumps(r, exact_nan=True)
+            line = r if type(r) is _Encoded else fastjson.dumps(r, exact_nan=True)
             buf.append(line)
             size += len(line)
             if size >= 1 << 20:
@@ -376,22 +380,34 @@ class IndexStore:
         return self.append_rows([(d, None) for d in docs])
 
     def append_rows(self, docs: Sequence[tuple[StoredDoc, dict[str, list[dict[str, Any]]]
-                                               | None]]) -> str:
+                                               | None] | tuple[
+        StoredDoc, dict[str, list[dict[str, Any]]] | None, tuple[bytes, bytes] | None]]
+                    ) -> str:
         """:meth:`append` of documents whose blocks may be given as their stored rows:
         ``(doc, rows)`` pairs, ``rows`` per source as :func:`block_row` makes them (the
         document's own :attr:`StoredDoc.blocks` are then not read), or None to store
-        ``doc.blocks``. The shard holds the same lines either way."""
+        ``doc.blocks``. The shard holds the same lines either way.
+
+        A third item, when not None, is the document's docs line and blocks line already
+        encoded (``(doc, rows, (docs_line, blocks_line))``, without newlines): the bytes
+        :func:`webseg.fastjson.dumps` gives ``doc.head_dict()`` and ``{"id": doc.id,
+        "blocks": rows}`` (:class:`ir.from_output.IndexBuilder` makes them from the text the
+        journal line was encoded from); they are written as they are."""
         name = f"{len(self.manifest['shards']):05d}"
         dpath = self.path / f"{name}.docs.jsonl.gz"
         bpath = self.path / f"{name}.blocks.jsonl.gz"
-        _write_jsonl_gz(dpath, (d.head_dict() for d, _ in docs))
-        _write_jsonl_gz(bpath, ({"id": d.id, "blocks": rows if rows is not None else
+        items = [(t[0], t[1], t[2] if len(t) > 2 else None) for t in docs]
+        _write_jsonl_gz(dpath, (d.head_dict() if pre is None else _Encoded(pre[0])
+                                for d, _, pre in items))
+        _write_jsonl_gz(bpath, (_Encoded(pre[1]) if pre is not None else
+                                {"id": d.id, "blocks": rows if rows is not None else
                                  {s: [b.to_dict() for b in bl] for s, bl in d.blocks.items()}}
-                                for d, rows in docs))
+                                for d, rows, pre in items))
         sums = {"docs": _sha256(dpath), "blocks": _sha256(bpath)}
-        if any(d.main_leaves for d, _ in docs):
+        if any(d.main_leaves for d, _, _ in items):
             kpath = self.path / f"{name}.keys.jsonl.gz"
-            _write_jsonl_gz(kpath, ({"id": d.id, "keys": list(d.main_leaves)} for d, _ in docs))
+            _write_jsonl_gz(kpath, ({"id": d.id, "keys": list(d.main_leaves)}
+                                    for d, _, _ in items))
             sums["keys"] = _sha256(kpath)
         entry: dict[str, Any] = {"name": name, "docs": len(docs), "sha256": sums}
         pas = self.settings.get("passages")
@@ -402,7 +418,7 @@ class IndexStore:
             ppath = self.path / f"{name}.passages.jsonl.gz"
             _write_jsonl_gz(ppath, ({"id": d.id, **(
                 passage_record(d.blocks, src, mw) if rows is None
-                else passage_rows(rows, src, mw))} for d, rows in docs))
+                else passage_rows(rows, src, mw))} for d, rows, _ in items))
             sums["passages"] = _sha256(ppath)
             entry["passages"] = what
         self.manifest["shards"].append(entry)

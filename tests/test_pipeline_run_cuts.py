@@ -153,3 +153,77 @@ def test_word_ids_are_built_as_by_insertion(vocab):
     assert list(got[0].items()) == list(want[0].items()) and got[4] == want[4]
     for g, w in zip(got[1:4], want[1:4], strict=True):
         assert g.dtype == w.dtype and np.array_equal(g, w)
+
+
+def _journal_lines(tmp_path) -> list[dict]:
+    """Real journal lines: the crawl fixture through the parsed pipeline."""
+    from webseg.pipeline.process import PipelineConfig
+    from webseg.pipeline.run import run_pipeline
+
+    warc = write_crawl_warc(tmp_path / "c.warc.gz", gz=True, truncate=False)
+    run_pipeline([warc], tmp_path / "out", PipelineConfig.parsed(), progress=False)
+    return [fastjson.loads(x) for x in (tmp_path / "out/work/pages.jsonl").open("rb")]
+
+
+def _old_journal_line(line, internal):
+    """The journal line encoded whole (the encoding journal_line_parts splices)."""
+    tail = {k: line[k] for k in internal if k in line}
+    public = {k: v for k, v in line.items() if k not in tail} if tail else line
+    head = fastjson.dumps(public)
+    if not tail:
+        return head + b"\n", len(head) - 1
+    return head[:-1] + b"," + fastjson.dumps(tail)[1:] + b"\n", len(head) - 1
+
+
+def test_spliced_journal_lines_are_the_whole_encoding(tmp_path):
+    from webseg.pipeline.collect import journal_line, journal_line_parts
+    from webseg.pipeline.run import INTERNAL_FIELDS
+
+    lines = _journal_lines(tmp_path)
+    assert sum(1 for x in lines if x.get("index_doc")) >= 2
+    odd = dict(lines[0], index_doc={**lines[0]["index_doc"],
+                                    "blocks": {"w": [{"t": 2 ** 70}]}})
+    nan = dict(lines[0], minhash=[float("nan")], index_doc={"id": "x", "blocks": {}})
+    first = dict(lines[0], index_doc={"blocks": {}, "id": "x"})  # blocks not last
+    for line in [*lines, odd, nan, first, {"id": "only"}]:
+        data, head, parts = journal_line_parts(line, INTERNAL_FIELDS)
+        assert (data, head) == _old_journal_line(line, INTERNAL_FIELDS)
+        assert (data, head) == journal_line(line, INTERNAL_FIELDS)
+        doc = line.get("index_doc")
+        if parts is not None:
+            assert parts == (fastjson.dumps({k: v for k, v in doc.items() if k != "blocks"}),
+                             fastjson.dumps(doc["blocks"]))
+    assert journal_line_parts(odd, INTERNAL_FIELDS)[2] is None  # a huge integer: stdlib
+    assert journal_line_parts(first, INTERNAL_FIELDS)[2] is None
+
+
+def test_shards_joined_from_the_journal_text_are_the_encoded_ones(tmp_path):
+    from ir.from_output import _encoded_lines
+    from webseg.pipeline.collect import journal_line_parts
+    from webseg.pipeline.run import INTERNAL_FIELDS
+
+    an = Analyzer()
+    docs = []
+    for i in range(6):
+        blocks = [Block(f"null pointer {i} {j}" if i == 3 else f"steel {i} {j}", {"steel": 1},
+                        seg=j, rank=j, box=(1.25, 2.0 / 3, 3.0, 4.0), weight=[1.0, 0.3][j % 2],
+                        role=["", "main"][j % 2]) for j in range(i % 3 + 1)]
+        docs.append(StoredDoc(f"d{i}", {"steel": 2, "x": i + 1}, title=f"t{i}",
+                              url=None if i % 2 else f"http://example.org/{i}",
+                              reason=None if i != 4 else "text-only",
+                              blocks={"blockfusion": blocks, "windows": blocks[:1]},
+                              main_leaves={"k": {"steel": 1.0}} if i % 3 == 1 else {}))
+    used = 0
+    for way in ("plain", "encoded"):
+        b = IndexBuilder(tmp_path / way, analyzer=an, sources=("blockfusion",),
+                         passage_source="blockfusion", shard_docs=4)
+        for d in docs:
+            entry = d.to_dict()
+            parts = journal_line_parts({"id": d.id, "index_doc": entry}, INTERNAL_FIELDS)[2]
+            b.add(entry, rows_made=True, encoded=parts if way == "encoded" else None)
+            if way == "encoded":
+                used += _encoded_lines(StoredDoc.from_dict({**entry, "blocks": {}}), entry,
+                                       parts) is not None
+        assert b.close() == 6
+    assert used >= 3  # the encoded lines were taken (not for the page with "null" in a text)
+    assert _shards(tmp_path / "plain") == _shards(tmp_path / "encoded")

@@ -34,7 +34,7 @@ from webseg.inputs import InputRecord, iter_inputs, parse_inputs_html, record_in
 from webseg.pipeline.collect import (
     CompactDuplicateIndex,
     JournalScan,
-    journal_line,
+    journal_line_parts,
     scan_journal,
     write_final,
 )
@@ -184,13 +184,13 @@ def run_pipeline(inputs: Sequence[str | Path], out_dir: str | Path,
                 for rec, page, err, html in _page_inputs(records, config, concurrency,
                                                           render_options or {}):
                     line = record_line(rec, page, err, processor, html)
-                    data, head = journal_line(line, INTERNAL_FIELDS)
+                    data, head, parts = journal_line_parts(line, INTERNAL_FIELDS)
                     pos = journal.append(line, data)
                     if scan is not None:
                         scan.add(line, pos, head)
                     if builder is not None and line.get("index_doc"):
                         # made by StoredDoc.to_dict in this process: rows already
-                        builder.add(line["index_doc"], rows_made=True)
+                        builder.add(line["index_doc"], rows_made=True, encoded=parts)
                     processed += 1
                     bar.update(1)
         finally:
