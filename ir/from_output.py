@@ -38,6 +38,7 @@ from typing import Any
 
 from ir.analysis import Analyzer
 from ir.store import StoredDoc, block_row
+from webseg import fastjson
 
 __all__ = ["IndexBuilder", "build_from_output", "duplicate_clusters", "is_output_folder",
            "iter_output_docs", "lucene_contents"]
@@ -175,7 +176,7 @@ class IndexBuilder:
         self.threads = max(1, threads)
         self.count = 0
         self._pending: list[tuple[StoredDoc, dict[str, list[dict[str, Any]]] | None,
-                                  tuple[bytes, bytes] | None]] = []
+                                  dict[str, bytes] | None]] = []
         self._collection: Path | None = None
         self._files: list[Any] = []
         if backend == "lucene":
@@ -212,7 +213,10 @@ class IndexBuilder:
             rows = (dict(blocks) if rows_made else
                     {s: [block_row(b) for b in bl] for s, bl in blocks.items()})
             if rows_made and encoded is not None:
-                lines = _encoded_lines(d, doc, encoded)
+                lines = self._encoded(d, doc, rows, encoded)
+                if lines is not None:  # the shards need no more of the page than these
+                    d, rows = StoredDoc(id=d.id, terms={},
+                                        main_leaves=dict.fromkeys(d.main_leaves)), None
         if self._files:
             f = self._files[self.count % len(self._files)]
             f.write(json.dumps({"id": d.id, "contents": lucene_contents(d.terms)},
@@ -221,6 +225,22 @@ class IndexBuilder:
         self.count += 1
         if len(self._pending) >= self.shard_docs:
             self._flush()
+
+    def _encoded(self, d: StoredDoc, doc: dict[str, Any], rows: dict[str, Any],
+                 encoded: tuple[bytes, bytes]) -> dict[str, bytes] | None:
+        """The shard lines of a document added with ``encoded`` texts (see :meth:`add`): its
+        docs and blocks lines (:func:`_encoded_lines`) and its passages line, encoded now;
+        None when they cannot be joined from the texts. Why now: the page's objects can then
+        go as soon as it is added (the pending shard holds its lines as bytes, a few times
+        smaller than the objects)."""
+        joined = _encoded_lines(d, doc, encoded)
+        if joined is None:
+            return None
+        lines = {"docs": joined[0], "blocks": joined[1]}
+        store = self.index.store
+        if store.passage_settings() is not None:
+            lines["passages"] = fastjson.dumps(store.passage_line(d, rows), exact_nan=True)
+        return lines
 
     def _flush(self) -> None:
         if self._pending:

@@ -381,25 +381,26 @@ class IndexStore:
 
     def append_rows(self, docs: Sequence[tuple[StoredDoc, dict[str, list[dict[str, Any]]]
                                                | None] | tuple[
-        StoredDoc, dict[str, list[dict[str, Any]]] | None, tuple[bytes, bytes] | None]]
+        StoredDoc, dict[str, list[dict[str, Any]]] | None, Mapping[str, bytes] | None]]
                     ) -> str:
         """:meth:`append` of documents whose blocks may be given as their stored rows:
         ``(doc, rows)`` pairs, ``rows`` per source as :func:`block_row` makes them (the
         document's own :attr:`StoredDoc.blocks` are then not read), or None to store
         ``doc.blocks``. The shard holds the same lines either way.
 
-        A third item, when not None, is the document's docs line and blocks line already
-        encoded (``(doc, rows, (docs_line, blocks_line))``, without newlines): the bytes
-        :func:`webseg.fastjson.dumps` gives ``doc.head_dict()`` and ``{"id": doc.id,
-        "blocks": rows}`` (:class:`ir.from_output.IndexBuilder` makes them from the text the
-        journal line was encoded from); they are written as they are."""
+        A third item, when not None, holds the document's ``docs``, ``blocks`` and (when the
+        index stores passages) ``passages`` lines already encoded, without newlines: the bytes
+        :func:`webseg.fastjson.dumps` gives ``doc.head_dict()``, ``{"id": doc.id, "blocks":
+        rows}`` and :meth:`passage_line` (:class:`ir.from_output.IndexBuilder` makes them as
+        each page comes); they are written as they are, and of ``doc`` only its id and its
+        main leaves' keys are read."""
         name = f"{len(self.manifest['shards']):05d}"
         dpath = self.path / f"{name}.docs.jsonl.gz"
         bpath = self.path / f"{name}.blocks.jsonl.gz"
         items = [(t[0], t[1], t[2] if len(t) > 2 else None) for t in docs]
-        _write_jsonl_gz(dpath, (d.head_dict() if pre is None else _Encoded(pre[0])
+        _write_jsonl_gz(dpath, (d.head_dict() if pre is None else _Encoded(pre["docs"])
                                 for d, _, pre in items))
-        _write_jsonl_gz(bpath, (_Encoded(pre[1]) if pre is not None else
+        _write_jsonl_gz(bpath, (_Encoded(pre["blocks"]) if pre is not None else
                                 {"id": d.id, "blocks": rows if rows is not None else
                                  {s: [b.to_dict() for b in bl] for s, bl in d.blocks.items()}}
                                 for d, rows, pre in items))
@@ -410,20 +411,34 @@ class IndexStore:
                                     for d, _, _ in items))
             sums["keys"] = _sha256(kpath)
         entry: dict[str, Any] = {"name": name, "docs": len(docs), "sha256": sums}
-        pas = self.settings.get("passages")
-        if pas:
-            what = {"source": str(pas["source"]),
-                    "min_block_weight": float(pas.get("min_block_weight", 0.5))}
-            src, mw = what["source"], what["min_block_weight"]
+        what = self.passage_settings()
+        if what is not None:
             ppath = self.path / f"{name}.passages.jsonl.gz"
-            _write_jsonl_gz(ppath, ({"id": d.id, **(
-                passage_record(d.blocks, src, mw) if rows is None
-                else passage_rows(rows, src, mw))} for d, rows, _ in items))
+            _write_jsonl_gz(ppath, (self.passage_line(d, rows) if pre is None
+                                    else _Encoded(pre["passages"]) for d, rows, pre in items))
             sums["passages"] = _sha256(ppath)
             entry["passages"] = what
         self.manifest["shards"].append(entry)
         self._write_manifest()
         return name
+
+    def passage_settings(self) -> dict[str, Any] | None:
+        """The passage evidence the shards store (source, minimum block weight), or None."""
+        pas = self.settings.get("passages")
+        if not pas:
+            return None
+        return {"source": str(pas["source"]),
+                "min_block_weight": float(pas.get("min_block_weight", 0.5))}
+
+    def passage_line(self, d: StoredDoc, rows: Mapping[str, list[dict[str, Any]]] | None
+                     ) -> dict[str, Any]:
+        """A document's line of the passages shard (:meth:`passage_settings` must be set):
+        :func:`passage_record` of its blocks, or :func:`passage_rows` of its ``rows``."""
+        what = self.passage_settings()
+        assert what is not None
+        src, mw = what["source"], what["min_block_weight"]
+        return {"id": d.id, **(passage_record(d.blocks, src, mw) if rows is None
+                               else passage_rows(rows, src, mw))}
 
     # ------------------------------------------------------------------ read
     def _shard_file(self, shard: dict[str, Any], kind: str) -> Path:
