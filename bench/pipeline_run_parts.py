@@ -3,6 +3,7 @@
 ::
 
     python bench/pipeline_run_parts.py WARC [--render] [--runs 3] [--other-checkout DIR]
+    python bench/pipeline_run_parts.py --model-loads [--runs 5] [--other-checkout DIR]
 
 Runs the pipeline (parsed unless ``--render``) on ``WARC`` in a child process, with timers
 around the parts of :func:`webseg.pipeline.run.run_pipeline`: reading the input records and
@@ -86,6 +87,32 @@ print(json.dumps(acc))
 """
 
 
+#: ``--model-loads``: the models a parsed run loads, timed one by one in a fresh process (the
+#: page-type model's word-pair tables are built on its first page: ``first rows``)
+LOADS = r"""
+import json, time
+T = time.process_time
+import classify.model as cm, webseg.blocks.model as bm, numpy  # noqa: F401
+t = T(); m = cm.load_model(); t1 = T()
+bm.load_model(); t2 = T()
+for v in m.model.base:
+    if getattr(v.rep, "vocab", None) is not None:
+        v.rep.rows(["word " * 100])
+t3 = T()
+print(json.dumps({"page-type model": t1 - t, "block model": t2 - t1, "first rows": t3 - t2,
+                  "total": t3 - t}))
+"""
+
+
+def run_loads(checkout: Path, env: dict[str, str]) -> dict[str, float]:
+    proc = subprocess.run([sys.executable, "-c", LOADS], cwd=checkout,
+                          env={**env, "PYTHONPATH": str(checkout)}, capture_output=True,
+                          text=True, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"{checkout}: loading failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def run_once(checkout: Path, warc: Path, render: bool, env: dict[str, str]) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="run-parts-") as tmp:
         args = [sys.executable, "-c", CHILD, "pipeline", str(warc), "-o", str(Path(tmp) / "out"),
@@ -99,11 +126,15 @@ def run_once(checkout: Path, warc: Path, render: bool, env: dict[str, str]) -> d
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("warc", type=Path)
+    ap.add_argument("warc", type=Path, nargs="?")
+    ap.add_argument("--model-loads", action="store_true",
+                    help="time the models' loading only (no run, no WARC)")
     ap.add_argument("--render", action="store_true")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--other-checkout", type=Path, default=None)
     a = ap.parse_args()
+    if a.warc is None and not a.model_loads:
+        ap.error("give a WARC (or --model-loads)")
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(ROOT / ".cache" / "run-parts-pycache")
@@ -115,7 +146,8 @@ def main() -> int:
     results: dict[Path, list[dict[str, float]]] = {c: [] for c in checkouts}
     for _ in range(a.runs):
         for c in reversed(checkouts):  # the other checkout first, then this one
-            results[c].append(run_once(c, a.warc.resolve(), a.render, env))
+            results[c].append(run_loads(c, env) if a.model_loads
+                              else run_once(c, a.warc.resolve(), a.render, env))
     keys = list(dict.fromkeys(k for rs in results.values() for r in rs for k in r))
     print(f"CPU s, median of {a.runs} runs" + (" (alternating)" if len(checkouts) > 1 else ""))
     print(f"{'part':22s}" + "".join(f"{c.name:>18s}" for c in checkouts))
