@@ -4,6 +4,7 @@
 
     python bench/pipeline_run_parts.py WARC [--render] [--runs 3] [--other-checkout DIR]
     python bench/pipeline_run_parts.py --model-loads [--runs 5] [--other-checkout DIR]
+    python bench/pipeline_run_parts.py WARC --read [--runs 5] [--other-checkout DIR]
 
 Runs the pipeline (parsed unless ``--render``) on ``WARC`` in a child process, with timers
 around the parts of :func:`webseg.pipeline.run.run_pipeline`: reading the input records and
@@ -104,8 +105,20 @@ print(json.dumps({"page-type model": t1 - t, "block model": t2 - t1, "first rows
 """
 
 
-def run_loads(checkout: Path, env: dict[str, str]) -> dict[str, float]:
-    proc = subprocess.run([sys.executable, "-c", LOADS], cwd=checkout,
+#: ``--read``: the WARC's records read (``iter_inputs``), then read and parsed
+READ = r"""
+import json, sys, time
+T = time.process_time
+from webseg.inputs import iter_inputs, parse_inputs_html
+t = T(); n = sum(1 for _ in iter_inputs([sys.argv[1]])); t1 = T()
+m = sum(1 for _ in parse_inputs_html(iter_inputs([sys.argv[1]]), 200000)); t2 = T()
+print(json.dumps({"read": t1 - t, "read+parse": t2 - t1}))
+"""
+
+
+def run_loads(checkout: Path, env: dict[str, str], code: str = LOADS,
+              args: tuple[str, ...] = ()) -> dict[str, float]:
+    proc = subprocess.run([sys.executable, "-c", code, *args], cwd=checkout,
                           env={**env, "PYTHONPATH": str(checkout)}, capture_output=True,
                           text=True, check=False)
     if proc.returncode != 0:
@@ -129,6 +142,8 @@ def main() -> int:
     ap.add_argument("warc", type=Path, nargs="?")
     ap.add_argument("--model-loads", action="store_true",
                     help="time the models' loading only (no run, no WARC)")
+    ap.add_argument("--read", action="store_true",
+                    help="time reading the WARC's records, then reading and parsing them")
     ap.add_argument("--render", action="store_true")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--other-checkout", type=Path, default=None)
@@ -146,8 +161,12 @@ def main() -> int:
     results: dict[Path, list[dict[str, float]]] = {c: [] for c in checkouts}
     for _ in range(a.runs):
         for c in reversed(checkouts):  # the other checkout first, then this one
-            results[c].append(run_loads(c, env) if a.model_loads
-                              else run_once(c, a.warc.resolve(), a.render, env))
+            if a.model_loads:
+                results[c].append(run_loads(c, env))
+            elif a.read:
+                results[c].append(run_loads(c, env, READ, (str(a.warc.resolve()),)))
+            else:
+                results[c].append(run_once(c, a.warc.resolve(), a.render, env))
     keys = list(dict.fromkeys(k for rs in results.values() for r in rs for k in r))
     print(f"CPU s, median of {a.runs} runs" + (" (alternating)" if len(checkouts) > 1 else ""))
     print(f"{'part':22s}" + "".join(f"{c.name:>18s}" for c in checkouts))
