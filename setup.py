@@ -18,6 +18,7 @@ NATIVE = [
     ("markupwalk", "the markup walk of the page-type features (classify.pagefeatures)"),
     ("textscan", "currency marks and word count of a page's text (classify.pagefeatures)"),
     ("termcount", "the word and word-pair counts of the page-type text view (classify.stacked)"),
+    ("htmlscan", "words and tag starts of an HTML source in one pass (webseg.clean.metadata)"),
 ]
 
 setup(ext_modules=[

@@ -415,6 +415,26 @@ def test_xpaths_of_equals_the_pages_list() -> None:
                          [i]) == [page.xpaths[i]]
 
 
+def test_xpaths_of_without_the_pages_steps() -> None:
+    """Built from the steps of the needed nodes' siblings alone, or from the Page's steps
+    when they are at hand: the Page's own XPaths either way, on many same-name siblings,
+    text nodes among them and several levels, for any node set in any order."""
+    from webseg.clean.json_out import xpaths_of
+
+    html = ("<div><p>a<b>b</b>c<b>d</b></p><p>d</p>text<p>e<i>f</i>g</p><ul>"
+            + "".join(f"<li>{k}<span>x</span>y</li>" for k in range(12))
+            + "</ul></div><div><p>h</p></div>")
+    page = parse(html)
+    nodes = list(range(page.n))
+    for order in (nodes, nodes[::-1], nodes[::3], [nodes[-1], nodes[1]]):
+        fresh = parse(html)
+        assert xpaths_of(fresh, order) == [page.xpaths[i] for i in order]
+        assert "xpath_steps" not in fresh.__dict__  # the sparse way was taken
+        stepped = parse(html)
+        _ = stepped.xpath_steps
+        assert xpaths_of(stepped, order) == [page.xpaths[i] for i in order]
+
+
 _PIECES = ["<meta ", 'name="author" ', 'content="', '"', "'", ">", "<", "</script>",
            '<script type="application/ld+json">', '{"@type": ["Article", 3], "author": ',
            '[{"name": {"x": 1}}, null, "A B"]', ', "datePublished": [', "2024-13-45", "]}",

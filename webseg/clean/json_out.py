@@ -202,17 +202,31 @@ def upgrade_line(line: dict[str, Any]) -> dict[str, Any]:
 
 def xpaths_of(page: Any, nodes: Any) -> list[str]:
     """The XPaths of ``nodes`` in the form of :attr:`webseg.page.Page.xpaths`, built for
-    these nodes and their ancestors only from the Page's steps
-    (:attr:`~webseg.page.Page.xpath_steps`, vectorised): the Page's own list joins a path for
-    every node, where a result reports a few dozen roots. Taken from that list when it is
-    already built."""
+    these nodes and their ancestors only: the Page's own list joins a path for every node,
+    where a result reports a few dozen roots. Taken from that list when it is already built,
+    else from the Page's steps (:attr:`~webseg.page.Page.xpath_steps`) when they are, else
+    from the steps of the children of these nodes' parents alone (:func:`_sibling_steps`),
+    which spares the whole page's ranking (a sort of every node)."""
     nodes = [int(i) for i in nodes]
     if "xpaths" in page.__dict__:
         xp = page.xpaths
         return [xp[i] for i in nodes]
-    names, ranks = page.xpath_steps
-    parent, rank = page.parent.tolist(), ranks.tolist()
+    parent = page.parent.tolist()
     memo: dict[int, str] = {}
+    if "xpath_steps" in page.__dict__:
+        names, ranks = page.xpath_steps
+        rank = ranks.tolist()
+
+        def step(a: int) -> str:
+            return f"/{names[a]}[{rank[a]}]"
+    else:
+        steps: dict[int, str] = {}
+        end, kinds = page.subtree_end.tolist(), page.kind.tolist()
+
+        def step(a: int) -> str:
+            if a not in steps:
+                _sibling_steps(parent[a], end, kinds, page.tag, steps)
+            return steps[a]
 
     def path(i: int) -> str:
         chain = []
@@ -222,10 +236,27 @@ def xpaths_of(page: Any, nodes: Any) -> list[str]:
             j = parent[j]
         prefix = memo[j] if j >= 0 else ""
         for a in reversed(chain):
-            prefix = memo[a] = f"{prefix}/{names[a]}[{rank[a]}]"
+            prefix = memo[a] = prefix + step(a)
         return memo[i]
 
     return [path(i) for i in nodes]
+
+
+def _sibling_steps(p: int, end: list[int], kinds: list[int], tags: list[str],
+                   steps: dict[int, str]) -> None:
+    """The XPath steps (``/div[2]``) of every child of node ``p`` (-1: the top-level nodes)
+    into ``steps``: the children are the nodes from ``p + 1`` on, each after the previous
+    one's subtree (pre-order), and a step's index counts the earlier children of the same
+    name, as :attr:`~webseg.page.Page.xpath_steps` ranks them."""
+    from webseg.page import TEXT
+
+    counts: dict[str, int] = {}
+    j, hi = p + 1, (end[p] if p >= 0 else len(end))
+    while j < hi:
+        name = "text()" if kinds[j] == TEXT else tags[j]
+        k = counts[name] = counts.get(name, 0) + 1
+        steps[j] = f"/{name}[{k}]"
+        j = end[j]
 
 
 def file_uri(path: str | Path) -> str:

@@ -36,6 +36,7 @@ copies, so changing a result never changes the remembered one.
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -249,11 +250,10 @@ def _joints(page: Page, kept: np.ndarray) -> tuple[np.ndarray, list[str], np.nda
         return sep, ws_text, cells
     n = page.n
     st = _memo(page, "strength", lambda: _strength(page))
+    close, has_ws, csum, is_el, el_closed, ccum = _memo(page, "joint_arrays",
+                                                        lambda: _joint_arrays(page))
     # elements opened in (a, b] and elements closed in [a, b) (an element closes at its last
     # descendant): the strongest of them separates a from b
-    close = np.zeros(n, dtype=np.int8)
-    el = np.flatnonzero(page.is_element)
-    np.maximum.at(close, page.subtree_end[el] - 1, st[el])
     lo_open, hi_open = kept[:-1] + 1, kept[1:] + 1
     opened = _range_max(st, lo_open, hi_open)
     closed = _range_max(close[:n], kept[:-1], kept[1:])
@@ -262,30 +262,19 @@ def _joints(page: Page, kept: np.ndarray) -> tuple[np.ndarray, list[str], np.nda
     # visible leaf in between
     ws = page.ws_before
     pre = _memo(page, "pre_roots", lambda: _pre_roots(page))[kept]
-    has_ws = np.zeros(n, dtype=np.int8)
-    if ws:
-        has_ws[np.fromiter(ws.keys(), dtype=np.int64, count=len(ws))] = 1
     between_ws = _range_max(has_ws, lo_open, hi_open) > 0
     text = page.text
     ids = kept.tolist()
-    end_ws = np.fromiter((text[j][-1:].isspace() for j in ids[:-1]), dtype=bool, count=m - 1)
-    start_ws = np.fromiter((text[j][:1].isspace() for j in ids[1:]), dtype=bool, count=m - 1)
-    leaf = np.zeros(n + 1, dtype=np.int64)
-    leaf[page.text_leaves + 1] = 1
-    ruby = _memo(page, "ruby", lambda: _ruby(page))
-    if ruby.any():  # a ruby reading left out is no missing word: 東<rt>とう</rt>京 is one
-        leaf[1:][ruby] = 0
-    csum = np.cumsum(leaf)
+    # text[j][-1:].isspace() and text[j][:1].isspace(), mapped without a Python step a leaf
+    end_ws = np.fromiter(map(str.isspace, map(_LAST, map(text.__getitem__, ids[:-1]))),
+                         dtype=bool, count=m - 1)
+    start_ws = np.fromiter(map(str.isspace, map(_FIRST, map(text.__getitem__, ids[1:]))),
+                           dtype=bool, count=m - 1)
     dropped = (csum[kept[1:]] - csum[kept[:-1] + 1]) > 0
     spaced = between_ws | end_ws | start_ws | dropped
     # two elements side by side (one closes after a, one opens before b); elements with
     # content only: an empty one (``<wbr>``, an ``<a id>`` anchor) is neither of two words'
     # boxes (``Donau<wbr>dampf`` is one word)
-    full = el[page.subtree_end[el] > el + 1]
-    is_el = np.zeros(n, dtype=np.int8)
-    is_el[full] = 1
-    el_closed = np.zeros(n, dtype=np.int8)
-    el_closed[page.subtree_end[full] - 1] = 1
     sib = (_range_max(is_el, lo_open, hi_open) > 0) & (
         _range_max(el_closed, kept[:-1], kept[1:]) > 0)
     if page.has_layout:  # what the eye sees: a gap between the two text boxes on one line
@@ -316,11 +305,47 @@ def _joints(page: Page, kept: np.ndarray) -> tuple[np.ndarray, list[str], np.nda
         for k in np.flatnonzero(between_ws & same_pre).tolist():
             a, b = ids[k], ids[k + 1]
             ws_text[k + 1] = "".join(ws.get(j, "") for j in range(a + 1, b + 1))
-    is_cell = np.zeros(n + 1, dtype=np.int64)
-    is_cell[1:] = st == CELL
-    ccum = np.cumsum(is_cell)
     cells[1:] = ccum[kept[1:] + 1] - ccum[kept[:-1] + 1]
     return sep, ws_text, cells
+
+
+_LAST, _FIRST = itemgetter(slice(-1, None)), itemgetter(slice(None, 1))
+
+
+def _joint_arrays(page: Page) -> tuple[np.ndarray, ...]:
+    """The per-node arrays :func:`_joints` reads that do not depend on the kept leaves,
+    made once per page (the text writers and the search index's segment texts each ask for
+    joints of their own leaves): ``close`` (the strongest separator of the elements that
+    close at each node), ``has_ws`` (recorded whitespace-only text before it), ``csum``
+    (text leaves before each node, a ruby reading not counted), ``is_el`` / ``el_closed``
+    (an element with content opens / closes there) and ``ccum`` (table cells before each
+    node). Read only: the memo shares them."""
+    n = page.n
+    st = _memo(page, "strength", lambda: _strength(page))
+    close = np.zeros(n, dtype=np.int8)
+    el = np.flatnonzero(page.is_element)
+    np.maximum.at(close, page.subtree_end[el] - 1, st[el])
+    ws = page.ws_before
+    has_ws = np.zeros(n, dtype=np.int8)
+    if ws:
+        has_ws[np.fromiter(ws.keys(), dtype=np.int64, count=len(ws))] = 1
+    leaf = np.zeros(n + 1, dtype=np.int64)
+    leaf[page.text_leaves + 1] = 1
+    ruby = _memo(page, "ruby", lambda: _ruby(page))
+    if ruby.any():  # a ruby reading left out is no missing word: 東<rt>とう</rt>京 is one
+        leaf[1:][ruby] = 0
+    csum = np.cumsum(leaf)
+    # two elements side by side (one closes after a, one opens before b); elements with
+    # content only: an empty one (``<wbr>``, an ``<a id>`` anchor) is neither of two words'
+    # boxes (``Donau<wbr>dampf`` is one word)
+    full = el[page.subtree_end[el] > el + 1]
+    is_el = np.zeros(n, dtype=np.int8)
+    is_el[full] = 1
+    el_closed = np.zeros(n, dtype=np.int8)
+    el_closed[page.subtree_end[full] - 1] = 1
+    is_cell = np.zeros(n + 1, dtype=np.int64)
+    is_cell[1:] = st == CELL
+    return close, has_ws, csum, is_el, el_closed, np.cumsum(is_cell)
 
 
 #: Phrasing elements that only change how text looks (weight, slant, size, a mark): a

@@ -44,6 +44,7 @@ touching a CJK character separates a title's parts (``标题-新闻频道-和讯
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from itertools import islice
@@ -104,7 +105,7 @@ class Heading(NamedTuple):
     pieces: tuple[str, ...]
 
 
-def first_h1(html: str, start: int = 0) -> Heading | None:
+def first_h1(html: str, start: int = 0, starts: list[int] | None = None) -> Heading | None:
     """The first ``<h1>`` from ``start`` (the body's start; one holding only an image, the
     site's logo, is passed over) as a reader sees it: not spaced at
     inline markup (``W<b>orld</b>``), spaced at line breaks and blocks; scripts, styles,
@@ -112,9 +113,11 @@ def first_h1(html: str, start: int = 0) -> Heading | None:
     animation's copy of the words) left out; private-use characters (icon fonts) and a
     trailing pilcrow (a documentation page's anchor link, ``Title¶``) dropped. None without
     an ``<h1>`` or when it holds no text. Only the heading's few thousand characters are
-    parsed (``lxml``), not the page."""
+    parsed (``lxml``), not the page. ``starts``: ascending positions that include every
+    place an ``<h1`` start tag can begin (:mod:`webseg._native.htmlscan`), which saves the
+    search through the page."""
     for _ in range(_H1_TRIES):
-        m = _H1_START.search(html, start)
+        m = _h1_start(html, start, starts)
         if not m:
             return None
         end = _H1_END.search(html, m.end(), m.end() + _H1_SPAN)
@@ -125,6 +128,18 @@ def first_h1(html: str, start: int = 0) -> Heading | None:
         if heading is not None or not _IMAGE.search(source):
             return heading
         start = end.end()  # a logo (an image alone in an <h1>): the next <h1>
+    return None
+
+
+def _h1_start(html: str, start: int, starts: list[int] | None) -> re.Match[str] | None:
+    """``_H1_START.search(html, start)``, tried only at ``starts`` when given (a superset of
+    where it can match: the same first match)."""
+    if starts is None:
+        return _H1_START.search(html, start)
+    for p in starts[bisect.bisect_left(starts, start):]:
+        m = _H1_START.match(html, p)
+        if m is not None:
+            return m
     return None
 
 
