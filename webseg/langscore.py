@@ -203,6 +203,17 @@ def _model() -> _Model:
                   table=_float32_table(ident.nb_ptc))
 
 
+def _native_walk(m: _Model) -> Any:
+    """The compiled walk (``langwalk.counts``) when it is built and the model's tables have
+    the types it reads (uint32 transitions, int64 row offsets and outputs), else None."""
+    from webseg import _native as native
+
+    nat = native.load("langwalk")
+    if nat is None or m.nm.dtype != np.uint32 or not m.nm.flags.c_contiguous:
+        return None
+    return nat.counts
+
+
 @lru_cache(maxsize=1)
 def _window() -> tuple[int | None, int]:
     """(D, pad) of the model's automaton (:func:`window_of`), asked only when many texts
@@ -232,10 +243,18 @@ def _finish(m: _Model, idx: np.ndarray | None, counts: np.ndarray | None,
 
 def scores(data: bytes) -> np.ndarray:
     """Per-class probabilities of one encoded text (:func:`encode`), as py3langid's
-    ``_decide``."""
+    ``_decide``. The automaton's walk is compiled (``webseg/_native/langwalk.c``: the same
+    features and counts, in the same order) when webseg's C extensions are built."""
+    m = _model()
+    walk = _native_walk(m)
+    if walk is not None:
+        got = walk(m.nm, m.rowbase, m.out, data)
+        if got is None:
+            return _finish(m, None, None, len(data))
+        return _finish(m, np.frombuffer(got[0], dtype=np.intp),
+                       np.frombuffer(got[1], dtype=np.float32), len(data))
     from py3langid.langid import visit_counts
 
-    m = _model()
     ident = m.ident
     visits = visit_counts(ident.tk_nextmove, ident._rowbase, ident.tk_output, data)
     if not visits:
