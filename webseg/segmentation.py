@@ -160,10 +160,13 @@ class Segmentation:
         the segment whose root is the nearer ancestor.
         """
         page = self.page
+        limit = level if level is not None else np.inf
+        disjoint = self._disjoint_labels(limit)
+        if disjoint is not None:
+            return disjoint
         labels = np.full(page.n, UNASSIGNED, dtype=np.int64)
         rank = np.full(page.n, -1, dtype=np.int64)  # (level, root depth) of the current owner
         depth = page.depth
-        limit = level if level is not None else np.inf
         for s in sorted(self.segments, key=lambda s: s.level):
             if s.level > limit:
                 continue
@@ -174,6 +177,37 @@ class Segmentation:
                 better = rank[sl] <= key
                 labels[sl][better] = s.id
                 rank[sl][better] = key
+        return labels
+
+    def _disjoint_labels(self, limit: float) -> np.ndarray | None:
+        """:meth:`node_labels` when no two of the roots taken (segments of level <= ``limit``)
+        hold a node in common, else None. Then every covered node has exactly one owner, the
+        one segment whose root's subtree holds it, so no ranking is needed: each node's owner
+        is found by one binary search over the subtrees' starts (a flat segmentation, e.g.
+        block fusion's, in a few vectorised steps instead of a few array operations per
+        root)."""
+        page = self.page
+        ids: list[int] = []
+        roots: list[int] = []
+        for s in self.segments:
+            if s.level <= limit:
+                ids.extend([s.id] * len(s.nodes))
+                roots.extend(s.nodes)
+        labels = np.full(page.n, UNASSIGNED, dtype=np.int64)
+        if not roots:
+            return labels
+        starts = np.asarray(roots, dtype=np.int64)
+        order = np.argsort(starts, kind="stable")
+        starts = starts[order]
+        ends = np.asarray(page.subtree_end, dtype=np.int64)[starts]
+        if (ends[:-1] > starts[1:]).any():  # nested or repeated roots: ranked, one by one
+            return None
+        owner = np.asarray(ids, dtype=np.int64)[order]
+        nodes = np.arange(page.n, dtype=np.int64)
+        k = np.searchsorted(starts, nodes, side="right") - 1
+        inside = k >= 0
+        inside[inside] = nodes[inside] < ends[k[inside]]
+        labels[inside] = owner[k[inside]]
         return labels
 
     def leaf_labels(self, level: int | None = None) -> np.ndarray:
