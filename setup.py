@@ -18,6 +18,7 @@ NATIVE = [
     ("markupwalk", "the markup walk of the page-type features (classify.pagefeatures)"),
     ("textscan", "currency marks and word count of a page's text (classify.pagefeatures)"),
     ("termcount", "the word and word-pair counts of the page-type text view (classify.stacked)"),
+    ("blocktext", "block fusion's tokens, block texts and roots (webseg.segmenters.blockfusion)"),
     ("langwalk", "the language detector's byte n-gram feature counts (webseg.langscore)"),
 ]
 
