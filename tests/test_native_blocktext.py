@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from tests.helpers import sample_page
 from webseg import _native as native
 from webseg.parse import parse
+from webseg.segmentation import words_of
 from webseg.segmenters.blockfusion import BlockFusion, _boundaries, block_roots
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,6 +43,7 @@ def both(page, monkeypatch, **kw):
         slow = bf.segment_flat(page)
         slow_bounds = _boundaries(page, bf.boundaries, bf.enforcing_tags)
     fast_bounds = _boundaries(page, bf.boundaries, bf.enforcing_tags)
+    assert [words_of(s) for s in fast.segments] == [len(s.text.split()) for s in fast.segments]
     for x, y in zip(fast_bounds, slow_bounds, strict=True):
         assert np.array_equal(x, y) and x.dtype == y.dtype
     return ([(s.id, s.nodes, s.parent, s.text, s.box, s.attrs) for s in fast.segments],

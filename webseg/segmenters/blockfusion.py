@@ -60,7 +60,7 @@ import numpy as np
 
 from webseg import _native as native
 from webseg.page import ELEMENT, Page
-from webseg.segmentation import Segment, Segmentation
+from webseg.segmentation import Segment, Segmentation, remember_words
 from webseg.segmenters.base import register
 from webseg.segmenters.levels import check_level1, with_level1
 
@@ -437,10 +437,11 @@ class BlockFusion:
         return None if nat is None or bt is None else (nat, bt)
 
     def _fuse_compiled(self, page: Page, nat: object, bt: object
-                       ) -> tuple[list[tuple[int, int, float]], np.ndarray, np.ndarray]:
+                       ) -> tuple[list[tuple[int, int, float]], np.ndarray, np.ndarray, bytes]:
         """:meth:`_fuse` with the leaves' tokens counted in C (``blocktext.leaf_tokens``:
         the prefix sums and token starts :meth:`_fuse` builds from ``str.split()``), no token
-        lists made; the same blocks and densities."""
+        lists made; the same blocks and densities. Also returns the token starts (int64
+        bytes: each leaf's first token, and the number of tokens at the end)."""
         leaves = page.text_leaves
         nl = len(leaves)
         gap, enforce, lo, hi = _boundaries(page, self.boundaries, self.enforcing_tags)
@@ -449,7 +450,7 @@ class BlockFusion:
         cuts_a = np.concatenate([[0], np.flatnonzero(gap[1:nl]) + 1, [nl]]).astype(np.int64)
         fused = nat.fuse(cum, starts, cuts_a, np.ascontiguousarray(barrier, dtype=bool),
                          self.wrap_width, self.theta_max)
-        return fused, lo, hi
+        return fused, lo, hi, starts
 
     def segment_flat(self, page: Page) -> Segmentation:
         """One segment per fused block, flat (what ``level1="none"`` returns). With the C
@@ -458,7 +459,7 @@ class BlockFusion:
         compiled = self._compiled() if len(page.text_leaves) else None
         if compiled is not None:
             nat, bt = compiled
-            fused, lo, hi = self._fuse_compiled(page, nat, bt)
+            fused, lo, hi, starts = self._fuse_compiled(page, nat, bt)
             leaves32 = np.ascontiguousarray(page.text_leaves, dtype=np.int32)
             texts = bt.block_texts(page.text, leaves32, fused)
             roots = bt.block_roots(np.ascontiguousarray(page.parent, dtype=np.int32), leaves32,
@@ -477,6 +478,10 @@ class BlockFusion:
         segs = [Segment(id=k, nodes=r, box=box, text=text, attrs={"density": float(rho)})
                 for k, ((_, _, rho), r, box, text)
                 in enumerate(zip(fused, roots, boxes, texts, strict=True))]
+        if compiled is not None:  # each text's word count, known from the token starts
+            st = np.frombuffer(starts, dtype=np.int64).tolist()
+            for s, (a, b, _) in zip(segs, fused, strict=True):
+                remember_words(s, st[b] - st[a])
         return Segmentation(page, segs, algorithm=self.name, params=self.params)
 
 
