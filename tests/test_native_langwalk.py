@@ -101,3 +101,16 @@ def test_bad_tables_raise():
         walk.counts(states, np.array([0], dtype=np.int64), np.array([-1]), b"x")
     with pytest.raises(TypeError):
         walk.counts(m.nm, m.rowbase, m.out, "text, not bytes")
+
+
+def test_the_cached_tables_are_the_identifiers():
+    # the model read from the cache (no identifier built) holds py3langid's own values
+    m = langscore._model()
+    ident = lang._identifier()
+    assert np.array_equal(m.nm, np.asarray(ident.tk_nextmove))
+    assert m.rowbase.tolist() == list(ident._rowbase)
+    assert m.out.tolist() == list(ident.tk_output)
+    assert m.classes == list(ident.nb_classes)
+    assert m.pc.tobytes() == np.asarray(ident.nb_pc).tobytes()
+    assert m.alias_pairs == list(ident._alias_pairs)
+    assert np.array_equal(m.table, np.asarray(ident.nb_ptc, dtype=np.float32))

@@ -274,7 +274,9 @@ def _columns() -> tuple[list[str | None], Any]:
     codes: list[str | None] = []
     index: dict[str | None, int] = {}
     cols = []
-    for label in _identifier().nb_classes:
+    from webseg.langscore import _model
+
+    for label in _model().classes:
         c = _code(label)
         if c not in index:
             index[c] = len(codes)
