@@ -25,9 +25,9 @@ TEXTS = ["The quick brown fox jumps over the lazy dog.", "THE QUICK BROWN FOX", 
          "e\u0301te\u0301", "ab" * 5000]
 
 
-def compiled(data: bytes):
+def compiled(data: bytes, window: int = 0):
     m = langscore._model()
-    got = walk.counts(m.nm, m.rowbase, m.out, data)
+    got = walk.counts(m.nm, m.rowbase, m.out, data, window)
     if got is None:
         return None
     feats = np.frombuffer(got[0], dtype=np.intp).tolist()
@@ -114,3 +114,35 @@ def test_the_cached_tables_are_the_identifiers():
     assert m.pc.tobytes() == np.asarray(ident.nb_pc).tobytes()
     assert m.alias_pairs == list(ident._alias_pairs)
     assert np.array_equal(m.table, np.asarray(ident.nb_ptc, dtype=np.float32))
+
+
+def window():
+    got, _ = langscore._window()
+    if got is None:
+        pytest.skip("the automaton's window is not proven here (no writable model cache)")
+    return got
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_chains_walk_to_the_same_counts(text):
+    data = langscore.encode(text)
+    assert compiled(data, window()) == python(data)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=3000))
+def test_chains_any_bytes(data):
+    assert compiled(data, window()) == python(data)
+
+
+def test_chains_every_length_around_the_parts():
+    # the parts' boundaries: texts of 8 * (window + k) + r bytes
+    w = window()
+    text = "Warszawa jest stolicą Polski, Быстрая лиса, 敏捷的狐狸 the quick fox " * 20
+    data = langscore.encode(text)
+    for n in range(0, 8 * (w + 3) + 9):
+        assert compiled(data[:n], w) == python(data[:n]), n
+
+
+def test_scores_use_the_known_window():
+    assert langscore._known_window() in (0, langscore._window()[0])

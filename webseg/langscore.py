@@ -255,6 +255,20 @@ def _native_walk(m: _Model) -> Any:
 
 
 @lru_cache(maxsize=1)
+def _known_window() -> int:
+    """The automaton's window (:func:`window_of`) when the model cache has it already, else 0
+    (the compiled walk then makes one chain): one text is never kept waiting for the proof."""
+    path = _cache_file("dfa-window.json")
+    if path is None:
+        return 0
+    try:
+        got = json.loads(path.read_text(encoding="utf-8"))["window"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0
+    return got if isinstance(got, int) and got > 0 else 0
+
+
+@lru_cache(maxsize=1)
 def _window() -> tuple[int | None, int]:
     """(D, pad) of the model's automaton (:func:`window_of`), asked only when many texts
     are scored at once, so identifying one page never waits for the proof."""
@@ -287,7 +301,7 @@ def scores(data: bytes) -> np.ndarray:
     m = _model()
     walk = _native_walk(m)
     if walk is not None:
-        got = walk(m.nm, m.rowbase, m.out, data)
+        got = walk(m.nm, m.rowbase, m.out, data, _known_window())
         if got is None:
             return _finish(m, None, None, len(data))
         return _finish(m, np.frombuffer(got[0], dtype=np.intp),
