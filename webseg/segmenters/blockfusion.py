@@ -213,8 +213,13 @@ def _boundaries(page: Page, boundaries: str = "tags",
     """
     leaves = page.text_leaves
     n, nl = page.n, len(leaves)
-    lo = np.searchsorted(leaves, np.arange(n))
-    hi = np.searchsorted(leaves, page.subtree_end)
+    # before[x]: the text leaves before node x (0 <= x <= n), what a binary search of the
+    # sorted leaves for x answers (np.searchsorted), for every node at once
+    before = np.zeros(n + 1, dtype=np.intp)
+    before[leaves + 1] = 1
+    np.cumsum(before, out=before)
+    lo = before[:n]
+    hi = before[page.subtree_end]
     table = _TAG_FLAGS if enforcing == GAP_ENFORCING_TAGS else _tag_flags(enforcing)
     bt = native.load("blocktext")
     if bt is not None:  # every node's flags, _ALWAYS among them, by one compiled pass
