@@ -4,9 +4,15 @@ py3langid scores a text in three steps: a walk of a finite automaton over the te
 bytes that counts byte n-gram features (a Python loop, one step per byte), a naive Bayes dot
 product of the features' log counts with a float16 table, and a softmax. On short texts (the
 abstracts of a text collection) the walk and the dot product cost about 40 microseconds
-each, more than the rest of indexing a document. Two things make them cheaper here without
-changing a single bit of the scores (``tests/test_lang_batch.py`` compares them with
-py3langid's own ``_decide``):
+each, more than the rest of indexing a document. Three things make them cheaper here
+without changing a single bit of the scores (``tests/test_lang_batch.py`` and
+``tests/test_native_langwalk.py`` compare them with py3langid's own ``_decide``):
+
+* **One text walks in C** (``webseg/_native/langwalk.c``, when built): the same steps over
+  the same tables; with the window ``D`` below known, in eight interleaved chains whose table
+  reads overlap (each chain starts ``D - 1`` bytes early, so it is in the whole walk's state
+  when its part begins). The tables are read straight from the model cache, so no py3langid
+  identifier is built unless its Python walk runs (``WEBSEG_PURE_PYTHON=1``, or no C).
 
 * **Many texts walk at once.** The automaton is an Aho-Corasick automaton over the model's
   n-grams (checked, not assumed: :func:`window_of` proves it from the transition table once
