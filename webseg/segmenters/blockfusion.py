@@ -449,6 +449,9 @@ class BlockFusion:
         bytes: each leaf's first token, and the number of tokens at the end)."""
         leaves = page.text_leaves
         nl = len(leaves)
+        if nl == 0:  # no text: no block (as _fuse)
+            return ([], np.zeros(page.n, np.int64), np.zeros(page.n, np.int64),
+                    np.zeros(1, np.int64).tobytes())
         gap, enforce, lo, hi = _boundaries(page, self.boundaries, self.enforcing_tags)
         barrier = enforce if self.mode == "rulebased" else np.zeros(nl + 1, bool)
         cum, starts = bt.leaf_tokens(page.text, np.ascontiguousarray(leaves, dtype=np.int32))
