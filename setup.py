@@ -19,6 +19,8 @@ NATIVE = [
     ("textscan", "currency marks and word count of a page's text (classify.pagefeatures)"),
     ("termcount", "the word and word-pair counts of the page-type text view (classify.stacked)"),
     ("htmlscan", "words and tag starts of an HTML source in one pass (webseg.clean.metadata)"),
+    ("blocktext", "block fusion's tokens, block texts and roots (webseg.segmenters.blockfusion)"),
+    ("langwalk", "the language detector's byte n-gram feature counts (webseg.langscore)"),
 ]
 
 setup(ext_modules=[

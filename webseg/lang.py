@@ -99,6 +99,15 @@ def normalize_hint(value: str | None) -> list[str]:
     junk give nothing. Three-letter codes are kept when they are not ``mul``/``und``/``zxx``."""
     if not value:
         return []
+    if not isinstance(value, str):  # not kept (and fails as it always did)
+        return list(_normalized.__wrapped__(value))
+    return list(_normalized(value))
+
+
+@lru_cache(maxsize=4096)
+def _normalized(value: str) -> tuple[str, ...]:
+    """:func:`normalize_hint`'s codes, kept per value: a crawl's pages repeat a handful of
+    declarations (``en``, ``en-US``) thousands of times."""
     out: list[str] = []
     for part in re.split(r"[,;\s]+", value.strip().lower()):
         primary = re.split(r"[-_]", part, maxsplit=1)[0]
@@ -108,7 +117,7 @@ def normalize_hint(value: str | None) -> list[str]:
         code = _DEPRECATED.get(code, code)
         if code and code not in out:
             out.append(code)
-    return out
+    return tuple(out)
 
 
 _HEAD_BYTES = 65536
@@ -274,7 +283,9 @@ def _columns() -> tuple[list[str | None], Any]:
     codes: list[str | None] = []
     index: dict[str | None, int] = {}
     cols = []
-    for label in _identifier().nb_classes:
+    from webseg.langscore import _model
+
+    for label in _model().classes:
         c = _code(label)
         if c not in index:
             index[c] = len(codes)

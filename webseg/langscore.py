@@ -4,9 +4,15 @@ py3langid scores a text in three steps: a walk of a finite automaton over the te
 bytes that counts byte n-gram features (a Python loop, one step per byte), a naive Bayes dot
 product of the features' log counts with a float16 table, and a softmax. On short texts (the
 abstracts of a text collection) the walk and the dot product cost about 40 microseconds
-each, more than the rest of indexing a document. Two things make them cheaper here without
-changing a single bit of the scores (``tests/test_lang_batch.py`` compares them with
-py3langid's own ``_decide``):
+each, more than the rest of indexing a document. Three things make them cheaper here
+without changing a single bit of the scores (``tests/test_lang_batch.py`` and
+``tests/test_native_langwalk.py`` compare them with py3langid's own ``_decide``):
+
+* **One text walks in C** (``webseg/_native/langwalk.c``, when built): the same steps over
+  the same tables; with the window ``D`` below known, in eight interleaved chains whose table
+  reads overlap (each chain starts ``D - 1`` bytes early, so it is in the whole walk's state
+  when its part begins). The tables are read straight from the model cache, so no py3langid
+  identifier is built unless its Python walk runs (``WEBSEG_PURE_PYTHON=1``, or no C).
 
 * **Many texts walk at once.** The automaton is an Aho-Corasick automaton over the model's
   n-grams (checked, not assumed: :func:`window_of` proves it from the transition table once
@@ -46,16 +52,29 @@ _BATCH_BYTES = 4_000_000
 
 @dataclass
 class _Model:
-    ident: Any  # the py3langid LanguageIdentifier (norm_probs=True)
     nm: np.ndarray  # transition table (uint32), row-compressed
     rowbase: np.ndarray  # state -> offset of its row in ``nm`` (int64)
     out: np.ndarray  # state -> feature emitted, -1 for none (int64)
     table: np.ndarray  # feature x class log-probabilities (float32 when cached)
+    classes: list[str]  # the class labels (py3langid's ``nb_classes``)
+    pc: np.ndarray  # the class priors (``nb_pc``, float32)
+    alias_pairs: list[tuple[int, int]]  # (first, repeated) columns of a repeated label
+
+    @property
+    def ident(self) -> Any:
+        """The py3langid LanguageIdentifier (norm_probs=True), for its own Python walk:
+        loaded on first use, because its tables as Python lists and an array copy cost
+        about 50 ms of every process, which the compiled walk does not need."""
+        from webseg.lang import _identifier
+
+        return _identifier()
 
 
 def encode(text: str) -> bytes:
     """The bytes py3langid scores for ``text`` (lower case if all upper, NFC, UTF-8)."""
-    return _model().ident._encode(text)
+    from py3langid.langid import LanguageIdentifier
+
+    return LanguageIdentifier._encode(text)
 
 
 def _cache_file(name: str) -> Path | None:
@@ -189,18 +208,70 @@ def window_of(nm: np.ndarray, rowbase: np.ndarray) -> tuple[int | None, int]:
     return int(depth.max()), int(stay[-1])
 
 
+def alias_pairs(classes: Sequence[str]) -> list[tuple[int, int]]:
+    """(first, repeated) column pairs of the labels that appear more than once, as
+    py3langid's ``LanguageIdentifier._set_alias_pairs`` lists them."""
+    first: dict[str, int] = {}
+    pairs = []
+    for i, c in enumerate(classes):
+        if c in first:
+            pairs.append((first[c], i))
+        else:
+            first[c] = i
+    return pairs
+
+
 @lru_cache(maxsize=1)
 def _model() -> _Model:
-    from webseg.lang import _identifier
+    """The detector's tables as numpy arrays. From the model cache
+    (:func:`webseg.lang.model_cache_dir`) they are the cached arrays themselves, memory-mapped,
+    the transitions' row offsets and the outputs widened to int64 (the values py3langid's
+    ``LanguageIdentifier`` holds as Python lists): no identifier is built. Without a cache
+    they come from the identifier."""
+    from webseg.lang import _cached_arrays, _identifier
 
+    arrays = _cached_arrays()
+    if arrays is not None:
+        classes = arrays["classes"].tolist()
+        return _Model(nm=arrays["nextmove"].view(np.ndarray),
+                      rowbase=arrays["nextmove_row"].astype(np.int64) << 8,
+                      out=arrays["out_feat"].astype(np.int64),
+                      table=_float32_table(arrays["ptc"].view(np.ndarray)),
+                      classes=classes, pc=np.array(arrays["pc"]),
+                      alias_pairs=alias_pairs(classes))
     ident = _identifier()
     nm = np.asarray(ident.tk_nextmove)
     if nm.dtype == object or nm.ndim != 1:  # not a typed array: the sequential walk only
         nm = np.asarray(list(ident.tk_nextmove), dtype=np.int64)
     rowbase = np.asarray(ident._rowbase, dtype=np.int64)
-    return _Model(ident=ident, nm=nm, rowbase=rowbase,
-                  out=np.asarray(ident.tk_output, dtype=np.int64),
-                  table=_float32_table(ident.nb_ptc))
+    return _Model(nm=nm, rowbase=rowbase, out=np.asarray(ident.tk_output, dtype=np.int64),
+                  table=_float32_table(ident.nb_ptc), classes=list(ident.nb_classes),
+                  pc=ident.nb_pc, alias_pairs=list(ident._alias_pairs))
+
+
+def _native_walk(m: _Model) -> Any:
+    """The compiled walk (``langwalk.counts``) when it is built and the model's tables have
+    the types it reads (uint32 transitions, int64 row offsets and outputs), else None."""
+    from webseg import _native as native
+
+    nat = native.load("langwalk")
+    if nat is None or m.nm.dtype != np.uint32 or not m.nm.flags.c_contiguous:
+        return None
+    return nat.counts
+
+
+@lru_cache(maxsize=1)
+def _known_window() -> int:
+    """The automaton's window (:func:`window_of`) when the model cache has it already, else 0
+    (the compiled walk then makes one chain): one text is never kept waiting for the proof."""
+    path = _cache_file("dfa-window.json")
+    if path is None:
+        return 0
+    try:
+        got = json.loads(path.read_text(encoding="utf-8"))["window"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0
+    return got if isinstance(got, int) and got > 0 else 0
 
 
 @lru_cache(maxsize=1)
@@ -216,15 +287,14 @@ def _finish(m: _Model, idx: np.ndarray | None, counts: np.ndarray | None,
     """py3langid's ``_decide`` from the features (idx, float32 counts, first-occurrence
     order): log counts times the table plus the priors, temperature ``sqrt(bytes)``,
     softmax, aliased labels folded. The same numpy operations in the same order."""
-    ident = m.ident
     if idx is not None and len(idx):
-        s = np.log1p(counts) @ m.table[idx] + ident.nb_pc
+        s = np.log1p(counts) @ m.table[idx] + m.pc
     else:
-        s = np.full(len(ident.nb_classes), 0.0, dtype=np.float32)
+        s = np.full(len(m.classes), 0.0, dtype=np.float32)
     s *= 1.0 / math.sqrt(nbytes or 1)
     np.exp(s - s.max(), out=s)
     s /= s.sum()
-    for i, j in ident._alias_pairs:
+    for i, j in m.alias_pairs:
         s[i] += s[j]
         s[j] = 0.0
     return s
@@ -232,10 +302,18 @@ def _finish(m: _Model, idx: np.ndarray | None, counts: np.ndarray | None,
 
 def scores(data: bytes) -> np.ndarray:
     """Per-class probabilities of one encoded text (:func:`encode`), as py3langid's
-    ``_decide``."""
+    ``_decide``. The automaton's walk is compiled (``webseg/_native/langwalk.c``: the same
+    features and counts, in the same order) when webseg's C extensions are built."""
+    m = _model()
+    walk = _native_walk(m)
+    if walk is not None:
+        got = walk(m.nm, m.rowbase, m.out, data, _known_window())
+        if got is None:
+            return _finish(m, None, None, len(data))
+        return _finish(m, np.frombuffer(got[0], dtype=np.intp),
+                       np.frombuffer(got[1], dtype=np.float32), len(data))
     from py3langid.langid import visit_counts
 
-    m = _model()
     ident = m.ident
     visits = visit_counts(ident.tk_nextmove, ident._rowbase, ident.tk_output, data)
     if not visits:
@@ -251,7 +329,7 @@ def scores_many(data: Sequence[bytes]) -> np.ndarray:
     operations, and sums over a row, which give every element and row what one text alone
     gets); the same numbers, bit for bit."""
     m = _model()
-    ncls = len(m.ident.nb_classes)
+    ncls = len(m.classes)
     window, pad = _window() if len(data) > 1 else (None, 0)
     if window is None or not len(data):
         return (np.stack([scores(d) for d in data]) if len(data)
@@ -305,20 +383,19 @@ def _scores_batch(m: _Model, data: Sequence[bytes], window: int, pad_byte: int
     ufeat = (ukey % nf).astype(np.intp)
     bounds = np.searchsorted(udoc, np.arange(len(data) + 1))
     logc = np.log1p(cnt.astype(np.float32))
-    ident = m.ident
-    s = np.zeros((len(data), len(ident.nb_classes)), dtype=np.float32)
+    s = np.zeros((len(data), len(m.classes)), dtype=np.float32)
     has = np.zeros(len(data), dtype=bool)
     for i in range(len(data)):
         a, b = bounds[i], bounds[i + 1]
         if b > a:
             s[i] = logc[a:b] @ m.table[ufeat[a:b]]
             has[i] = True
-    s[has] += ident.nb_pc  # a text without features scores 0 everywhere (py3langid)
+    s[has] += m.pc  # a text without features scores 0 everywhere (py3langid)
     inv = np.asarray([1.0 / math.sqrt(len(d) or 1) for d in data], dtype=np.float32)
     s *= inv[:, None]
     np.exp(s - s.max(axis=1, keepdims=True), out=s)
     s /= s.sum(axis=1, keepdims=True)
-    for i, j in ident._alias_pairs:
+    for i, j in m.alias_pairs:
         s[:, i] += s[:, j]
         s[:, j] = 0.0
     return s

@@ -18,6 +18,7 @@ from typing import Any
 
 from webseg.clean import DEFAULT_METHOD, METHODS
 from webseg.page import Page
+from webseg.segmentation import summary_rows
 
 __all__ = ["PAGE_STAGES", "PipelineConfig", "PageProcessor", "error_record", "record_html"]
 
@@ -281,8 +282,7 @@ class PageProcessor:
         tops = seg.at_level(1)
         out["segmentation"] = {
             "algorithm": seg.algorithm, "segments": len(seg), "depth": seg.depth,
-            "top": [{"id": s.id, "box": [round(float(v), 1) for v in s.box],
-                     "words": len(s.text.split())} for s in tops],
+            "top": summary_rows(tops),
         }
         scratch["segmentation"] = seg
 

@@ -60,7 +60,7 @@ import numpy as np
 
 from webseg import _native as native
 from webseg.page import ELEMENT, Page
-from webseg.segmentation import Segment, Segmentation
+from webseg.segmentation import Segment, Segmentation, remember_words
 from webseg.segmenters.base import register
 from webseg.segmenters.levels import check_level1, with_level1
 
@@ -108,6 +108,24 @@ def _tag_flags(enforcing: frozenset[str]) -> dict[str, int]:
 
 
 _TAG_FLAGS = _tag_flags(GAP_ENFORCING_TAGS)
+
+#: A fourth bit for the compiled flag pass: the tag is in :data:`_ALWAYS_COUNT`.
+_ALWAYS = 8
+_ALWAYS_TABLES: dict[int, tuple[dict[str, int], dict[str, int]]] = {}
+
+
+def _with_always(table: dict[str, int]) -> dict[str, int]:
+    """``table`` with the :data:`_ALWAYS` bit added for the always-counting tags (kept per
+    table, so the module's own table is extended once)."""
+    got = _ALWAYS_TABLES.get(id(table))
+    if got is not None and got[0] is table:
+        return got[1]
+    both = dict(table)
+    for t in _ALWAYS_COUNT:
+        both[t] = both.get(t, 0) | _ALWAYS
+    if table is _TAG_FLAGS:
+        _ALWAYS_TABLES[id(table)] = (table, both)
+    return both
 
 MODES = ("plain", "smoothed", "rulebased")
 
@@ -195,20 +213,31 @@ def _boundaries(page: Page, boundaries: str = "tags",
     """
     leaves = page.text_leaves
     n, nl = page.n, len(leaves)
-    lo = np.searchsorted(leaves, np.arange(n))
-    hi = np.searchsorted(leaves, page.subtree_end)
+    # before[x]: the text leaves before node x (0 <= x <= n), what a binary search of the
+    # sorted leaves for x answers (np.searchsorted), for every node at once
+    before = np.zeros(n + 1, dtype=np.intp)
+    before[leaves + 1] = 1
+    np.cumsum(before, out=before)
+    lo = before[:n]
+    hi = before[page.subtree_end]
     table = _TAG_FLAGS if enforcing == GAP_ENFORCING_TAGS else _tag_flags(enforcing)
-    # per distinct tag, then one gather: a page has a few dozen tags over its nodes
-    codes = {t: k for k, t in enumerate(dict.fromkeys(page.tag))}
-    tag_inv = np.fromiter(map(codes.__getitem__, page.tag), dtype=np.intp, count=n)
-    flags = np.array([table.get(t, 0) for t in codes], dtype=np.int8)[tag_inv]
+    bt = native.load("blocktext")
+    if bt is not None:  # every node's flags, _ALWAYS among them, by one compiled pass
+        both = np.frombuffer(bt.tag_flags(page.tag, _with_always(table)), dtype=np.int8)
+        flags = both & (_GAP | _ENFORCE | _BR)
+        always = (both & _ALWAYS) != 0
+    else:
+        # per distinct tag, then one gather: a page has a few dozen tags over its nodes
+        codes = {t: k for k, t in enumerate(dict.fromkeys(page.tag))}
+        tag_inv = np.fromiter(map(codes.__getitem__, page.tag), dtype=np.intp, count=n)
+        flags = np.array([table.get(t, 0) for t in codes], dtype=np.int8)[tag_inv]
+        always = np.array([t in _ALWAYS_COUNT for t in codes], dtype=bool)[tag_inv]
     if boundaries == "display" and page.has_layout:
         disp = np.array([d in BLOCK_DISPLAYS for d in page.displays], dtype=bool)
         is_block = disp[page.display] if len(disp) else np.zeros(n, bool)
         flags = (flags & ~_GAP) | np.where(is_block, _GAP, 0).astype(np.int8)
     elem = page.kind == ELEMENT
     has_leaves = hi > lo
-    always = np.array([t in _ALWAYS_COUNT for t in codes], dtype=bool)[tag_inv]
     counts = elem & (has_leaves | page.visible | always)
 
     def mark(sel: np.ndarray) -> np.ndarray:
@@ -404,19 +433,63 @@ class BlockFusion:
         (:mod:`webseg.segmenters.levels`; ``"none"`` or a page without layout: flat)."""
         return with_level1(self.segment_flat(page), self.level1)
 
+    def _compiled(self) -> tuple[object, object] | None:
+        """(fusion, blocktext): the compiled merge loop and text work, when both are built
+        and serve this configuration (the smoothed mode has no compiled loop)."""
+        if self.mode == "smoothed" or self.wrap_width >= 2**31:
+            return None
+        nat, bt = native.load("fusion"), native.load("blocktext")
+        return None if nat is None or bt is None else (nat, bt)
+
+    def _fuse_compiled(self, page: Page, nat: object, bt: object
+                       ) -> tuple[list[tuple[int, int, float]], np.ndarray, np.ndarray, bytes]:
+        """:meth:`_fuse` with the leaves' tokens counted in C (``blocktext.leaf_tokens``:
+        the prefix sums and token starts :meth:`_fuse` builds from ``str.split()``), no token
+        lists made; the same blocks and densities. Also returns the token starts (int64
+        bytes: each leaf's first token, and the number of tokens at the end)."""
+        leaves = page.text_leaves
+        nl = len(leaves)
+        if nl == 0:  # no text: no block (as _fuse)
+            return ([], np.zeros(page.n, np.int64), np.zeros(page.n, np.int64),
+                    np.zeros(1, np.int64).tobytes())
+        gap, enforce, lo, hi = _boundaries(page, self.boundaries, self.enforcing_tags)
+        barrier = enforce if self.mode == "rulebased" else np.zeros(nl + 1, bool)
+        cum, starts = bt.leaf_tokens(page.text, np.ascontiguousarray(leaves, dtype=np.int32))
+        cuts_a = np.concatenate([[0], np.flatnonzero(gap[1:nl]) + 1, [nl]]).astype(np.int64)
+        fused = nat.fuse(cum, starts, cuts_a, np.ascontiguousarray(barrier, dtype=bool),
+                         self.wrap_width, self.theta_max)
+        return fused, lo, hi, starts
+
     def segment_flat(self, page: Page) -> Segmentation:
-        """One segment per fused block, flat (what ``level1="none"`` returns)."""
-        fused, lo, hi, toks = self._fuse(page)
-        if not fused:
-            return Segmentation(page, [], algorithm=self.name, params=self.params)
-        lo_l, hi_l = lo.tolist(), hi.tolist()
-        roots = [tuple(sorted(block_roots(page, lo_l, hi_l, a, b))) for a, b, _ in fused]
+        """One segment per fused block, flat (what ``level1="none"`` returns). With the C
+        extensions built, the tokens, the block texts and the roots are made in C
+        (``webseg/_native/blocktext.c``), the same values as the Python code below."""
+        compiled = self._compiled() if len(page.text_leaves) else None
+        if compiled is not None:
+            nat, bt = compiled
+            fused, lo, hi, starts = self._fuse_compiled(page, nat, bt)
+            leaves32 = np.ascontiguousarray(page.text_leaves, dtype=np.int32)
+            texts = bt.block_texts(page.text, leaves32, fused)
+            roots = bt.block_roots(np.ascontiguousarray(page.parent, dtype=np.int32), leaves32,
+                                   np.ascontiguousarray(lo, dtype=np.int64),
+                                   np.ascontiguousarray(hi, dtype=np.int64), int(page.body),
+                                   fused)
+        else:
+            fused, lo, hi, toks = self._fuse(page)
+            if not fused:
+                return Segmentation(page, [], algorithm=self.name, params=self.params)
+            lo_l, hi_l = lo.tolist(), hi.tolist()
+            roots = [tuple(sorted(block_roots(page, lo_l, hi_l, a, b))) for a, b, _ in fused]
+            texts = [" ".join(chain.from_iterable(toks[a:b])) for a, b, _ in fused]
         boxes = (_union_boxes(page, roots) if page.has_layout
                  else [(0.0, 0.0, 0.0, 0.0)] * len(roots))
-        segs = [Segment(id=k, nodes=r, box=box,
-                        text=" ".join(chain.from_iterable(toks[a:b])),
-                        attrs={"density": float(rho)})
-                for k, ((a, b, rho), r, box) in enumerate(zip(fused, roots, boxes, strict=True))]
+        segs = [Segment(id=k, nodes=r, box=box, text=text, attrs={"density": float(rho)})
+                for k, ((_, _, rho), r, box, text)
+                in enumerate(zip(fused, roots, boxes, texts, strict=True))]
+        if compiled is not None:  # each text's word count, known from the token starts
+            st = np.frombuffer(starts, dtype=np.int64).tolist()
+            for s, (a, b, _) in zip(segs, fused, strict=True):
+                remember_words(s, st[b] - st[a])
         return Segmentation(page, segs, algorithm=self.name, params=self.params)
 
 
