@@ -251,15 +251,110 @@ done:
     return result;
 }
 
+/*
+ * Two passes over a page's DOM in pre-order (a node's parent comes before it), for the
+ * block features (webseg/blocks/features.py keeps the Python loops as the fallback): the
+ * OR of per-node flag masks over every ancestor-or-self, and every node's nearest strict
+ * block ancestor. A parent outside [0, i) (not one tree in pre-order) raises ValueError.
+ */
+static int
+check_parents(const int64_t *par, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 1; i < n; i++) {
+        if (par[i] < 0 || par[i] >= i) {
+            PyErr_Format(PyExc_ValueError, "parent: node %zd's parent %lld is not before it",
+                         i, (long long)par[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(or_down_doc,
+"or_down(bits, parent, out)\n"
+"\n"
+"out[0] = bits[0]; out[i] = bits[i] | out[parent[i]]: per node, the OR of the int64 masks\n"
+"over the node and its ancestors. parent: int64, pre-order (parent[i] < i).");
+
+static PyObject *
+or_down(PyObject *self, PyObject *args)
+{
+    Py_buffer bits, parent, out;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &bits, &parent, &out))
+        return NULL;
+    PyObject *result = NULL;
+    const Py_ssize_t n = parent.len / (Py_ssize_t)sizeof(int64_t);
+    if (check_len(&parent, n, sizeof(int64_t), "parent") ||
+        check_len(&bits, n, sizeof(int64_t), "bits") ||
+        check_len(&out, n, sizeof(int64_t), "out"))
+        goto done;
+    const int64_t *par = (const int64_t *)parent.buf;
+    if (check_parents(par, n))
+        goto done;
+    const int64_t *b = (const int64_t *)bits.buf;
+    int64_t *o = (int64_t *)out.buf;
+    if (n > 0)
+        o[0] = b[0];
+    for (Py_ssize_t i = 1; i < n; i++)
+        o[i] = b[i] | o[par[i]];
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&bits);
+    PyBuffer_Release(&parent);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+PyDoc_STRVAR(nearest_doc,
+"nearest(parent, flag, out)\n"
+"\n"
+"out[0] = 0; out[i] = parent[i] if flag[parent[i]] else out[parent[i]]: per node, its\n"
+"nearest strict ancestor with the flag (0, the root, when none has it). parent: int64,\n"
+"pre-order (parent[i] < i); flag: one byte per node (numpy bool); out: int64.");
+
+static PyObject *
+nearest(PyObject *self, PyObject *args)
+{
+    Py_buffer parent, flag, out;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &parent, &flag, &out))
+        return NULL;
+    PyObject *result = NULL;
+    const Py_ssize_t n = parent.len / (Py_ssize_t)sizeof(int64_t);
+    if (check_len(&parent, n, sizeof(int64_t), "parent") ||
+        check_len(&flag, n, 1, "flag") ||
+        check_len(&out, n, sizeof(int64_t), "out"))
+        goto done;
+    const int64_t *par = (const int64_t *)parent.buf;
+    if (check_parents(par, n))
+        goto done;
+    const unsigned char *f = (const unsigned char *)flag.buf;
+    int64_t *o = (int64_t *)out.buf;
+    if (n > 0)
+        o[0] = 0;
+    for (Py_ssize_t i = 1; i < n; i++) {
+        const int64_t p = par[i];
+        o[i] = f[p] ? p : o[p];
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&parent);
+    PyBuffer_Release(&flag);
+    PyBuffer_Release(&out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"leaves", leaves, METH_VARARGS, leaves_doc},
     {"sums", sums, METH_VARARGS, sums_doc},
+    {"or_down", or_down, METH_VARARGS, or_down_doc},
+    {"nearest", nearest, METH_VARARGS, nearest_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "treewalk",
-    "Compiled walk of packed tree ensembles (see webseg.blocks.gbt).", -1, methods,
+    "Compiled walks of packed tree ensembles (webseg.blocks.gbt) and of a page's DOM "
+    "(webseg.blocks.features).", -1, methods,
 };
 
 PyMODINIT_FUNC

@@ -130,6 +130,12 @@ def _ancestor_or_self_bits(bits: np.ndarray, parent: np.ndarray) -> np.ndarray:
     """Per node, the OR of the bit masks ``bits`` over the node and its ancestors ("some
     ancestor-or-self has the flag", for every flag at once): one pass over the nodes in
     pre-order (a parent comes first), all the flags of a node in one integer."""
+    walk = native.load("treewalk")
+    if walk is not None and hasattr(walk, "or_down"):  # the same loop, compiled
+        out = np.empty(len(bits), dtype=np.int64)
+        walk.or_down(np.ascontiguousarray(bits, dtype=np.int64),
+                     np.ascontiguousarray(parent, dtype=np.int64), out)
+        return out
     b = bits.tolist()
     par = parent.tolist()
     for i in range(1, len(b)):
@@ -144,6 +150,12 @@ def _unpack_bits(bits: np.ndarray, k: int) -> np.ndarray:
 
 def _nearest_block(parent: np.ndarray, is_block: np.ndarray) -> np.ndarray:
     """Nearest block-level *strict* ancestor of every node (0 for the root's children)."""
+    walk = native.load("treewalk")
+    if walk is not None and hasattr(walk, "nearest"):  # the same loop, compiled
+        out = np.empty(len(parent), dtype=np.int64)
+        walk.nearest(np.ascontiguousarray(parent, dtype=np.int64),
+                     np.ascontiguousarray(is_block, dtype=bool), out)
+        return out
     par = parent.tolist()
     blk = is_block.tolist()
     nb = [0] * len(par)
