@@ -99,6 +99,9 @@ FEATURE_NAMES: tuple[str, ...] = (
     + tuple(f"pl_{lv}_{f}" for lv in _PL_LEVELS for f in PL_NAMES)
 )
 _COL = {n: k for k, n in enumerate(FEATURE_NAMES)}
+#: the level features: one run of columns, level by level, each level's in ``_LEVEL`` order
+_LEVEL_COLS = slice(_COL[f"{LEVELS[0]}_{_LEVEL[0]}"],
+                    _COL[f"{LEVELS[0]}_{_LEVEL[0]}"] + len(LEVELS) * len(_LEVEL))
 #: columns that need layout (NaN on parsed pages)
 GEOMETRY: tuple[str, ...] = tuple(
     [f"g_{g}" for g in _GEOM]
@@ -410,25 +413,27 @@ def _fill_leaf(X: np.ndarray, lt: _LeafText, in_link_leaf: np.ndarray,
 def _fill_levels(X: np.ndarray, S: np.ndarray, lv_nodes: dict[str, np.ndarray],
                  sib: tuple[np.ndarray, np.ndarray, np.ndarray], depth: np.ndarray,
                  leaf_depth: np.ndarray, total_chars: float) -> None:
-    """Text, link and sibling statistics of each context level of :data:`LEVELS`."""
-    col = _COL
+    """Text, link and sibling statistics of each context level of :data:`LEVELS`: every
+    statistic for all levels at once (a ``(leaves, levels)`` array), written into ``X`` as
+    one block (the same values as a column at a time, with a sixth of the numpy calls)."""
     n_children, same, max_same = sib
-    for lv in LEVELS:
-        a = lv_nodes[lv]
-        Sa = S[a]
-        ch = Sa[:, 0]
-        X[:, col[f"{lv}_log_chars"]] = np.log1p(ch)
-        X[:, col[f"{lv}_link_density"]] = Sa[:, 2] / np.maximum(ch, 1)
-        X[:, col[f"{lv}_stop_ratio"]] = Sa[:, 3] / np.maximum(Sa[:, 1], 1)
-        X[:, col[f"{lv}_punct_ratio"]] = Sa[:, 4] / np.maximum(ch, 1)
-        X[:, col[f"{lv}_sent_per_word"]] = Sa[:, 5] / np.maximum(Sa[:, 1], 1)
-        X[:, col[f"{lv}_words_per_leaf"]] = Sa[:, 1] / np.maximum(Sa[:, 6], 1)
-        X[:, col[f"{lv}_log_leaves"]] = np.log1p(Sa[:, 6])
-        X[:, col[f"{lv}_page_share"]] = ch / total_chars
-        X[:, col[f"{lv}_log_children"]] = np.log1p(n_children[a])
-        X[:, col[f"{lv}_same_sig_share"]] = same[a]
-        X[:, col[f"{lv}_max_sig_share"]] = max_same[a]
-        X[:, col[f"{lv}_depth_gap"]] = leaf_depth - depth[a]
+    a = np.stack([lv_nodes[lv] for lv in LEVELS], axis=1)  # (m, levels)
+    Sa = S[a]
+    ch = Sa[:, :, 0]
+    block = np.empty(a.shape + (len(_LEVEL),))  # statistics in the order of _LEVEL
+    block[:, :, 0] = np.log1p(ch)
+    block[:, :, 1] = Sa[:, :, 2] / np.maximum(ch, 1)
+    block[:, :, 2] = Sa[:, :, 3] / np.maximum(Sa[:, :, 1], 1)
+    block[:, :, 3] = Sa[:, :, 4] / np.maximum(ch, 1)
+    block[:, :, 4] = Sa[:, :, 5] / np.maximum(Sa[:, :, 1], 1)
+    block[:, :, 5] = Sa[:, :, 1] / np.maximum(Sa[:, :, 6], 1)
+    block[:, :, 6] = np.log1p(Sa[:, :, 6])
+    block[:, :, 7] = ch / total_chars
+    block[:, :, 8] = np.log1p(n_children[a])
+    block[:, :, 9] = same[a]
+    block[:, :, 10] = max_same[a]
+    block[:, :, 11] = leaf_depth[:, None] - depth[a]
+    X[:, _LEVEL_COLS] = block.reshape(len(a), -1)
 
 
 def _fill_markup(X: np.ndarray, mk: _Markup, leaves: np.ndarray,
