@@ -244,6 +244,11 @@ def _char_counts(texts: list[str], lens: np.ndarray
     return punct, sents, digits
 
 
+#: a page's "stop words": its this many commonest tokens of at most _STOP_LEN characters
+_N_STOPS = 30
+_STOP_LEN = 4
+
+
 def _leaf_text(page: Page, leaves: np.ndarray) -> _LeafText:
     """Counts per leaf (C-level maps over the leaves); the "stop words" are the page's own 30
     commonest short tokens (any language, see the module docstring)."""
@@ -258,11 +263,16 @@ def _leaf_text(page: Page, leaves: np.ndarray) -> _LeafText:
     words = counts(map(len, tokens))
     punct, sents, digits = _char_counts(texts, chars)
     upper = counts(t[:1].isupper() for t in texts)
-    # the short tokens in first-seen order (ties of most_common keep it)
-    every = Counter(chain.from_iterable(tokens))
-    short = Counter({w: c for w, c in every.items() if len(w) <= 4})
-    stopset = {w for w, _ in short.most_common(30)}
-    stops = counts(sum(map(stopset.__contains__, toks)) for toks in tokens)
+    nat = native.load("wordsplit")
+    if nat is not None and hasattr(nat, "stops") and type(tokens) is list:
+        stops = np.empty(m)  # the same counts, compiled (webseg/_native/wordsplit.c)
+        nat.stops(tokens, _N_STOPS, _STOP_LEN, stops)
+    else:
+        # the short tokens in first-seen order (ties of most_common keep it)
+        every = Counter(chain.from_iterable(tokens))
+        short = Counter({w: c for w, c in every.items() if len(w) <= _STOP_LEN})
+        stopset = {w for w, _ in short.most_common(_N_STOPS)}
+        stops = counts(sum(map(stopset.__contains__, toks)) for toks in tokens)
     title_words = set(_words(page.title or ""))
     tshare = np.zeros(m)
     tcover = np.zeros(m)
