@@ -1,5 +1,7 @@
-"""The page's stop-word counts per leaf (``_leaf_text``'s ``stops``) are the same by the
-compiled pass (``wordsplit.stops``) and by the Python one (Counter, most_common)."""
+"""The page's stop-word counts per leaf (``_leaf_text``'s ``stops``) and the title words
+the leaves hold (``tshare``, ``tcover`` and PageLevel's ``title_overlap``) are the same by
+the compiled passes (``wordsplit.stops``, ``wordsplit.title_hits``) and by the Python ones
+(Counter, most_common, set intersections)."""
 
 from __future__ import annotations
 
@@ -9,9 +11,10 @@ import pytest
 from webseg import _native as native
 from webseg.blocks.features import _leaf_text
 from webseg.page import ELEMENT, TEXT, Page
+from webseg.templates.features import _node_features
 
 
-def _page(texts: list[str]) -> Page:
+def _page(texts: list[str], title: str = "The page") -> Page:
     n = 1 + 2 * len(texts)
     parent, kind, tag, text = [-1], [ELEMENT], ["body"], [""]
     for t in texts:
@@ -20,7 +23,7 @@ def _page(texts: list[str]) -> Page:
         tag += ["p", "#text"]
         text += ["", t]
     return Page.from_columns(parent=parent, kind=kind, tag=tag, text=text,
-                             attrs=[None] * n, title="The page")
+                             attrs=[None] * n, title=title)
 
 
 CASES = [
@@ -60,3 +63,38 @@ def test_the_compiled_pass_refuses_what_is_not_tokens() -> None:
         nat.stops(["ab"], 30, 4, np.empty(1))
     with pytest.raises(ValueError, match="expected"):
         nat.stops([["a"]], 30, 4, np.empty(2))
+
+
+@pytest.mark.parametrize("title", ["", "The page", "Cat and hat: the cat's page", "東京の天気",
+                                   "Über Straße über"])
+@pytest.mark.parametrize("texts", CASES[2:5])
+def test_compiled_and_python_title_words_agree(texts: list[str], title: str,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    nat = native.load("wordsplit")
+    if nat is None or not hasattr(nat, "title_hits"):
+        pytest.skip("webseg's C extension is not built here (no compiler)")
+    page = _page(texts, title)
+    lt = _leaf_text(page, page.text_leaves)
+    got = (lt.tshare, lt.tcover, _node_features(page), _node_features(page, lt.texts, lt.tokens))
+    monkeypatch.setenv("WEBSEG_PURE_PYTHON", "1")
+    page = _page(texts, title)
+    lt = _leaf_text(page, page.text_leaves)
+    want = (lt.tshare, lt.tcover, _node_features(page), _node_features(page, lt.texts, lt.tokens))
+    for g, w in zip(got, want, strict=True):
+        assert np.array_equal(g, w, equal_nan=True)
+
+
+def test_title_hits_counts_and_pairs() -> None:
+    nat = native.load("wordsplit")
+    if nat is None or not hasattr(nat, "title_hits"):
+        pytest.skip("webseg's C extension is not built here (no compiler)")
+    hits, distinct = np.empty(3), np.empty(3)
+    pairs = nat.title_hits([["a", "b", "a"], [], ["c", "b"]], {"a": 0, "b": 1}, hits, distinct)
+    assert hits.tolist() == [3.0, 0.0, 1.0] and distinct.tolist() == [2.0, 0.0, 1.0]
+    assert pairs == [0, 0, 0, 1, 2, 1]
+    with pytest.raises(ValueError, match="outside"):
+        nat.title_hits([["a"]], {"a": 5}, np.empty(1), np.empty(1))
+    with pytest.raises(ValueError, match="one float64"):
+        nat.title_hits([["a"]], {"a": 0}, np.empty(2), np.empty(1))
+    with pytest.raises(TypeError):
+        nat.title_hits([["a", 1]], {"a": 0}, np.empty(1), np.empty(1))

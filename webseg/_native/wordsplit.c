@@ -405,7 +405,104 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(title_hits_doc,
+"title_hits(tokens, index, hits, distinct) -> list\n"
+"\n"
+"tokens: list of lists of str (a page's leaves' words); index: dict str -> int, the title's\n"
+"words numbered 0..len(index)-1. Writes per leaf (float64) how many of its tokens are title\n"
+"words (hits) and how many different title words it holds (distinct); returns the flat\n"
+"list [leaf, word, leaf, word, ...] of every (leaf, title word) it holds, once each.");
+
+static PyObject *
+title_hits(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "title_hits takes 4 arguments");
+        return NULL;
+    }
+    PyObject *tokens = args[0], *index = args[1];
+    if (!PyList_Check(tokens) || !PyDict_Check(index)) {
+        PyErr_SetString(PyExc_TypeError, "title_hits: a list of token lists and a dict");
+        return NULL;
+    }
+    Py_buffer hb, db;
+    if (PyObject_GetBuffer(args[2], &hb, PyBUF_WRITABLE) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[3], &db, PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&hb);
+        return NULL;
+    }
+    PyObject *pairs = NULL, *result = NULL;
+    Py_ssize_t *stamp = NULL;
+    const Py_ssize_t m = PyList_GET_SIZE(tokens), nw = PyDict_GET_SIZE(index);
+    if (hb.len != m * (Py_ssize_t)sizeof(double) || db.len != m * (Py_ssize_t)sizeof(double)) {
+        PyErr_SetString(PyExc_ValueError, "title_hits: hits and distinct need one float64 "
+                        "per leaf");
+        goto done;
+    }
+    /* the leaf that last held each title word (-1: none yet) */
+    stamp = PyMem_Malloc((size_t)(nw ? nw : 1) * sizeof(Py_ssize_t));
+    pairs = PyList_New(0);
+    if (stamp == NULL || pairs == NULL) {
+        if (stamp == NULL)
+            PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t w = 0; w < nw; w++)
+        stamp[w] = -1;
+    double *hits = (double *)hb.buf, *distinct = (double *)db.buf;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        PyObject *toks = PyList_GET_ITEM(tokens, i);
+        if (!PyList_Check(toks)) {
+            PyErr_SetString(PyExc_TypeError, "title_hits: tokens must be lists of str");
+            goto done;
+        }
+        Py_ssize_t h = 0, d = 0;
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(toks); j++) {
+            PyObject *t = PyList_GET_ITEM(toks, j);
+            if (!PyUnicode_CheckExact(t)) {
+                PyErr_SetString(PyExc_TypeError, "title_hits: a token is not a str");
+                goto done;
+            }
+            PyObject *num = PyDict_GetItemWithError(index, t); /* borrowed */
+            if (num == NULL) {
+                if (PyErr_Occurred())
+                    goto done;
+                continue;
+            }
+            const Py_ssize_t w = PyLong_AsSsize_t(num);
+            if (w < 0 || w >= nw) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_ValueError, "title_hits: a word number outside "
+                                    "0..len(index)-1");
+                goto done;
+            }
+            h++;
+            if (stamp[w] != i) {
+                stamp[w] = i;
+                d++;
+                PyObject *a = PyLong_FromSsize_t(i);
+                if (a == NULL || PyList_Append(pairs, a) < 0 || PyList_Append(pairs, num) < 0) {
+                    Py_XDECREF(a);
+                    goto done;
+                }
+                Py_DECREF(a);
+            }
+        }
+        hits[i] = (double)h;
+        distinct[i] = (double)d;
+    }
+    result = Py_NewRef(pairs);
+done:
+    Py_XDECREF(pairs);
+    PyMem_Free(stamp);
+    PyBuffer_Release(&hb);
+    PyBuffer_Release(&db);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"title_hits", (PyCFunction)(void (*)(void))title_hits, METH_FASTCALL, title_hits_doc},
     {"stops", (PyCFunction)(void (*)(void))stops, METH_FASTCALL, stops_doc},
     {"words", (PyCFunction)(void (*)(void))words, METH_FASTCALL, words_doc},
     {"counts", (PyCFunction)(void (*)(void))counts, METH_FASTCALL, counts_doc},

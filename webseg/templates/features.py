@@ -47,6 +47,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
+from webseg import _native as native
 from webseg.page import Page, normalize_text
 
 __all__ = ["FEATURE_NAMES", "SHARED_ATTR", "node_features", "share_node_features"]
@@ -247,13 +248,20 @@ def _node_features(page: Page, leaf_text: list[str] | None = None,
         # prefix sums over the document order count the word's leaves in every subtree
         present = np.zeros((len(title_words), n), dtype=np.int32)
         index = {wd: k for k, wd in enumerate(title_words)}
-        tset = set(title_words)
-        shared, disjoint = tset.intersection, tset.isdisjoint
-        lv = leaves.tolist()
-        # most leaves share no word with the title: only the others are looked at
-        for k in [k for k, toks in enumerate(tokens) if not disjoint(toks)]:
-            for t in shared(tokens[k]):
-                present[index[t], lv[k]] = 1
+        nat = native.load("wordsplit")
+        if nat is not None and hasattr(nat, "title_hits") and type(tokens) is list:
+            m = len(tokens)  # the (leaf, title word) pairs, compiled (wordsplit.c)
+            pairs = np.asarray(nat.title_hits(tokens, index, np.empty(m), np.empty(m)),
+                               dtype=np.intp).reshape(-1, 2)
+            present[pairs[:, 1], leaves[pairs[:, 0]]] = 1
+        else:
+            tset = set(title_words)
+            shared, disjoint = tset.intersection, tset.isdisjoint
+            lv = leaves.tolist()
+            # most leaves share no word with the title: only the others are looked at
+            for k in [k for k, toks in enumerate(tokens) if not disjoint(toks)]:
+                for t in shared(tokens[k]):
+                    present[index[t], lv[k]] = 1
         csum = np.zeros((len(title_words), n + 1), dtype=np.int64)
         np.cumsum(present, axis=1, out=csum[:, 1:])
         found = (csum[:, end] - csum[:, :n]) > 0
