@@ -460,7 +460,7 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
         # any length, a table in a short gap)
         listing = k in code_table
         run = (a, b) if listing and _inside_kept(keep, a, b) else _hole(a, b)
-        at_end = run is None and (listing or cw[b] - cw[a] <= MAX_HOLE_CHARS) \
+        at_end = run is None and (listing or cwl[b] - cwl[a] <= MAX_HOLE_CHARS) \
             and _ends_kept(k, a, b)
         if at_end:  # no kept text after it: its own scores must speak for it (below)
             run = (a, b)
@@ -635,6 +635,10 @@ def _drop_noscript(page: Page, leaves: np.ndarray, keep: np.ndarray) -> None:
         keep[inside] = False
 
 
+#: above this many flex containers, :func:`_flex_rows` lists every node's children at once
+_FLEX_SCAN = 32
+
+
 def _flex_rows(page: Page) -> set[int]:
     """Elements laid out as a flex or grid container (computed ``display`` on a rendered
     page, an inline style's on a parsed one) whose items are all phrasing elements (``span``,
@@ -652,11 +656,22 @@ def _flex_rows(page: Page) -> set[int]:
                 if attrs[i]["display"].strip() in _FLEX_DISPLAYS]
     if not flex:
         return set()
-    kids: dict[int, list[str]] = {}
-    for i, par in enumerate(page.parent.tolist()):
-        if par >= 0 and page.tag[i] != "#text":
-            kids.setdefault(par, []).append(page.tag[i])
-    return {i for i in flex if kids.get(i) and all(t in _PHRASING for t in kids[i])}
+    tags = page.tag
+    if len(flex) > _FLEX_SCAN:  # many containers: every node's children in one pass
+        kids: dict[int, list[str]] = {}
+        for i, par in enumerate(page.parent.tolist()):
+            if par >= 0 and tags[i] != "#text":
+                kids.setdefault(par, []).append(tags[i])
+        return {i for i in flex if kids.get(i) and all(t in _PHRASING for t in kids[i])}
+    # a few containers: each one's children, found in its subtree (a contiguous id range)
+    parent, end = page.parent, page.subtree_end
+    out = set()
+    for i in flex:
+        below = np.flatnonzero(parent[i + 1:int(end[i])] == i) + (i + 1)
+        kt = [tags[j] for j in below.tolist() if tags[j] != "#text"]
+        if kt and all(t in _PHRASING for t in kt):
+            out.add(i)
+    return out
 
 
 def _code_listing(page: Page, table: int, leaves: np.ndarray) -> bool:
