@@ -156,3 +156,56 @@ def test_a_leaf_walked_by_sibling_numbers_gives_its_value() -> None:
                         "trees": [tree]})
     X = np.array([[0.0], [0.5], [1.0], [2.0], [3.0], [np.nan]])
     assert ens.raw(X).tolist() == [-1.0, -1.0, 0.0, 0.0, 2.0, -1.0]
+
+
+@pytest.mark.parametrize("which", ["stage1", "stage2", "page_decision", "roles-content"])
+def test_the_summing_walk_gives_numpys_scores_bit_for_bit(which: str,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """``raw`` by the compiled summing walk (``treewalk.sums``, rows read in place in either
+    memory order) equals the numpy walk's, for every row count (one row is summed by numpy
+    pairwise, so it keeps the leaf walk) and multi-class heads."""
+    _walk()
+    ens = _models().get(which)
+    if ens is None:
+        pytest.skip(f"no {which} ensemble in the shipped models")
+    rng = np.random.default_rng(5)
+    X = np.vstack([ens._probe(), rng.normal(size=(40, ens.n_features)) * 3])
+    X[rng.random(X.shape) < 0.3] = np.nan
+    cases = [X[:n] for n in (0, 1, 2, 3, 9, len(X))]
+    cases += [np.asfortranarray(X), X[::-1], X[:, :][::2]]
+    compiled = [ens.raw(c) for c in cases]
+    monkeypatch.setenv("WEBSEG_PURE_PYTHON", "1")
+    for c, got in zip(cases, compiled, strict=True):
+        want = ens.raw(c)
+        assert got.shape == want.shape and np.array_equal(got, want)
+
+
+def test_the_summing_walk_refuses_malformed_records() -> None:
+    """Records whose child does not follow them, lies outside the arrays or whose feature
+    is outside the row, roots outside the nodes and X too short raise, never read out of
+    bounds or loop."""
+    walk = _walk()
+    from webseg.blocks.gbt import TreeEnsemble
+
+    tree = {"feature": [0, 0, 0], "threshold": [0.5, 0.0, 0.0], "left": [1, -1, -1],
+            "right": [2, -1, -1], "missing_left": [1, 0, 0], "leaf": [0, 1, 1],
+            "value": [0.0, -1.0, 1.0]}
+    ens = TreeEnsemble({"kind": "regression", "baseline": 0.0, "n_features": 1,
+                        "trees": [tree]})
+    nodes, values, roots = ens._sum_tables
+    X = np.array([[0.0], [1.0]])
+    out = np.empty(2)
+    walk.sums(X, 2, 1, 1, 1, nodes, values, roots, 1, out)
+    assert out.tolist() == [-1.0, 1.0]
+    for field, value in (("left", 0), ("left", 2), ("fn", 5)):
+        bad = nodes.copy()
+        bad[field][0] = value
+        with pytest.raises(ValueError, match="malformed"):
+            walk.sums(X, 2, 1, 1, 1, bad, values, roots, 1, out)
+    with pytest.raises(ValueError, match="outside the nodes"):
+        walk.sums(X, 2, 1, 1, 1, nodes, values, np.array([3], np.int32), 1, out)
+    with pytest.raises(ValueError, match="outside the buffer"):
+        walk.sums(X, 3, 1, 1, 1, nodes, values, roots, 1, np.empty(3))
+    with pytest.raises(ValueError, match="expected"):
+        walk.sums(X, 2, 1, 1, 1, nodes[:2], values, roots, 1, out)

@@ -23,6 +23,10 @@ from webseg.templates.features import _is_intra
     ("#top", "x.com", True),
     ("/relative/path", "x.com", True),
     ("http://x.com/a", None, False),
+    ("http://y.org/a", "x.com", False),          # another host, told without a parse
+    ("http://x\t.com/a", "x.com", True),         # urlsplit drops tabs and line breaks
+    ("https://x.\r\ncom/", "x.com", True),
+    ("http://x.co/m", "x.com", False),
 ])
 def test_is_intra(href: str, host: str | None, intra: bool) -> None:
     assert _is_intra(href, host) is intra

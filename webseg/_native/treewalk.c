@@ -130,14 +130,231 @@ done:
     return result;
 }
 
+/*
+ * The summed leaf values of every row over a packed ensemble: what TreeEnsemble.raw needs,
+ * without the (n_trees, n_rows) table of leaf ids and its gather and sum in numpy. Nodes are
+ * 16-byte records (node_t), numbered so that a node's children follow it and are neighbours
+ * (the right one after the left one): one record read per step instead of six arrays, and
+ * a walk that only moves forward, so it ends at a leaf without a step count.
+ */
+typedef struct {
+    double thr;     /* split threshold (+inf at a leaf) */
+    int32_t left;   /* the left child's number (the right child is left + 1); self at a leaf */
+    uint32_t fn;    /* feature index (bits 0-29), NaN goes left (bit 30), leaf (bit 31) */
+} node_t;
+
+#define FN_FEATURE 0x3fffffffu
+#define FN_NAN_LEFT 0x40000000u
+#define FN_LEAF 0x80000000u
+
+PyDoc_STRVAR(sums_doc,
+"sums(X, n_rows, n_features, row_stride, col_stride, nodes, values, roots, n_classes, out)\n"
+"\n"
+"Write into out[i * n_classes + k] the sum over the trees t with t % n_classes == k, in\n"
+"tree order, of the value of the leaf row i reaches in tree t: the first such tree's value\n"
+"as is, the others added one by one (numpy's sum over axis 0 of the (n_trees, n_rows) table\n"
+"when n_rows >= 2; numpy sums a single row pairwise).\n"
+"X: float64, element (i, j) at X[i * row_stride + j * col_stride]. nodes: node_t records\n"
+"(16 bytes each, see the source). values: float64 per node. roots: int32 per tree.\n"
+"out: float64 (n_rows * n_classes). Malformed arrays raise ValueError.");
+
+static PyObject *
+sums(PyObject *self, PyObject *args)
+{
+    Py_buffer X, nodes, values, roots, out;
+    Py_ssize_t n_rows, n_features, rs, cs, n_classes;
+    if (!PyArg_ParseTuple(args, "y*nnnny*y*y*nw*", &X, &n_rows, &n_features, &rs, &cs,
+                          &nodes, &values, &roots, &n_classes, &out))
+        return NULL;
+
+    PyObject *result = NULL;
+    const Py_ssize_t n_nodes = values.len / (Py_ssize_t)sizeof(double);
+    const Py_ssize_t n_trees = roots.len / (Py_ssize_t)sizeof(int32_t);
+    if (n_rows < 0 || n_features <= 0 || rs < 0 || cs < 0 || n_classes <= 0
+        || n_trees % n_classes || n_nodes > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "bad row, feature, stride or class count");
+        goto done;
+    }
+    if (check_len(&values, n_nodes, sizeof(double), "values") ||
+        check_len(&nodes, n_nodes, sizeof(node_t), "nodes") ||
+        check_len(&roots, n_trees, sizeof(int32_t), "roots") ||
+        check_len(&out, n_rows * n_classes, sizeof(double), "out"))
+        goto done;
+    /* the last element a row can read must lie inside X */
+    if (n_rows > 0 &&
+        (n_rows - 1) * rs + (n_features - 1) * cs >= X.len / (Py_ssize_t)sizeof(double)) {
+        PyErr_SetString(PyExc_ValueError, "X: rows or strides outside the buffer");
+        goto done;
+    }
+
+    const double *x = (const double *)X.buf;
+    const node_t *nd = (const node_t *)nodes.buf;
+    const double *val = (const double *)values.buf;
+    const int32_t *root = (const int32_t *)roots.buf;
+    double *dst = (double *)out.buf;
+
+    /* every record is checked once, so the walks need no check: an inner node's feature
+     * inside the row and its children after it and inside the arrays (so every walk moves
+     * forward and ends at a leaf); every root inside the arrays */
+    for (Py_ssize_t k = 0; k < n_nodes; k++) {
+        if (nd[k].fn & FN_LEAF)
+            continue;
+        if ((Py_ssize_t)(nd[k].fn & FN_FEATURE) >= n_features || nd[k].left <= k ||
+            (Py_ssize_t)nd[k].left + 1 >= n_nodes) {
+            PyErr_Format(PyExc_ValueError, "nodes: record %zd is malformed", k);
+            goto done;
+        }
+    }
+    for (Py_ssize_t t = 0; t < n_trees; t++) {
+        if (root[t] < 0 || root[t] >= n_nodes) {
+            PyErr_Format(PyExc_ValueError, "roots: tree %zd starts outside the nodes", t);
+            goto done;
+        }
+    }
+
+    Py_BEGIN_ALLOW_THREADS
+    /* tree by tree: one tree's records stay in cache while every row walks it */
+    for (Py_ssize_t t = 0; t < n_trees; t++) {
+        const Py_ssize_t k = t % n_classes;
+        const int first = t < n_classes;
+        for (Py_ssize_t i = 0; i < n_rows; i++) {
+            const double *row = x + i * rs;
+            const node_t *p = nd + root[t];
+            uint32_t fn = p->fn;
+            while (!(fn & FN_LEAF)) {
+                const double v = row[(Py_ssize_t)(fn & FN_FEATURE) * cs];
+                /* sklearn's rule: v <= thr goes left, NaN the learned way. Branches, not a
+                 * branch-free select: a predicted branch lets the processor run ahead down
+                 * the tree where a select waits for every load (measured: 2x slower) */
+                if (v <= p->thr || (v != v && (fn & FN_NAN_LEFT)))
+                    p = nd + p->left;
+                else
+                    p = nd + p->left + 1;
+                fn = p->fn;
+            }
+            double *acc = dst + i * n_classes + k;
+            if (first)
+                *acc = val[p - nd];
+            else
+                *acc += val[p - nd];
+        }
+    }
+    Py_END_ALLOW_THREADS
+
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&X);
+    PyBuffer_Release(&nodes);
+    PyBuffer_Release(&values);
+    PyBuffer_Release(&roots);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+/*
+ * Two passes over a page's DOM in pre-order (a node's parent comes before it), for the
+ * block features (webseg/blocks/features.py keeps the Python loops as the fallback): the
+ * OR of per-node flag masks over every ancestor-or-self, and every node's nearest strict
+ * block ancestor. A parent outside [0, i) (not one tree in pre-order) raises ValueError.
+ */
+static int
+check_parents(const int64_t *par, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 1; i < n; i++) {
+        if (par[i] < 0 || par[i] >= i) {
+            PyErr_Format(PyExc_ValueError, "parent: node %zd's parent %lld is not before it",
+                         i, (long long)par[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(or_down_doc,
+"or_down(bits, parent, out)\n"
+"\n"
+"out[0] = bits[0]; out[i] = bits[i] | out[parent[i]]: per node, the OR of the int64 masks\n"
+"over the node and its ancestors. parent: int64, pre-order (parent[i] < i).");
+
+static PyObject *
+or_down(PyObject *self, PyObject *args)
+{
+    Py_buffer bits, parent, out;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &bits, &parent, &out))
+        return NULL;
+    PyObject *result = NULL;
+    const Py_ssize_t n = parent.len / (Py_ssize_t)sizeof(int64_t);
+    if (check_len(&parent, n, sizeof(int64_t), "parent") ||
+        check_len(&bits, n, sizeof(int64_t), "bits") ||
+        check_len(&out, n, sizeof(int64_t), "out"))
+        goto done;
+    const int64_t *par = (const int64_t *)parent.buf;
+    if (check_parents(par, n))
+        goto done;
+    const int64_t *b = (const int64_t *)bits.buf;
+    int64_t *o = (int64_t *)out.buf;
+    if (n > 0)
+        o[0] = b[0];
+    for (Py_ssize_t i = 1; i < n; i++)
+        o[i] = b[i] | o[par[i]];
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&bits);
+    PyBuffer_Release(&parent);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+PyDoc_STRVAR(nearest_doc,
+"nearest(parent, flag, out)\n"
+"\n"
+"out[0] = 0; out[i] = parent[i] if flag[parent[i]] else out[parent[i]]: per node, its\n"
+"nearest strict ancestor with the flag (0, the root, when none has it). parent: int64,\n"
+"pre-order (parent[i] < i); flag: one byte per node (numpy bool); out: int64.");
+
+static PyObject *
+nearest(PyObject *self, PyObject *args)
+{
+    Py_buffer parent, flag, out;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &parent, &flag, &out))
+        return NULL;
+    PyObject *result = NULL;
+    const Py_ssize_t n = parent.len / (Py_ssize_t)sizeof(int64_t);
+    if (check_len(&parent, n, sizeof(int64_t), "parent") ||
+        check_len(&flag, n, 1, "flag") ||
+        check_len(&out, n, sizeof(int64_t), "out"))
+        goto done;
+    const int64_t *par = (const int64_t *)parent.buf;
+    if (check_parents(par, n))
+        goto done;
+    const unsigned char *f = (const unsigned char *)flag.buf;
+    int64_t *o = (int64_t *)out.buf;
+    if (n > 0)
+        o[0] = 0;
+    for (Py_ssize_t i = 1; i < n; i++) {
+        const int64_t p = par[i];
+        o[i] = f[p] ? p : o[p];
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&parent);
+    PyBuffer_Release(&flag);
+    PyBuffer_Release(&out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"leaves", leaves, METH_VARARGS, leaves_doc},
+    {"sums", sums, METH_VARARGS, sums_doc},
+    {"or_down", or_down, METH_VARARGS, or_down_doc},
+    {"nearest", nearest, METH_VARARGS, nearest_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "treewalk",
-    "Compiled walk of packed tree ensembles (see webseg.blocks.gbt).", -1, methods,
+    "Compiled walks of packed tree ensembles (webseg.blocks.gbt) and of a page's DOM "
+    "(webseg.blocks.features).", -1, methods,
 };
 
 PyMODINIT_FUNC

@@ -264,7 +264,246 @@ done:
     return result;
 }
 
+/*
+ * The block features' "stop words" of a page (webseg.blocks.features._leaf_text): its k
+ * commonest short tokens (at most maxlen code points), ties going to the token seen first,
+ * and per leaf how many of its tokens are among them. Exactly what the Python path does
+ * with Counter(all tokens), the short ones kept in first-seen order, most_common(k) (a
+ * stable sort by count) and a sum per leaf; here without a Python step per token.
+ */
+typedef struct {
+    Py_ssize_t count, first;
+} Seen;
+
+static int
+by_count_then_first(const void *a, const void *b)
+{
+    const Seen *x = (const Seen *)a, *y = (const Seen *)b;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return x->first < y->first ? -1 : (x->first > y->first);
+}
+
+PyDoc_STRVAR(stops_doc,
+"stops(tokens, k, maxlen, out) -> None\n"
+"\n"
+"tokens: list of lists of str (a page's leaves' words). Writes into out (float64, one per\n"
+"leaf) how many of the leaf's tokens are among the k commonest tokens of at most maxlen\n"
+"code points (count descending, ties: first seen first).");
+
+static PyObject *
+stops(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "stops takes 4 arguments");
+        return NULL;
+    }
+    PyObject *tokens = args[0];
+    if (!PyList_Check(tokens)) {
+        PyErr_SetString(PyExc_TypeError, "stops: tokens must be a list of lists of str");
+        return NULL;
+    }
+    const Py_ssize_t k = PyLong_AsSsize_t(args[1]);
+    if (k == -1 && PyErr_Occurred())
+        return NULL;
+    const Py_ssize_t maxlen = PyLong_AsSsize_t(args[2]);
+    if (maxlen == -1 && PyErr_Occurred())
+        return NULL;
+    Py_buffer out;
+    if (PyObject_GetBuffer(args[3], &out, PyBUF_WRITABLE) < 0)
+        return NULL;
+    PyObject *result = NULL, *index = NULL;
+    Seen *seen = NULL;
+    unsigned char *is_stop = NULL;
+    const Py_ssize_t m = PyList_GET_SIZE(tokens);
+    if (out.len != m * (Py_ssize_t)sizeof(double)) {
+        PyErr_Format(PyExc_ValueError, "out: expected %zd bytes, got %zd",
+                     m * (Py_ssize_t)sizeof(double), out.len);
+        goto done;
+    }
+    /* pass 1: every short token's number in first-seen order, and its count */
+    index = PyDict_New();
+    if (index == NULL)
+        goto done;
+    Py_ssize_t n_seen = 0, cap = 0;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        PyObject *toks = PyList_GET_ITEM(tokens, i);
+        if (!PyList_Check(toks)) {
+            PyErr_SetString(PyExc_TypeError, "stops: tokens must be a list of lists of str");
+            goto done;
+        }
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(toks); j++) {
+            PyObject *t = PyList_GET_ITEM(toks, j);
+            if (!PyUnicode_CheckExact(t)) {
+                PyErr_SetString(PyExc_TypeError, "stops: a token is not a str");
+                goto done;
+            }
+            if (PyUnicode_GET_LENGTH(t) > maxlen)
+                continue;
+            PyObject *num = PyDict_GetItemWithError(index, t); /* borrowed */
+            if (num != NULL) {
+                seen[PyLong_AsSsize_t(num)].count++;
+                continue;
+            }
+            if (PyErr_Occurred())
+                goto done;
+            if (n_seen == cap) {
+                cap = cap ? 2 * cap : 256;
+                Seen *grown = PyMem_Realloc(seen, (size_t)cap * sizeof(Seen));
+                if (grown == NULL) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                seen = grown;
+            }
+            PyObject *v = PyLong_FromSsize_t(n_seen);
+            if (v == NULL || PyDict_SetItem(index, t, v) < 0) {
+                Py_XDECREF(v);
+                goto done;
+            }
+            Py_DECREF(v);
+            seen[n_seen].count = 1;
+            seen[n_seen].first = n_seen;
+            n_seen++;
+        }
+    }
+    /* the k commonest (a stable order: count, then first seen) are the stop words */
+    is_stop = PyMem_Calloc((size_t)(n_seen ? n_seen : 1), 1);
+    if (is_stop == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (n_seen)
+        qsort(seen, (size_t)n_seen, sizeof(Seen), by_count_then_first);
+    for (Py_ssize_t r = 0; r < k && r < n_seen; r++)
+        is_stop[seen[r].first] = 1;
+    /* pass 2: per leaf, its tokens among them */
+    double *dst = (double *)out.buf;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        PyObject *toks = PyList_GET_ITEM(tokens, i);
+        Py_ssize_t c = 0;
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(toks); j++) {
+            PyObject *t = PyList_GET_ITEM(toks, j);
+            if (PyUnicode_GET_LENGTH(t) > maxlen)
+                continue;
+            PyObject *num = PyDict_GetItemWithError(index, t);
+            if (num == NULL) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_RuntimeError, "stops: tokens changed");
+                goto done;
+            }
+            c += is_stop[PyLong_AsSsize_t(num)];
+        }
+        dst[i] = (double)c;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(index);
+    PyMem_Free(seen);
+    PyMem_Free(is_stop);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+PyDoc_STRVAR(title_hits_doc,
+"title_hits(tokens, index, hits, distinct) -> list\n"
+"\n"
+"tokens: list of lists of str (a page's leaves' words); index: dict str -> int, the title's\n"
+"words numbered 0..len(index)-1. Writes per leaf (float64) how many of its tokens are title\n"
+"words (hits) and how many different title words it holds (distinct); returns the flat\n"
+"list [leaf, word, leaf, word, ...] of every (leaf, title word) it holds, once each.");
+
+static PyObject *
+title_hits(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "title_hits takes 4 arguments");
+        return NULL;
+    }
+    PyObject *tokens = args[0], *index = args[1];
+    if (!PyList_Check(tokens) || !PyDict_Check(index)) {
+        PyErr_SetString(PyExc_TypeError, "title_hits: a list of token lists and a dict");
+        return NULL;
+    }
+    Py_buffer hb, db;
+    if (PyObject_GetBuffer(args[2], &hb, PyBUF_WRITABLE) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[3], &db, PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&hb);
+        return NULL;
+    }
+    PyObject *pairs = NULL, *result = NULL;
+    Py_ssize_t *stamp = NULL;
+    const Py_ssize_t m = PyList_GET_SIZE(tokens), nw = PyDict_GET_SIZE(index);
+    if (hb.len != m * (Py_ssize_t)sizeof(double) || db.len != m * (Py_ssize_t)sizeof(double)) {
+        PyErr_SetString(PyExc_ValueError, "title_hits: hits and distinct need one float64 "
+                        "per leaf");
+        goto done;
+    }
+    /* the leaf that last held each title word (-1: none yet) */
+    stamp = PyMem_Malloc((size_t)(nw ? nw : 1) * sizeof(Py_ssize_t));
+    pairs = PyList_New(0);
+    if (stamp == NULL || pairs == NULL) {
+        if (stamp == NULL)
+            PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t w = 0; w < nw; w++)
+        stamp[w] = -1;
+    double *hits = (double *)hb.buf, *distinct = (double *)db.buf;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        PyObject *toks = PyList_GET_ITEM(tokens, i);
+        if (!PyList_Check(toks)) {
+            PyErr_SetString(PyExc_TypeError, "title_hits: tokens must be lists of str");
+            goto done;
+        }
+        Py_ssize_t h = 0, d = 0;
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(toks); j++) {
+            PyObject *t = PyList_GET_ITEM(toks, j);
+            if (!PyUnicode_CheckExact(t)) {
+                PyErr_SetString(PyExc_TypeError, "title_hits: a token is not a str");
+                goto done;
+            }
+            PyObject *num = PyDict_GetItemWithError(index, t); /* borrowed */
+            if (num == NULL) {
+                if (PyErr_Occurred())
+                    goto done;
+                continue;
+            }
+            const Py_ssize_t w = PyLong_AsSsize_t(num);
+            if (w < 0 || w >= nw) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_ValueError, "title_hits: a word number outside "
+                                    "0..len(index)-1");
+                goto done;
+            }
+            h++;
+            if (stamp[w] != i) {
+                stamp[w] = i;
+                d++;
+                PyObject *a = PyLong_FromSsize_t(i);
+                if (a == NULL || PyList_Append(pairs, a) < 0 || PyList_Append(pairs, num) < 0) {
+                    Py_XDECREF(a);
+                    goto done;
+                }
+                Py_DECREF(a);
+            }
+        }
+        hits[i] = (double)h;
+        distinct[i] = (double)d;
+    }
+    result = Py_NewRef(pairs);
+done:
+    Py_XDECREF(pairs);
+    PyMem_Free(stamp);
+    PyBuffer_Release(&hb);
+    PyBuffer_Release(&db);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"title_hits", (PyCFunction)(void (*)(void))title_hits, METH_FASTCALL, title_hits_doc},
+    {"stops", (PyCFunction)(void (*)(void))stops, METH_FASTCALL, stops_doc},
     {"words", (PyCFunction)(void (*)(void))words, METH_FASTCALL, words_doc},
     {"counts", (PyCFunction)(void (*)(void))counts, METH_FASTCALL, counts_doc},
     {NULL, NULL, 0, NULL},

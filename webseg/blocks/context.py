@@ -19,7 +19,7 @@ import numpy as np
 
 from webseg.blocks.features import CONTEXT_LEVELS
 
-__all__ = ["CONTEXT_NAMES", "context_features"]
+__all__ = ["CONTEXT_NAMES", "context_features", "sorted_quantile"]
 
 _WINDOWS = (1, 3, 8, 20)
 CONTEXT_NAMES: tuple[str, ...] = (
@@ -31,6 +31,29 @@ CONTEXT_NAMES: tuple[str, ...] = (
     + ("page_mean", "page_max", "page_kept_share", "page_q90", "in_best", "best_share",
        "in_best2")
 )
+
+
+def sorted_quantile(v: np.ndarray, q: float) -> float:
+    """``np.quantile(v, q)`` (its default ``linear`` method) of values ``v`` already sorted,
+    by numpy's own steps and arithmetic (numpy's ``_quantile`` and ``_lerp``), so the same
+    float bit for bit: numpy pays ~50 microseconds of Python around these few operations,
+    twice a page. NaN values (sorted last) take numpy's own path."""
+    n = len(v)
+    if n == 0 or v[-1] != v[-1]:
+        return float(np.quantile(v, q))
+    virtual = (n - 1) * q
+    if virtual >= n - 1:  # at or past the last value: numpy takes index -1 on both sides
+        prev, nxt, prev_f = -1, -1, -1.0
+    else:
+        prev_f = float(np.floor(virtual))
+        prev = int(prev_f)
+        nxt = prev + 1
+    gamma = virtual - prev_f
+    a, b = float(v[prev]), float(v[nxt])
+    diff = b - a
+    if gamma >= 0.5:
+        return b - diff * (1 - gamma)
+    return a + diff * gamma
 
 
 def context_features(s: np.ndarray, chars: np.ndarray, ranges: np.ndarray) -> np.ndarray:
@@ -74,7 +97,7 @@ def context_features(s: np.ndarray, chars: np.ndarray, ranges: np.ndarray) -> np
     out[:, k] = cs[-1] / total
     out[:, k + 1] = s.max()
     out[:, k + 2] = w[s > 0.5].sum() / total
-    out[:, k + 3] = np.quantile(s, 0.9)
+    out[:, k + 3] = sorted_quantile(s[order], 0.9)
     flat = np.argmax(gain)
     b = np.unravel_index(flat, gain.shape)
     blo, bhi = lo[b], hi[b]

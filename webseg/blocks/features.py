@@ -99,6 +99,9 @@ FEATURE_NAMES: tuple[str, ...] = (
     + tuple(f"pl_{lv}_{f}" for lv in _PL_LEVELS for f in PL_NAMES)
 )
 _COL = {n: k for k, n in enumerate(FEATURE_NAMES)}
+#: the level features: one run of columns, level by level, each level's in ``_LEVEL`` order
+_LEVEL_COLS = slice(_COL[f"{LEVELS[0]}_{_LEVEL[0]}"],
+                    _COL[f"{LEVELS[0]}_{_LEVEL[0]}"] + len(LEVELS) * len(_LEVEL))
 #: columns that need layout (NaN on parsed pages)
 GEOMETRY: tuple[str, ...] = tuple(
     [f"g_{g}" for g in _GEOM]
@@ -130,6 +133,12 @@ def _ancestor_or_self_bits(bits: np.ndarray, parent: np.ndarray) -> np.ndarray:
     """Per node, the OR of the bit masks ``bits`` over the node and its ancestors ("some
     ancestor-or-self has the flag", for every flag at once): one pass over the nodes in
     pre-order (a parent comes first), all the flags of a node in one integer."""
+    walk = native.load("treewalk")
+    if walk is not None and hasattr(walk, "or_down"):  # the same loop, compiled
+        out = np.empty(len(bits), dtype=np.int64)
+        walk.or_down(np.ascontiguousarray(bits, dtype=np.int64),
+                     np.ascontiguousarray(parent, dtype=np.int64), out)
+        return out
     b = bits.tolist()
     par = parent.tolist()
     for i in range(1, len(b)):
@@ -144,6 +153,12 @@ def _unpack_bits(bits: np.ndarray, k: int) -> np.ndarray:
 
 def _nearest_block(parent: np.ndarray, is_block: np.ndarray) -> np.ndarray:
     """Nearest block-level *strict* ancestor of every node (0 for the root's children)."""
+    walk = native.load("treewalk")
+    if walk is not None and hasattr(walk, "nearest"):  # the same loop, compiled
+        out = np.empty(len(parent), dtype=np.int64)
+        walk.nearest(np.ascontiguousarray(parent, dtype=np.int64),
+                     np.ascontiguousarray(is_block, dtype=bool), out)
+        return out
     par = parent.tolist()
     blk = is_block.tolist()
     nb = [0] * len(par)
@@ -229,6 +244,11 @@ def _char_counts(texts: list[str], lens: np.ndarray
     return punct, sents, digits
 
 
+#: a page's "stop words": its this many commonest tokens of at most _STOP_LEN characters
+_N_STOPS = 30
+_STOP_LEN = 4
+
+
 def _leaf_text(page: Page, leaves: np.ndarray) -> _LeafText:
     """Counts per leaf (C-level maps over the leaves); the "stop words" are the page's own 30
     commonest short tokens (any language, see the module docstring)."""
@@ -243,15 +263,28 @@ def _leaf_text(page: Page, leaves: np.ndarray) -> _LeafText:
     words = counts(map(len, tokens))
     punct, sents, digits = _char_counts(texts, chars)
     upper = counts(t[:1].isupper() for t in texts)
-    # the short tokens in first-seen order (ties of most_common keep it)
-    every = Counter(chain.from_iterable(tokens))
-    short = Counter({w: c for w, c in every.items() if len(w) <= 4})
-    stopset = {w for w, _ in short.most_common(30)}
-    stops = counts(sum(map(stopset.__contains__, toks)) for toks in tokens)
+    nat = native.load("wordsplit")
+    if nat is not None and hasattr(nat, "stops") and type(tokens) is list:
+        stops = np.empty(m)  # the same counts, compiled (webseg/_native/wordsplit.c)
+        nat.stops(tokens, _N_STOPS, _STOP_LEN, stops)
+    else:
+        # the short tokens in first-seen order (ties of most_common keep it)
+        every = Counter(chain.from_iterable(tokens))
+        short = Counter({w: c for w, c in every.items() if len(w) <= _STOP_LEN})
+        stopset = {w for w, _ in short.most_common(_N_STOPS)}
+        stops = counts(sum(map(stopset.__contains__, toks)) for toks in tokens)
     title_words = set(_words(page.title or ""))
     tshare = np.zeros(m)
     tcover = np.zeros(m)
-    if title_words:
+    if title_words and nat is not None and hasattr(nat, "title_hits") \
+            and type(tokens) is list:  # the same counts, compiled (wordsplit.c)
+        hits, distinct = np.empty(m), np.empty(m)
+        nat.title_hits(tokens, {w: k for k, w in enumerate(title_words)}, hits, distinct)
+        # whole numbers divided as the loop below divides them: the same floats
+        held = hits > 0
+        tshare[held] = hits[held] / words[held]
+        tcover[held] = distinct[held] / len(title_words)
+    elif title_words:
         # most leaves share no word with the title: their shares stay 0.0, as the sums give
         in_title = title_words.__contains__
         disjoint = title_words.isdisjoint
@@ -398,25 +431,27 @@ def _fill_leaf(X: np.ndarray, lt: _LeafText, in_link_leaf: np.ndarray,
 def _fill_levels(X: np.ndarray, S: np.ndarray, lv_nodes: dict[str, np.ndarray],
                  sib: tuple[np.ndarray, np.ndarray, np.ndarray], depth: np.ndarray,
                  leaf_depth: np.ndarray, total_chars: float) -> None:
-    """Text, link and sibling statistics of each context level of :data:`LEVELS`."""
-    col = _COL
+    """Text, link and sibling statistics of each context level of :data:`LEVELS`: every
+    statistic for all levels at once (a ``(leaves, levels)`` array), written into ``X`` as
+    one block (the same values as a column at a time, with a sixth of the numpy calls)."""
     n_children, same, max_same = sib
-    for lv in LEVELS:
-        a = lv_nodes[lv]
-        Sa = S[a]
-        ch = Sa[:, 0]
-        X[:, col[f"{lv}_log_chars"]] = np.log1p(ch)
-        X[:, col[f"{lv}_link_density"]] = Sa[:, 2] / np.maximum(ch, 1)
-        X[:, col[f"{lv}_stop_ratio"]] = Sa[:, 3] / np.maximum(Sa[:, 1], 1)
-        X[:, col[f"{lv}_punct_ratio"]] = Sa[:, 4] / np.maximum(ch, 1)
-        X[:, col[f"{lv}_sent_per_word"]] = Sa[:, 5] / np.maximum(Sa[:, 1], 1)
-        X[:, col[f"{lv}_words_per_leaf"]] = Sa[:, 1] / np.maximum(Sa[:, 6], 1)
-        X[:, col[f"{lv}_log_leaves"]] = np.log1p(Sa[:, 6])
-        X[:, col[f"{lv}_page_share"]] = ch / total_chars
-        X[:, col[f"{lv}_log_children"]] = np.log1p(n_children[a])
-        X[:, col[f"{lv}_same_sig_share"]] = same[a]
-        X[:, col[f"{lv}_max_sig_share"]] = max_same[a]
-        X[:, col[f"{lv}_depth_gap"]] = leaf_depth - depth[a]
+    a = np.stack([lv_nodes[lv] for lv in LEVELS], axis=1)  # (m, levels)
+    Sa = S[a]
+    ch = Sa[:, :, 0]
+    block = np.empty(a.shape + (len(_LEVEL),))  # statistics in the order of _LEVEL
+    block[:, :, 0] = np.log1p(ch)
+    block[:, :, 1] = Sa[:, :, 2] / np.maximum(ch, 1)
+    block[:, :, 2] = Sa[:, :, 3] / np.maximum(Sa[:, :, 1], 1)
+    block[:, :, 3] = Sa[:, :, 4] / np.maximum(ch, 1)
+    block[:, :, 4] = Sa[:, :, 5] / np.maximum(Sa[:, :, 1], 1)
+    block[:, :, 5] = Sa[:, :, 1] / np.maximum(Sa[:, :, 6], 1)
+    block[:, :, 6] = np.log1p(Sa[:, :, 6])
+    block[:, :, 7] = ch / total_chars
+    block[:, :, 8] = np.log1p(n_children[a])
+    block[:, :, 9] = same[a]
+    block[:, :, 10] = max_same[a]
+    block[:, :, 11] = leaf_depth[:, None] - depth[a]
+    X[:, _LEVEL_COLS] = block.reshape(len(a), -1)
 
 
 def _fill_markup(X: np.ndarray, mk: _Markup, leaves: np.ndarray,

@@ -16,9 +16,12 @@ numerical features (the tests check this).
 
 Speed: when webseg's C extensions are built (``webseg._native.treewalk``, see ``setup.py``),
 every (tree, row) pair walks its tree in a plain compiled loop, about ten times faster than the
-numpy walk; without them the numpy walk runs. Both find the same leaf for every pair, and the
-per-tree values are summed in numpy in the same order either way, so the scores are bit for
-bit the same (the tests check this on probes that cross every split both ways and take every
+numpy walk; without them the numpy walk runs. Both find the same leaf for every pair. With two
+rows or more the compiled walk also sums the leaf values (``treewalk.sums``, over 16-byte node
+records, reading ``X`` in place in either memory order) in numpy's order: tree by tree, which
+is how numpy sums the ``(n_trees, n)`` table over its first axis; a single row numpy sums
+pairwise, so it keeps the leaf walk and numpy's sum. The scores are bit for bit the same
+either way (the tests check this on probes that cross every split both ways and take every
 NaN branch, and on real pages).
 """
 
@@ -143,6 +146,38 @@ class TreeEnsemble:
             np.ascontiguousarray(self.leaf, dtype=bool),
             np.ascontiguousarray(self.roots, dtype=np.int64),
         )
+        self._sum_tables = self._packed_tables()
+
+    def _packed_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(nodes, values, roots)`` as the compiled summing walk reads them
+        (``treewalk.sums``): one 16-byte record per node in the walk's sibling order, where
+        a node's children follow it side by side (threshold; left child, the right one being
+        next; feature, NaN-goes-left and leaf bits), the leaf values in the same order, and
+        every tree's root."""
+        order, roots, left = self._walk_order, self._walk_roots, self._walk_left
+        if len(order) >= 2**31 or self.n_features >= 2**30:
+            raise ValueError("ensemble too large for the compiled walk")
+        leaf = self.leaf[order]
+        nodes = np.zeros(len(order), dtype=[("thr", "<f8"), ("left", "<i4"), ("fn", "<u4")])
+        nodes["thr"] = self.threshold[order]
+        nodes["left"] = left
+        nodes["fn"] = (self.feature[order].astype(np.uint32)
+                       | (self.missing_left[order].astype(np.uint32) << 30)
+                       | (leaf.astype(np.uint32) << 31))
+        return (nodes, np.ascontiguousarray(self.value[order], dtype=np.float64),
+                np.ascontiguousarray(roots, dtype=np.int32))
+
+    def native_sums(self, X: np.ndarray, walk: Any) -> np.ndarray:
+        """``(n, n_classes)``: per row and class, the sum of its leaves' values over the
+        class's trees, in tree order, by the compiled walk (``X`` float64, any strides)."""
+        n, f = X.shape
+        if X.flags.f_contiguous and not X.flags.c_contiguous:
+            buf, rs, cs = X.T, 1, n  # column-major: read in place, no copy
+        else:
+            buf, rs, cs = np.ascontiguousarray(X, dtype=np.float64), f, 1
+        out = np.empty((n, self.n_classes), dtype=np.float64)
+        walk.sums(buf, n, self.n_features, rs, cs, *self._sum_tables, self.n_classes, out)
+        return out
 
     def _probe(self) -> np.ndarray:
         """Rows that cross every split both ways and take every NaN branch: each row holds,
@@ -188,6 +223,10 @@ class TreeEnsemble:
         if n == 0 or T == 0:
             return np.broadcast_to(self.baseline, (n, K)).copy() if K > 1 \
                 else np.full(n, float(self.baseline))
+        walk = native.load("treewalk")
+        if walk is not None and n >= 2:  # numpy sums a single row pairwise: the walk below
+            sums = self.native_sums(X, walk)  # adds tree by tree, as numpy does for n >= 2
+            return float(self.baseline) + sums[:, 0] if K == 1 else self.baseline + sums
         vals = self._tree_values(X)
         if K == 1:
             return float(self.baseline) + vals.sum(axis=0)

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from webseg.blocks.context import sorted_quantile
 from webseg.blocks.features import FEATURE_NAMES
 from webseg.blocks.gbt import TreeEnsemble, export_hgb
 
@@ -84,7 +85,8 @@ def page_features(s: np.ndarray, chars: np.ndarray, X: np.ndarray,
         return out
     w = np.asarray(chars, dtype=np.float64) + 1.0
     total = w.sum()
-    q50, q90 = np.quantile(s, (0.5, 0.9))
+    ordered = np.sort(s)
+    q50, q90 = sorted_quantile(ordered, 0.5), sorted_quantile(ordered, 0.9)
     means = np.nan_to_num(w @ np.asarray(X, dtype=np.float64)[:, _MEAN_IDX] / total)
 
     def kept(t: np.ndarray) -> np.ndarray:

@@ -260,13 +260,16 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
     ntags = [_FLEX if i in flex else _LINE if i in line else tags[i] for i in cand]
     row_of: dict[int, list[int]] = {}  # data table -> positions of its rows in ``cand``
     table_stack: list[int] = []
-    for k, i in enumerate(cand):
+    # tables and rows only: tables nest, so the ones a candidate closes are on top of the
+    # stack whenever the next table or row comes
+    for k in [k for k, t in enumerate(ntags) if t == "table" or t == "tr"]:
+        i = cand[k]
         while table_stack and end[cand[table_stack[-1]]] <= i:
             table_stack.pop()
         if ntags[k] == "table":
             table_stack.append(k)
             row_of[k] = []
-        elif ntags[k] == "tr" and table_stack:
+        elif table_stack:
             row_of[table_stack[-1]].append(k)
     data_table = {k for k, rows in row_of.items()
                   if len(rows) >= 2 and tables_inside[k] == 0 and layout_inside[k] == 0
@@ -281,21 +284,22 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
     cdata = _prefix(is_data)
     only_data = (cdata[end[nodes]] - cdata[nodes + 1]) == tables_inside
     unit = np.zeros(len(cand), dtype=bool)
+    # Python numbers for the loop (the same values and comparisons)
+    tin_l, lin_l, only_l = tables_inside.tolist(), layout_inside.tolist(), only_data.tolist()
     for k, t in enumerate(ntags):
         if hi_l[k] <= lo_l[k]:
             continue
         if t == "table":
             unit[k] = k in data_table or k in code_table
         elif t == _FLEX:  # a row of short items side by side, read as one line
-            unit[k] = (tables_inside[k] == 0 and layout_inside[k] == 0
-                       and total[k] <= MAX_HOLE_CHARS)
+            unit[k] = (tin_l[k] == 0 and lin_l[k] == 0 and total_l[k] <= MAX_HOLE_CHARS)
         elif t == _LINE:
-            unit[k] = layout_inside[k] == 0 and total[k] <= MAX_UNIT_CHARS
+            unit[k] = lin_l[k] == 0 and total_l[k] <= MAX_UNIT_CHARS
         elif t == "tr":  # rows of data tables, and short rows of other tables (below)
             unit[k] = True
         elif t in _UNIT_TAGS:  # a figure may hold a table (a table with its caption)
-            unit[k] = ((only_data[k] or t == "figure") and layout_inside[k] == 0
-                       and total[k] <= MAX_UNIT_CHARS)
+            unit[k] = ((only_l[k] or t == "figure") and lin_l[k] == 0
+                       and total_l[k] <= MAX_UNIT_CHARS)
     rows_ok = np.zeros(len(cand), dtype=bool)
     for k in data_table:
         rows_ok[row_of[k]] = True
@@ -381,8 +385,8 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
     is_code = kind_is("pre".__eq__)
     is_code[list(code_table)] = True
     in_code = _leaf_flags(np.flatnonzero(is_code))
-    spans = {(int(lo[k]), int(hi[k])) for k in np.flatnonzero(unit).tolist()}
-    table_spans = [(int(lo[k]), int(hi[k])) for k in row_of]
+    spans = {(lo_l[k], hi_l[k]) for k in np.flatnonzero(unit).tolist()}
+    table_spans = [(lo_l[k], hi_l[k]) for k in row_of]
 
     cwl = cw.tolist()  # the same float64 values, read without a numpy scalar each
 
@@ -443,6 +447,11 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
             ok = t in ("ul", "ol") and not _any(linked[a:b])
         return ok and _ends_kept(k, a, b, mixed=True)
 
+    # how many times ``keep`` was written so far: a unit ``_fill`` left dropped is decided
+    # the same way again while no write came between (``_fill`` reads nothing else that
+    # changes), so its retry below is skipped then
+    writes = [0]
+
     def _fill(k: int, a: int, b: int) -> int:
         """Keep the unit ``k`` (leaves ``[a, b)``, all dropped) whole when it is a hole in
         kept content (module docstring); its end when kept, else -1."""
@@ -451,12 +460,13 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
         # any length, a table in a short gap)
         listing = k in code_table
         run = (a, b) if listing and _inside_kept(keep, a, b) else _hole(a, b)
-        at_end = run is None and (listing or cw[b] - cw[a] <= MAX_HOLE_CHARS) \
+        at_end = run is None and (listing or cwl[b] - cwl[a] <= MAX_HOLE_CHARS) \
             and _ends_kept(k, a, b)
         if at_end:  # no kept text after it: its own scores must speak for it (below)
             run = (a, b)
         if run == (a, b) and ntags[k] in _ANNOUNCED and _announces(page, leaves, keep, a):
             keep[a:b] = True  # the sentence before it says what follows
+            writes[0] += 1
             return b
         # tiny cells and items hide what a table, a list or code is from the leaf features:
         # between kept text the context alone decides; at the end of it only when the unit
@@ -467,12 +477,15 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
                 listing or k in data_table)):
             keep[run[0]:run[1]] = True
             keep[run[0]:run[1]] &= ~in_button[run[0]:run[1]]  # a "Copy" button stays out
+            writes[0] += 1
             return b  # units the run reaches into after it are still decided as wholes
         return -1
 
     # decide, outermost first (pre-order): a decided unit covers [lo, hi)
     covered = 0
-    retry: list[int] = []  # holes whose neighbours were still undecided
+    # holes whose neighbours were still undecided, with the write count when ``_fill`` left
+    # them dropped (-1: not asked yet)
+    retry: list[tuple[int, int]] = []
     for k in np.flatnonzero(unit).tolist():
         a, b = lo_l[k], hi_l[k]
         if a < covered:
@@ -483,6 +496,7 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
         if ntags[k] in _SHARE_ONLY:  # its own bulk, between kept text: whole, else left
             if _any(part) and _share(keep, w, a, b) >= 0.5 and _inside_kept(keep, a, b):
                 keep[a:b] = True
+                writes[0] += 1
                 covered = b
             continue
         if not _any(part):
@@ -490,7 +504,7 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
                 continue
             got = _fill(k, a, b)
             if got < 0:
-                retry.append(k)
+                retry.append((k, writes[0]))
             covered = max(covered, got)
             continue
         said = ntags[k] in _ANNOUNCED and _announces(page, leaves, keep, a)
@@ -498,20 +512,25 @@ def _apply_units(page: Page, leaves: np.ndarray, chars: np.ndarray, keep: np.nda
                 or (_inside_kept(keep, a, b) or _completes_end(k, a, b)) and (_half(a, b) or said) \
                 or said and _ends_kept(k, a, b, mixed=True):
             keep[a:b] = True
+            writes[0] += 1
             covered = b
         elif not has_inner[k]:  # a unit with units inside (a list's items, a table's
             keep[a:b] = False  # rows) leaves the decision to them
+            writes[0] += 1
             covered = b
             if scores is not None:
-                retry.append(k)  # dropped whole: a hole once its neighbours are decided
+                retry.append((k, -1))  # dropped whole: a hole once its neighbours are decided
     # a dropped unit before a unit decided after it (a table before a list whose items were
     # kept whole): a hole once its neighbours are decided
-    for k in retry:
+    for k, seen in retry:
+        if seen == writes[0]:
+            continue  # nothing changed since _fill left it dropped
         a, b = lo_l[k], hi_l[k]
         if not _any(keep[a:b]):
             _fill(k, a, b)
-    # headings immediately followed by kept content
-    for k, t in enumerate(ntags):
+    # headings immediately followed by kept content (only headings and bold lines can be)
+    for k in [k for k, t in enumerate(ntags) if t in _HEADINGS or t in _BOLD]:
+        t = ntags[k]
         a, b = lo_l[k], hi_l[k]
         if b <= a or b >= m or not keep[b] or _all(keep[a:b]) or total_l[k] > MAX_HEADING_CHARS:
             continue
@@ -616,6 +635,10 @@ def _drop_noscript(page: Page, leaves: np.ndarray, keep: np.ndarray) -> None:
         keep[inside] = False
 
 
+#: above this many flex containers, :func:`_flex_rows` lists every node's children at once
+_FLEX_SCAN = 32
+
+
 def _flex_rows(page: Page) -> set[int]:
     """Elements laid out as a flex or grid container (computed ``display`` on a rendered
     page, an inline style's on a parsed one) whose items are all phrasing elements (``span``,
@@ -633,11 +656,22 @@ def _flex_rows(page: Page) -> set[int]:
                 if attrs[i]["display"].strip() in _FLEX_DISPLAYS]
     if not flex:
         return set()
-    kids: dict[int, list[str]] = {}
-    for i, par in enumerate(page.parent.tolist()):
-        if par >= 0 and page.tag[i] != "#text":
-            kids.setdefault(par, []).append(page.tag[i])
-    return {i for i in flex if kids.get(i) and all(t in _PHRASING for t in kids[i])}
+    tags = page.tag
+    if len(flex) > _FLEX_SCAN:  # many containers: every node's children in one pass
+        kids: dict[int, list[str]] = {}
+        for i, par in enumerate(page.parent.tolist()):
+            if par >= 0 and tags[i] != "#text":
+                kids.setdefault(par, []).append(tags[i])
+        return {i for i in flex if kids.get(i) and all(t in _PHRASING for t in kids[i])}
+    # a few containers: each one's children, found in its subtree (a contiguous id range)
+    parent, end = page.parent, page.subtree_end
+    out = set()
+    for i in flex:
+        below = np.flatnonzero(parent[i + 1:int(end[i])] == i) + (i + 1)
+        kt = [tags[j] for j in below.tolist() if tags[j] != "#text"]
+        if kt and all(t in _PHRASING for t in kt):
+            out.add(i)
+    return out
 
 
 def _code_listing(page: Page, table: int, leaves: np.ndarray) -> bool:

@@ -47,6 +47,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
+from webseg import _native as native
 from webseg.page import Page, normalize_text
 
 __all__ = ["FEATURE_NAMES", "SHARED_ATTR", "node_features", "share_node_features"]
@@ -75,6 +76,8 @@ def _host(url: str | None) -> str | None:
 
 
 _SCHEME = re.compile(r"[a-z][a-z0-9+.-]*:")
+#: characters urlsplit removes from anywhere in a URL before it splits it
+_URL_STRIPPED = frozenset("\t\r\n")
 _PLAIN_HOST = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)*")
 
 
@@ -100,7 +103,11 @@ def _is_intra(href: str, host: str | None) -> bool:
     if h.startswith("//") or _SCHEME.match(h):
         if h.startswith(_own_prefixes(host)):
             return True
-        return host is not None and _host(h if not h.startswith("//") else "http:" + h) == host
+        if host is None or host not in h and not _URL_STRIPPED.intersection(h):
+            # urlsplit's host name is a part of the (lower-cased) link once tabs and line
+            # breaks are taken out: a link without the page's host in it has another
+            return False
+        return _host(h if not h.startswith("//") else "http:" + h) == host
     return True  # relative
 
 
@@ -237,15 +244,28 @@ def _node_features(page: Page, leaf_text: list[str] | None = None,
 
     title_words = sorted(set(_WORD.findall(normalize_text(page.title or "").lower())))
     if title_words and len(leaves):
-        present = np.zeros((n, len(title_words)))
+        # per title word (rows) and node, whether the node is a leaf holding the word; its
+        # prefix sums over the document order count the word's leaves in every subtree
+        present = np.zeros((len(title_words), n), dtype=np.int32)
         index = {wd: k for k, wd in enumerate(title_words)}
-        shared = set(title_words).intersection  # most leaves share no word with the title
-        for j, toks in zip(leaves.tolist(), tokens, strict=True):
-            for t in shared(toks):
-                present[j, index[t]] = 1.0
-        csum = np.vstack([np.zeros((1, len(title_words))), np.cumsum(present, axis=0)])
-        found = (csum[end] - csum[:n]) > 0
-        feats[:, col["title_overlap"]] = found.sum(axis=1) / len(title_words)
+        nat = native.load("wordsplit")
+        if nat is not None and hasattr(nat, "title_hits") and type(tokens) is list:
+            m = len(tokens)  # the (leaf, title word) pairs, compiled (wordsplit.c)
+            pairs = np.asarray(nat.title_hits(tokens, index, np.empty(m), np.empty(m)),
+                               dtype=np.intp).reshape(-1, 2)
+            present[pairs[:, 1], leaves[pairs[:, 0]]] = 1
+        else:
+            tset = set(title_words)
+            shared, disjoint = tset.intersection, tset.isdisjoint
+            lv = leaves.tolist()
+            # most leaves share no word with the title: only the others are looked at
+            for k in [k for k, toks in enumerate(tokens) if not disjoint(toks)]:
+                for t in shared(tokens[k]):
+                    present[index[t], lv[k]] = 1
+        csum = np.zeros((len(title_words), n + 1), dtype=np.int64)
+        np.cumsum(present, axis=1, out=csum[:, 1:])
+        found = (csum[:, end] - csum[:, :n]) > 0
+        feats[:, col["title_overlap"]] = found.sum(axis=0) / len(title_words)
     feats[:, col["log_text_length"]] = np.log1p(sub_chars)
     feats[:, col["depth"]] = page.depth
     return feats
