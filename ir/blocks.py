@@ -316,8 +316,8 @@ def segmentation_blocks(seg: Any, an: Analyzer, non_template_only: bool = False,
     leaf_tokens = getattr(an, "leaf_tokens", None)
     # a page's analyzer has its leaves' tokens already (the windows, the fields)
     page_toks = None if leaf_tokens is None or seg.page is None else leaf_tokens(seg.page)
-    texts = _joined_texts(seg.page, segs, pieces, page_toks)
     seen = getattr(an, "seen", None) or an.tokens
+    texts = _joined_texts(seg.page, segs, pieces, page_toks, seen)
     out = []
     for r, (s, t, parts) in enumerate(zip(segs, texts, pieces, strict=True)):
         if parts is None:
@@ -341,7 +341,8 @@ def segmentation_blocks(seg: Any, an: Analyzer, non_template_only: bool = False,
 
 def _joined_texts(page: Any, segs: list[Any],
                   pieces: list[list[Any] | None] | None = None,
-                  leaf_tokens: list[list[str]] | None = None) -> list[str]:
+                  leaf_tokens: list[list[str]] | None = None,
+                  tokenize: Any = None) -> list[str]:
     """Each segment's text with its leaves joined as the browser shows them (as ``webseg
     clean`` joins them): no space where the source has none between two leaves, so
     ``小型微利<a>企业</a>`` stays one run of Chinese (its bigram ``利企`` indexed, its snippet
@@ -350,7 +351,11 @@ def _joined_texts(page: Any, segs: list[Any],
 
     ``pieces`` (an empty list) receives, per segment, its leaves' texts when its text is
     exactly them joined by single spaces, else None; with ``leaf_tokens`` (the tokens of
-    every text leaf, ``page.text_leaves`` order), their token lists instead of their texts."""
+    every text leaf, ``page.text_leaves`` order), their token lists instead of their texts.
+    With ``leaf_tokens`` and ``tokenize`` (text -> its tokens, read only), a segment with
+    glued leaves gets token lists too: one per run of leaves its text joins with no space
+    (a single leaf's known tokens, else ``tokenize`` of the run's text). No token crosses a
+    space, so they are its text's tokens, while only the glued runs are analysed again."""
     if pieces is None:
         pieces = []
     import numpy as np
@@ -367,6 +372,7 @@ def _joined_texts(page: Any, segs: list[Any],
     leaf_texts = [page.leaf_texts[k] for k in at_shown]
     # what pieces receive of each leaf: its text, or its tokens
     own = leaf_texts if leaf_tokens is None else [leaf_tokens[k] for k in at_shown]
+    by_runs = leaf_tokens is not None and tokenize is not None
     if len(leaves) < 2:
         pieces.extend(None for _ in segs)
         return [s.text for s in segs]
@@ -398,6 +404,7 @@ def _joined_texts(page: Any, segs: list[Any],
             {i for a, b in zip(lo, hi, strict=True) for i in range(a, b)})
         parts: list[str] = []
         texts: list[Any] | None = []  # the leaves' texts, while every joint is a space
+        runs: list[list[int]] = []  # the leaves of each run joined with no space
         prev = -2
         for i in idx:
             t = leaf_texts[i]
@@ -406,8 +413,12 @@ def _joined_texts(page: Any, segs: list[Any],
             if parts:
                 if not (i == prev + 1 and glued[i]):
                     parts.append(" ")
+                    runs.append([i])
                 else:
                     texts = None
+                    runs[-1].append(i)
+            else:
+                runs.append([i])
             parts.append(t)
             if texts is not None:
                 texts.append(own[i])
@@ -415,5 +426,8 @@ def _joined_texts(page: Any, segs: list[Any],
         text = "".join(parts)
         same = text == s.text or "".join(text.split()) == "".join(s.text.split())
         out.append(text if same else s.text)
+        if same and texts is None and by_runs:
+            texts = [own[r[0]] if len(r) == 1
+                     else tokenize("".join([leaf_texts[i] for i in r])) for r in runs]
         pieces.append(texts if same and texts else None)
     return out

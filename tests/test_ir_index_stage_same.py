@@ -58,7 +58,12 @@ def _pages():
     cjk = parse("<html><head><title>小型微利企业</title></head><body><div><p>小型微利"
                 "<a href=#>企业</a>税收</p><p>The “bridge” reopens.</p></div>"
                 "<nav><a href=#>首页</a> <a href=#>News</a></nav></body></html>")
-    return [page, cjk]
+    # segments whose leaves are glued (no space between them) in several runs, every script
+    glued = parse("<html><body><div><p>W<b>orld</b> news: <i>Ωm</i>ega café <b>x</b>1 "
+                  "и<b>дея</b> 小型<a href=#>企业</a>税收 <b>ไท</b>ย the “br<i>idge</i>”</p>"
+                  "<p>The <b>Stop</b>words<i>’s</i> are the\u00a0<b>same</b>.</p></div>"
+                  "</body></html>")
+    return [page, cjk, glued]
 
 
 def _probs(page):
