@@ -436,7 +436,16 @@ class Analyzer:
         """Index terms of ``text`` in order (repeats kept)."""
         if not text:
             return []
-        if self.scheme == "ascii" or (text.isascii() and self.latin == "en"):
+        if text.isascii() and (self.latin == "en" or self.scheme == "ascii"):
+            # the compiled loop straight away once the memos exist (a page analyses
+            # hundreds of short texts: the calls in between cost more than their words)
+            native = load_native("asciiwords")
+            d = self.__dict__
+            memo, miss = d.get("_word_memo"), d.get("_word_miss_memo")
+            if native is not None and memo is not None and miss is not None:
+                return native.words(text, memo, miss, True)
+            return self._ascii_tokens(text)
+        if self.scheme == "ascii":
             return self._ascii_tokens(text)
         return self._unicode_tokens(text)
 

@@ -277,18 +277,18 @@ class PageTokens:
             vis = np.asarray(page.visible, dtype=bool)[page.text_leaves].tolist()
             texts = page.leaf_texts
             memo = self._memo
-            toks_of: dict[str, list[str]] = {}
-            new = []  # the distinct texts not seen yet, analysed in one call
-            for t in dict.fromkeys(compress(texts, vis)):
-                got = memo.get(t)
-                if got is None:
-                    new.append(t)
-                else:
-                    toks_of[t] = got
-            for t, toks in zip(new, self._an.tokens_many(new), strict=True):
-                toks_of[t] = toks
-                if len(t) <= self.MAX_KEY:
-                    memo[t] = toks
+            shown = list(dict.fromkeys(compress(texts, vis)))
+            # the distinct texts not seen yet (nearly always all: the leaves come first),
+            # analysed in one call
+            new = [t for t in shown if t not in memo] if memo else shown
+            toks_of = dict(zip(new, self._an.tokens_many(new), strict=True))
+            if len(new) < len(shown):
+                toks_of.update((t, memo[t]) for t in shown if t in memo)
+            memo.update(toks_of)
+            if max(map(len, new), default=0) > self.MAX_KEY:  # not remembered
+                for t in new:
+                    if len(t) > self.MAX_KEY:
+                        del memo[t]
             self._leaf_toks = [toks_of[t] if v else [] for v, t in zip(vis, texts,
                                                                          strict=True)]
             self._page = page
