@@ -80,6 +80,10 @@ def term_counts(tokens: Iterable[str]) -> dict[str, int]:
 
 def float_counts(tokens: Iterable[str]) -> dict[str, float]:
     """:func:`term_counts` as floats (a field's soft counts), in first-occurrence order."""
+    if type(tokens) is list:  # a leaf's tokens: mostly all distinct, each counted once
+        once = dict.fromkeys(tokens, 1.0)
+        if len(once) == len(tokens):
+            return once
     counts: dict[str, int] = {}
     _count_elements(counts, tokens)
     return dict(zip(counts, map(float, counts.values()), strict=True))

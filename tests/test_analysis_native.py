@@ -130,6 +130,11 @@ def test_counts_are_counters() -> None:
     assert fc == {t: float(c) for t, c in Counter(toks).items()}
     assert all(type(v) is float for v in fc.values()) and list(fc) == list(Counter(toks))
     assert term_counts([]) == {} and float_counts([]) == {}
+    for toks in (["a"], ["a", "b", "c"], ["a", "b", "a"], ["x"] * 3):  # distinct or not
+        for given in (toks, iter(toks)):
+            fc = float_counts(given)
+            assert list(fc.items()) == [(t, float(c)) for t, c in Counter(toks).items()]
+            assert all(type(v) is float for v in fc.values())
 
 
 def test_separators_are_what_the_unicode_path_makes_of_them() -> None:
