@@ -11,14 +11,14 @@ Blocks are stored in geometry rank order (top edge, then left edge of the segmen
 
 from __future__ import annotations
 
-from itertools import chain
+from itertools import accumulate, chain, repeat
 from typing import Any
 
 from ir.analysis import Analyzer, term_counts
 from ir.store import Block
 from webseg.lang import has_unspaced_letter
 
-__all__ = ["SOURCES", "page_blocks", "page_parts", "page_text", "page_words",
+__all__ = ["SOURCES", "page_blocks", "page_parts", "page_text", "page_words", "part_sizes",
            "segmentation_blocks", "shown_leaves", "shown_parts", "spaced", "window_blocks",
            "word_weights"]
 
@@ -68,7 +68,8 @@ def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
                   text_tokens: list[str] | None = None,
                   pieces: list[str] | None = None,
                   whole_words: bool | None = None,
-                  piece_tokens: list[list[str]] | None = None) -> list[Block]:
+                  piece_tokens: list[list[str]] | None = None,
+                  piece_sizes: list[int] | None = None) -> list[Block]:
     """Consecutive, non-overlapping ``size``-word windows of ``text`` (the last may be shorter).
 
     A word is a whitespace word, except in unspaced scripts, where every
@@ -87,7 +88,8 @@ def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
     the same terms because no token crosses a space.
 
     ``whole_words``: :func:`spaced` of ``text`` when the caller has it already;
-    ``piece_tokens``: the tokens of each of ``pieces``, when the caller has them already.
+    ``piece_tokens``: the tokens of each of ``pieces``, when the caller has them already;
+    ``piece_sizes``: :func:`part_sizes` of ``pieces`` (none of them empty), likewise.
     """
     words = text.split()
     if word_weights is not None and len(word_weights) != len(words):
@@ -96,7 +98,7 @@ def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
     if whole_words is None:
         whole_words = spaced(text)
     if whole_words and pieces is not None and piece_tokens is not None:
-        spans = _spans(pieces, len(words))
+        spans = _spans(pieces, len(words), piece_sizes)
         if spans is not None:  # a page's windows (nearly every page): from its leaves
             return _piece_windows(an, words, pieces, piece_tokens, spans, size,
                                   word_weights, text_tokens)
@@ -144,7 +146,9 @@ def _piece_windows(an: Analyzer, words: list[str], pieces: list[str],
     analysed in its two parts. An ASCII piece's second part is the rest of its tokens
     (``[a-z0-9]+`` words and Latin runs never hold a space, so a cut between two words cuts
     the token list there), not analysed again."""
-    seen = getattr(an, "seen", None) or an.tokens
+    # the parts cut at a window edge are texts no other caller asks for: analysed, not
+    # remembered
+    seen = getattr(an, "analyzer", an).tokens
     n_words = len(words)
     n_spans = len(spans)
     out = []
@@ -186,9 +190,18 @@ def _piece_windows(an: Analyzer, words: list[str], pieces: list[str],
     return out
 
 
-def _spans(pieces: list[str], n_words: int) -> list[tuple[int, int, int]] | None:
+def _spans(pieces: list[str], n_words: int, sizes: list[int] | None = None
+           ) -> list[tuple[int, int, int]] | None:
     """(first word, end word, index) of each non-empty piece; None when they do not make up
-    the ``n_words`` words (then the windows are analysed as they are)."""
+    the ``n_words`` words (then the windows are analysed as they are). ``sizes``:
+    :func:`part_sizes` of ``pieces`` when the caller has them (then no piece is empty)."""
+    if sizes is not None:
+        ends = list(accumulate(sizes))
+        if not ends:
+            return [] if n_words == 0 else None
+        if ends[-1] != n_words:
+            return None
+        return list(zip([0, *ends[:-1]], ends, range(len(ends)), strict=True))
     out = []
     pos = 0
     for k, p in enumerate(pieces):
@@ -234,12 +247,19 @@ def page_parts(page: Any, p_main: Any = None) -> tuple[list[str], list[float] | 
     return parts, None if probs is None else word_weights(parts, probs)
 
 
-def word_weights(parts: list[str], probs: list[float]) -> list[float]:
-    """Each word's weight: its part's (``parts`` whitespace-normalised, one weight each)."""
-    weights: list[float] = []
-    for t, p in zip(parts, probs, strict=True):
-        weights.extend([p] * (t.count(" ") + 1))
-    return weights
+def word_weights(parts: list[str], probs: list[float],
+                 sizes: list[int] | None = None) -> list[float]:
+    """Each word's weight: its part's (``parts`` whitespace-normalised, one weight each).
+    ``sizes``: :func:`part_sizes` of ``parts`` when the caller has them."""
+    if len(parts) != len(probs):
+        raise ValueError("word_weights: one probability per part")
+    return list(chain.from_iterable(map(repeat, probs,
+                                        part_sizes(parts) if sizes is None else sizes)))
+
+
+def part_sizes(parts: list[str]) -> list[int]:
+    """The number of words of each whitespace-normalised text of ``parts``."""
+    return [t.count(" ") + 1 for t in parts]
 
 
 def shown_parts(page: Any, p_main: Any = None) -> tuple[list[str], list[float] | None]:

@@ -115,3 +115,19 @@ def test_block_weights_are_the_running_sums():
         for b in blocks:
             w = num.get(b.seg, 0.0) / den[b.seg] if den.get(b.seg) else 0.0
             assert (b.weight, b.role) == (round(w, 4), "main" if w >= 0.5 else "template")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["a", "bb", "中文", "x1"]), min_size=1,
+                         max_size=5).map(" ".join), max_size=8),
+       st.integers(min_value=-1, max_value=1))
+def test_spans_and_word_weights_from_part_sizes_are_the_same(parts, off):
+    """The words of each leaf counted once (``part_sizes``) for the weights and the spans."""
+    from ir.blocks import _spans, part_sizes, word_weights
+
+    sizes = part_sizes(parts)
+    n = sum(sizes) + off  # a wrong word count too: no spans either way
+    assert _spans(parts, n, sizes) == _spans(parts, n)
+    probs = [0.1 * k for k in range(len(parts))]
+    want = [p for t, p in zip(parts, probs, strict=True) for _ in t.split()]
+    assert word_weights(parts, probs, sizes) == word_weights(parts, probs) == want
