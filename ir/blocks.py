@@ -344,14 +344,13 @@ def segmentation_blocks(seg: Any, an: Analyzer, non_template_only: bool = False,
             terms = _terms(an, t)
         elif page_toks is not None:  # t is its leaves' texts joined by spaces: no token
             # crosses one, so its tokens are its leaves' (parts: their token lists)
-            terms = term_counts(chain.from_iterable(parts))
+            terms = term_counts(parts[0] if len(parts) == 1 else chain.from_iterable(parts))
         else:
             toks: list[str] = []
             for part in parts:
                 toks += seen(part)
             terms = term_counts(toks)
-        out.append(Block(text=t, terms=terms, seg=int(s.id), rank=r,
-                         box=tuple(map(float, s.box))))
+        out.append(Block(t, terms, int(s.id), r, tuple(map(float, s.box))))
     if p_main is not None:
         from ir.content import weigh_blocks
 
@@ -410,15 +409,20 @@ def _joined_texts(page: Any, segs: list[Any],
     out = []
     for s in segs:
         k = len(s.nodes)
-        lo, hi = los[at:at + k], his[at:at + k]
-        at += k
-        if k == 1 and n_empty[hi[0]] == n_empty[lo[0]] and (
-                hi[0] - lo[0] < 2 or n_glued[hi[0]] == n_glued[lo[0] + 1]):
-            text = " ".join(leaf_texts[lo[0]:hi[0]])
-            same = text == s.text or "".join(text.split()) == "".join(s.text.split())
-            out.append(text if same else s.text)
-            pieces.append(own[lo[0]:hi[0]] if same and text else None)
-            continue
+        if k == 1:
+            a, z = los[at], his[at]
+            at += 1
+            if n_empty[z] == n_empty[a] and (z - a < 2 or n_glued[z] == n_glued[a + 1]):
+                text = " ".join(leaf_texts[a:z])
+                own_text = s.text
+                same = text == own_text or "".join(text.split()) == "".join(own_text.split())
+                out.append(text if same else own_text)
+                pieces.append(own[a:z] if same and text else None)
+                continue
+            lo, hi = [a], [z]
+        else:
+            lo, hi = los[at:at + k], his[at:at + k]
+            at += k
         # the leaves under the segment's roots, in order (one root: a range already)
         idx = range(lo[0], hi[0]) if len(lo) == 1 else sorted(
             {i for a, b in zip(lo, hi, strict=True) for i in range(a, b)})
