@@ -463,6 +463,7 @@ class Analyzer:
             return [self.tokens(t) for t in texts]
         got = (_separated_words(self, native, texts)
                if self.scheme == "unicode" and self.latin == "en"
+               and getattr(native, "SEPARATOR_TABLE", 0)
                else native.words_many(texts, _word_memo(self), _word_miss(self)))
         tokens = self.tokens
         return [tokens(t) if g is None else g for g, t in zip(got, texts, strict=True)]
@@ -509,7 +510,7 @@ class Analyzer:
         """Every script: NFKC, script runs, then each run analysed by its script."""
         if self.latin == "en":  # English text with typographic punctuation: as ASCII text
             native = load_native("asciiwords")
-            if native is not None:
+            if native is not None and getattr(native, "SEPARATOR_TABLE", 0):
                 got = _separated_words(self, native, [text])[0]
                 if got is not None:
                     return got

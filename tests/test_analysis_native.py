@@ -203,3 +203,22 @@ def test_the_separator_table_is_read_safely() -> None:
     assert mod.words_many(["A\u2019b"], {}, str.upper, None) == [None]
     with pytest.raises(TypeError):
         mod.words_many(["A\u2019b"], {}, str.upper, "not a buffer")
+
+
+def test_a_build_without_the_table_is_used_without_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A compiled module from before the separator table (no ``SEPARATOR_TABLE``) still gives
+    the same tokens: the table is not passed to it."""
+    import types
+
+    import ir.analysis as analysis
+
+    mod = _compiled()
+    old = types.SimpleNamespace(words=mod.words,
+                                words_many=lambda texts, memo, miss: mod.words_many(
+                                    texts, memo, miss))
+    texts = EDGES + ["it\u2019s \u201cquoted\u201d \u2014 text"]
+    want = [Analyzer().tokens(t) for t in texts]
+    monkeypatch.setattr(analysis, "load_native", lambda name: old)
+    an = Analyzer()
+    assert an.tokens_many(texts) == want
+    assert [an.tokens(t) for t in texts] == want

@@ -248,5 +248,14 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit_asciiwords(void)
 {
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    /* words_many takes the separator table: a build from before it did not (the Python side
+       checks this, so a stale build is used without the table rather than failing) */
+    if (PyModule_AddIntConstant(m, "SEPARATOR_TABLE", 1) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }
