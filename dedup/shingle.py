@@ -44,6 +44,7 @@ Sketch and matching (:func:`sketch`, :func:`shared`, :func:`is_duplicate`)
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
 
@@ -91,6 +92,9 @@ _ASCII_DELETE = bytes(c for c in range(128) if not (chr(c).isalnum() or chr(c).i
 _ASCII_TABLE = bytes.maketrans(bytes(c for c in range(128) if chr(c).isspace()),
                                b" " * sum(chr(c).isspace() for c in range(128)))
 _ASCII = frozenset(chr(c) for c in range(128))
+#: Runs of ASCII characters: what is left without them is a text's non-ASCII characters (a
+#: set of those, made this way, costs a fifth of ``set(text) - _ASCII`` on a long page).
+_ASCII_RUNS = re.compile(r"[\x00-\x7f]+")
 _KEEP, _DELETE, _SPACE, _ALONE = 0, 1, 2, 3
 _CLASS: dict[str, int] = {}
 def _char_class(ch: str) -> int:
@@ -119,7 +123,8 @@ def _clean_bytes(text: str) -> bytes:
         return text.lower().encode("ascii").translate(_ASCII_TABLE, _ASCII_DELETE)
     t = unicodedata.normalize("NFKC", text).lower()
     b = t.encode("utf-8", "surrogatepass").translate(_ASCII_TABLE, _ASCII_DELETE)
-    for ch in set(t) - _ASCII:
+    for ch in set(_ASCII_RUNS.sub("", t)):  # each replacement is of its own character's
+        # bytes only (UTF-8 is self-synchronising): the order they are made in is no matter
         c = _char_class(ch)
         if c != _KEEP:
             enc = ch.encode("utf-8", "surrogatepass")

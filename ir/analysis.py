@@ -47,6 +47,7 @@ script dropped. Such indexes keep working exactly as they were; rebuild them (``
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, replace
@@ -79,6 +80,10 @@ def term_counts(tokens: Iterable[str]) -> dict[str, int]:
 
 def float_counts(tokens: Iterable[str]) -> dict[str, float]:
     """:func:`term_counts` as floats (a field's soft counts), in first-occurrence order."""
+    if type(tokens) is list:  # a leaf's tokens: mostly all distinct, each counted once
+        once = dict.fromkeys(tokens, 1.0)
+        if len(once) == len(tokens):
+            return once
     counts: dict[str, int] = {}
     _count_elements(counts, tokens)
     return dict(zip(counts, map(float, counts.values()), strict=True))
@@ -288,6 +293,55 @@ def _wordy_non_ascii() -> Any:
     return regex.compile(r"[[\p{L}\p{N}\p{M}]--[\x00-\x7f]]", regex.V1)
 
 
+#: What :func:`_separators` holds for a code point: not decided yet, a separator, not one.
+_UNKNOWN, _SEPARATOR, _NOT_SEPARATOR = 0, 1, 2
+
+
+@lru_cache(maxsize=1)
+def _separators() -> bytearray:
+    """Per code point, whether the character is a mere separator for the English analysis
+    (:func:`_separator`), decided the first time a text has it: the table the compiled token
+    loop reads (:mod:`webseg._native.asciiwords`), 1.1 MB."""
+    return bytearray(sys.maxunicode + 1)
+
+
+def _separator(ch: str) -> bool:
+    """Whether the non-ASCII character ``ch`` only separates words in the English analysis
+    of a text (:meth:`Analyzer._unicode_tokens`, ``latin="en"``), wherever it stands: then
+    a text whose every non-ASCII character is one has the ``[a-z0-9]+`` tokens of the text
+    lower-cased, read as ASCII (curly quotes, dashes, no-break spaces, ©, emoji).
+
+    It is when its NFKC form has no letter, digit or mark (the text then takes the English
+    path, not the script runs), lower-cases to no ``[a-z0-9]`` (™ -> "TM" makes a token, ² ->
+    "2" too) and holds only characters of combining class 0 that are no letter or mark:
+    such a character neither composes with nor reorders around its neighbours (every
+    character that is the second of a canonical composition is a mark or a Hangul jamo
+    letter), so NFKC of the text is NFKC of its pieces, and each such piece is a separator."""
+    n = unicodedata.normalize("NFKC", ch)
+    return (_wordy_non_ascii().search(n) is None and _TOKEN.search(n.lower()) is None
+            and all(unicodedata.combining(c) == 0 and unicodedata.category(c)[0] not in "LMN"
+                    for c in n if not c.isascii()))
+
+
+def _separated_words(an: Analyzer, native: Any, texts: list[str]) -> list[list[str] | None]:
+    """``native.words_many`` of ``texts`` with the separator table (:func:`_separators`):
+    the tokens of each ASCII text and of each text whose non-ASCII characters are all
+    separators, None for the others. A character the table does not know yet is decided
+    (:func:`_separator`) and its text asked again."""
+    table = _separators()
+    memo, miss = _word_memo(an), _word_miss(an)
+    got = native.words_many(texts, memo, miss, table)
+    for k, g in enumerate(got):
+        while type(g) is int:
+            if g >= len(table) or table[g] != _UNKNOWN:  # nothing left to decide
+                g = None
+                break
+            table[g] = _SEPARATOR if _separator(chr(g)) else _NOT_SEPARATOR
+            g = native.words_many([texts[k]], memo, miss, table)[0]
+        got[k] = g
+    return got
+
+
 @lru_cache(maxsize=1)
 def _runs() -> Any:
     import regex
@@ -386,7 +440,16 @@ class Analyzer:
         """Index terms of ``text`` in order (repeats kept)."""
         if not text:
             return []
-        if self.scheme == "ascii" or (text.isascii() and self.latin == "en"):
+        if text.isascii() and (self.latin == "en" or self.scheme == "ascii"):
+            # the compiled loop straight away once the memos exist (a page analyses
+            # hundreds of short texts: the calls in between cost more than their words)
+            native = load_native("asciiwords")
+            d = self.__dict__
+            memo, miss = d.get("_word_memo"), d.get("_word_miss_memo")
+            if native is not None and memo is not None and miss is not None:
+                return native.words(text, memo, miss, True)
+            return self._ascii_tokens(text)
+        if self.scheme == "ascii":
             return self._ascii_tokens(text)
         return self._unicode_tokens(text)
 
@@ -398,7 +461,10 @@ class Analyzer:
                   else None)
         if native is None:
             return [self.tokens(t) for t in texts]
-        got = native.words_many(texts, _word_memo(self), _word_miss(self))
+        got = (_separated_words(self, native, texts)
+               if self.scheme == "unicode" and self.latin == "en"
+               and getattr(native, "SEPARATOR_TABLE", 0)
+               else native.words_many(texts, _word_memo(self), _word_miss(self)))
         tokens = self.tokens
         return [tokens(t) if g is None else g for g, t in zip(got, texts, strict=True)]
 
@@ -442,6 +508,12 @@ class Analyzer:
 
     def _unicode_tokens(self, text: str) -> list[str]:
         """Every script: NFKC, script runs, then each run analysed by its script."""
+        if self.latin == "en":  # English text with typographic punctuation: as ASCII text
+            native = load_native("asciiwords")
+            if native is not None and getattr(native, "SEPARATOR_TABLE", 0):
+                got = _separated_words(self, native, [text])[0]
+                if got is not None:
+                    return got
         text = unicodedata.normalize("NFKC", text)
         # the word characters sought are non-ASCII: searched among those alone (a curly quote
         # in a long paragraph otherwise costs a scan of the whole paragraph)

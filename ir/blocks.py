@@ -11,14 +11,14 @@ Blocks are stored in geometry rank order (top edge, then left edge of the segmen
 
 from __future__ import annotations
 
-from itertools import chain
+from itertools import accumulate, chain, repeat
 from typing import Any
 
 from ir.analysis import Analyzer, term_counts
 from ir.store import Block
 from webseg.lang import has_unspaced_letter
 
-__all__ = ["SOURCES", "page_blocks", "page_parts", "page_text", "page_words",
+__all__ = ["SOURCES", "page_blocks", "page_parts", "page_text", "page_words", "part_sizes",
            "segmentation_blocks", "shown_leaves", "shown_parts", "spaced", "window_blocks",
            "word_weights"]
 
@@ -68,7 +68,8 @@ def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
                   text_tokens: list[str] | None = None,
                   pieces: list[str] | None = None,
                   whole_words: bool | None = None,
-                  piece_tokens: list[list[str]] | None = None) -> list[Block]:
+                  piece_tokens: list[list[str]] | None = None,
+                  piece_sizes: list[int] | None = None) -> list[Block]:
     """Consecutive, non-overlapping ``size``-word windows of ``text`` (the last may be shorter).
 
     A word is a whitespace word, except in unspaced scripts, where every
@@ -87,7 +88,8 @@ def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
     the same terms because no token crosses a space.
 
     ``whole_words``: :func:`spaced` of ``text`` when the caller has it already;
-    ``piece_tokens``: the tokens of each of ``pieces``, when the caller has them already.
+    ``piece_tokens``: the tokens of each of ``pieces``, when the caller has them already;
+    ``piece_sizes``: :func:`part_sizes` of ``pieces`` (none of them empty), likewise.
     """
     words = text.split()
     if word_weights is not None and len(word_weights) != len(words):
@@ -96,7 +98,7 @@ def window_blocks(text: str, an: Analyzer, size: int = WINDOW_WORDS,
     if whole_words is None:
         whole_words = spaced(text)
     if whole_words and pieces is not None and piece_tokens is not None:
-        spans = _spans(pieces, len(words))
+        spans = _spans(pieces, len(words), piece_sizes)
         if spans is not None:  # a page's windows (nearly every page): from its leaves
             return _piece_windows(an, words, pieces, piece_tokens, spans, size,
                                   word_weights, text_tokens)
@@ -144,7 +146,9 @@ def _piece_windows(an: Analyzer, words: list[str], pieces: list[str],
     analysed in its two parts. An ASCII piece's second part is the rest of its tokens
     (``[a-z0-9]+`` words and Latin runs never hold a space, so a cut between two words cuts
     the token list there), not analysed again."""
-    seen = getattr(an, "seen", None) or an.tokens
+    # the parts cut at a window edge are texts no other caller asks for: analysed, not
+    # remembered
+    seen = getattr(an, "analyzer", an).tokens
     n_words = len(words)
     n_spans = len(spans)
     out = []
@@ -186,9 +190,18 @@ def _piece_windows(an: Analyzer, words: list[str], pieces: list[str],
     return out
 
 
-def _spans(pieces: list[str], n_words: int) -> list[tuple[int, int, int]] | None:
+def _spans(pieces: list[str], n_words: int, sizes: list[int] | None = None
+           ) -> list[tuple[int, int, int]] | None:
     """(first word, end word, index) of each non-empty piece; None when they do not make up
-    the ``n_words`` words (then the windows are analysed as they are)."""
+    the ``n_words`` words (then the windows are analysed as they are). ``sizes``:
+    :func:`part_sizes` of ``pieces`` when the caller has them (then no piece is empty)."""
+    if sizes is not None:
+        ends = list(accumulate(sizes))
+        if not ends:
+            return [] if n_words == 0 else None
+        if ends[-1] != n_words:
+            return None
+        return list(zip([0, *ends[:-1]], ends, range(len(ends)), strict=True))
     out = []
     pos = 0
     for k, p in enumerate(pieces):
@@ -234,12 +247,19 @@ def page_parts(page: Any, p_main: Any = None) -> tuple[list[str], list[float] | 
     return parts, None if probs is None else word_weights(parts, probs)
 
 
-def word_weights(parts: list[str], probs: list[float]) -> list[float]:
-    """Each word's weight: its part's (``parts`` whitespace-normalised, one weight each)."""
-    weights: list[float] = []
-    for t, p in zip(parts, probs, strict=True):
-        weights.extend([p] * (t.count(" ") + 1))
-    return weights
+def word_weights(parts: list[str], probs: list[float],
+                 sizes: list[int] | None = None) -> list[float]:
+    """Each word's weight: its part's (``parts`` whitespace-normalised, one weight each).
+    ``sizes``: :func:`part_sizes` of ``parts`` when the caller has them."""
+    if len(parts) != len(probs):
+        raise ValueError("word_weights: one probability per part")
+    return list(chain.from_iterable(map(repeat, probs,
+                                        part_sizes(parts) if sizes is None else sizes)))
+
+
+def part_sizes(parts: list[str]) -> list[int]:
+    """The number of words of each whitespace-normalised text of ``parts``."""
+    return [t.count(" ") + 1 for t in parts]
 
 
 def shown_parts(page: Any, p_main: Any = None) -> tuple[list[str], list[float] | None]:
@@ -316,22 +336,21 @@ def segmentation_blocks(seg: Any, an: Analyzer, non_template_only: bool = False,
     leaf_tokens = getattr(an, "leaf_tokens", None)
     # a page's analyzer has its leaves' tokens already (the windows, the fields)
     page_toks = None if leaf_tokens is None or seg.page is None else leaf_tokens(seg.page)
-    texts = _joined_texts(seg.page, segs, pieces, page_toks)
     seen = getattr(an, "seen", None) or an.tokens
+    texts = _joined_texts(seg.page, segs, pieces, page_toks, seen)
     out = []
     for r, (s, t, parts) in enumerate(zip(segs, texts, pieces, strict=True)):
         if parts is None:
             terms = _terms(an, t)
         elif page_toks is not None:  # t is its leaves' texts joined by spaces: no token
             # crosses one, so its tokens are its leaves' (parts: their token lists)
-            terms = term_counts(chain.from_iterable(parts))
+            terms = term_counts(parts[0] if len(parts) == 1 else chain.from_iterable(parts))
         else:
             toks: list[str] = []
             for part in parts:
                 toks += seen(part)
             terms = term_counts(toks)
-        out.append(Block(text=t, terms=terms, seg=int(s.id), rank=r,
-                         box=tuple(map(float, s.box))))
+        out.append(Block(t, terms, int(s.id), r, tuple(map(float, s.box))))
     if p_main is not None:
         from ir.content import weigh_blocks
 
@@ -341,7 +360,8 @@ def segmentation_blocks(seg: Any, an: Analyzer, non_template_only: bool = False,
 
 def _joined_texts(page: Any, segs: list[Any],
                   pieces: list[list[Any] | None] | None = None,
-                  leaf_tokens: list[list[str]] | None = None) -> list[str]:
+                  leaf_tokens: list[list[str]] | None = None,
+                  tokenize: Any = None) -> list[str]:
     """Each segment's text with its leaves joined as the browser shows them (as ``webseg
     clean`` joins them): no space where the source has none between two leaves, so
     ``小型微利<a>企业</a>`` stays one run of Chinese (its bigram ``利企`` indexed, its snippet
@@ -350,7 +370,11 @@ def _joined_texts(page: Any, segs: list[Any],
 
     ``pieces`` (an empty list) receives, per segment, its leaves' texts when its text is
     exactly them joined by single spaces, else None; with ``leaf_tokens`` (the tokens of
-    every text leaf, ``page.text_leaves`` order), their token lists instead of their texts."""
+    every text leaf, ``page.text_leaves`` order), their token lists instead of their texts.
+    With ``leaf_tokens`` and ``tokenize`` (text -> its tokens, read only), a segment with
+    glued leaves gets token lists too: one per run of leaves its text joins with no space
+    (a single leaf's known tokens, else ``tokenize`` of the run's text). No token crosses a
+    space, so they are its text's tokens, while only the glued runs are analysed again."""
     if pieces is None:
         pieces = []
     import numpy as np
@@ -367,6 +391,7 @@ def _joined_texts(page: Any, segs: list[Any],
     leaf_texts = [page.leaf_texts[k] for k in at_shown]
     # what pieces receive of each leaf: its text, or its tokens
     own = leaf_texts if leaf_tokens is None else [leaf_tokens[k] for k in at_shown]
+    by_runs = leaf_tokens is not None and tokenize is not None
     if len(leaves) < 2:
         pieces.extend(None for _ in segs)
         return [s.text for s in segs]
@@ -384,20 +409,26 @@ def _joined_texts(page: Any, segs: list[Any],
     out = []
     for s in segs:
         k = len(s.nodes)
-        lo, hi = los[at:at + k], his[at:at + k]
-        at += k
-        if k == 1 and n_empty[hi[0]] == n_empty[lo[0]] and (
-                hi[0] - lo[0] < 2 or n_glued[hi[0]] == n_glued[lo[0] + 1]):
-            text = " ".join(leaf_texts[lo[0]:hi[0]])
-            same = text == s.text or "".join(text.split()) == "".join(s.text.split())
-            out.append(text if same else s.text)
-            pieces.append(own[lo[0]:hi[0]] if same and text else None)
-            continue
+        if k == 1:
+            a, z = los[at], his[at]
+            at += 1
+            if n_empty[z] == n_empty[a] and (z - a < 2 or n_glued[z] == n_glued[a + 1]):
+                text = " ".join(leaf_texts[a:z])
+                own_text = s.text
+                same = text == own_text or "".join(text.split()) == "".join(own_text.split())
+                out.append(text if same else own_text)
+                pieces.append(own[a:z] if same and text else None)
+                continue
+            lo, hi = [a], [z]
+        else:
+            lo, hi = los[at:at + k], his[at:at + k]
+            at += k
         # the leaves under the segment's roots, in order (one root: a range already)
         idx = range(lo[0], hi[0]) if len(lo) == 1 else sorted(
             {i for a, b in zip(lo, hi, strict=True) for i in range(a, b)})
         parts: list[str] = []
         texts: list[Any] | None = []  # the leaves' texts, while every joint is a space
+        runs: list[list[int]] = []  # the leaves of each run joined with no space
         prev = -2
         for i in idx:
             t = leaf_texts[i]
@@ -406,8 +437,12 @@ def _joined_texts(page: Any, segs: list[Any],
             if parts:
                 if not (i == prev + 1 and glued[i]):
                     parts.append(" ")
+                    runs.append([i])
                 else:
                     texts = None
+                    runs[-1].append(i)
+            else:
+                runs.append([i])
             parts.append(t)
             if texts is not None:
                 texts.append(own[i])
@@ -415,5 +450,8 @@ def _joined_texts(page: Any, segs: list[Any],
         text = "".join(parts)
         same = text == s.text or "".join(text.split()) == "".join(s.text.split())
         out.append(text if same else s.text)
+        if same and texts is None and by_runs:
+            texts = [own[r[0]] if len(r) == 1
+                     else tokenize("".join([leaf_texts[i] for i in r])) for r in runs]
         pieces.append(texts if same and texts else None)
     return out

@@ -21,7 +21,15 @@ from typing import Any
 import numpy as np
 
 from ir.analysis import Analyzer, term_counts
-from ir.blocks import page_blocks, page_text, shown_leaves, spaced, window_blocks, word_weights
+from ir.blocks import (
+    page_blocks,
+    page_text,
+    part_sizes,
+    shown_leaves,
+    spaced,
+    window_blocks,
+    word_weights,
+)
 from ir.content import DEFAULT_MODEL
 from ir.store import StoredDoc
 
@@ -199,7 +207,8 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
     parts = list(map(page.leaf_texts.__getitem__, keep))
     probs = (None if p_main is None
              else np.asarray(p_main, dtype=np.float64)[keep].tolist())
-    word_w = None if probs is None else word_weights(parts, probs)
+    sizes = None if probs is None else part_sizes(parts)  # each leaf's words
+    word_w = None if probs is None else word_weights(parts, probs, sizes)
     text = " ".join(parts)
     full = f"{title} {text}".strip()
     windowed = full if p_main is None else text
@@ -211,7 +220,7 @@ def doc_from_page(doc_id: str, page: Any, an: Analyzer, sources: Sequence[str],
     text_tokens: list[str] = []  # the windows' tokens: the text's, when the windows are words
     windows = window_blocks(windowed, an, word_weights=word_w, text_tokens=text_tokens,
                             pieces=None if p_main is None else parts, whole_words=whole,
-                            piece_tokens=piece_toks)
+                            piece_tokens=piece_toks, piece_sizes=sizes)
     if not whole:
         full_tokens = an.tokens(full)
     elif p_main is None:
@@ -277,18 +286,18 @@ class PageTokens:
             vis = np.asarray(page.visible, dtype=bool)[page.text_leaves].tolist()
             texts = page.leaf_texts
             memo = self._memo
-            toks_of: dict[str, list[str]] = {}
-            new = []  # the distinct texts not seen yet, analysed in one call
-            for t in dict.fromkeys(compress(texts, vis)):
-                got = memo.get(t)
-                if got is None:
-                    new.append(t)
-                else:
-                    toks_of[t] = got
-            for t, toks in zip(new, self._an.tokens_many(new), strict=True):
-                toks_of[t] = toks
-                if len(t) <= self.MAX_KEY:
-                    memo[t] = toks
+            shown = list(dict.fromkeys(compress(texts, vis)))
+            # the distinct texts not seen yet (nearly always all: the leaves come first),
+            # analysed in one call
+            new = [t for t in shown if t not in memo] if memo else shown
+            toks_of = dict(zip(new, self._an.tokens_many(new), strict=True))
+            if len(new) < len(shown):
+                toks_of.update((t, memo[t]) for t in shown if t in memo)
+            memo.update(toks_of)
+            if max(map(len, new), default=0) > self.MAX_KEY:  # not remembered
+                for t in new:
+                    if len(t) > self.MAX_KEY:
+                        del memo[t]
             self._leaf_toks = [toks_of[t] if v else [] for v, t in zip(vis, texts,
                                                                          strict=True)]
             self._page = page

@@ -91,10 +91,16 @@ class Block:
         from the attributes directly (a page stores about 200 blocks). A box left at its
         default (windows: no layout) is the default's row, not rounded again."""
         box = self.box
+        if box is _NO_BOX:
+            row_box = [0.0, 0.0, 0.0, 0.0]
+        elif len(box) == 4:  # every box: rounded without a comprehension's frame
+            x, y, w, h = box
+            row_box = [round(float(x), 1), round(float(y), 1), round(float(w), 1),
+                       round(float(h), 1)]
+        else:
+            row_box = [round(float(v), 1) for v in box]
         row = {"text": self.text, "terms": self.terms, "seg": int(self.seg),
-               "rank": int(self.rank),
-               "box": [0.0, 0.0, 0.0, 0.0] if box is _NO_BOX
-               else [round(float(v), 1) for v in box]}
+               "rank": int(self.rank), "box": row_box}
         weight, role = float(self.weight), str(self.role)
         if weight != 1.0 or role:
             row["weight"], row["role"] = weight, role
@@ -198,9 +204,10 @@ def main_text_hash(d: StoredDoc) -> str | None:
         return None
     # sorted by term (terms are unique: the pairs sort as their terms); a whole float (every
     # count of a hard split) is its own value rounded to 3 digits, so it is not rounded
+    keys = sorted(main)  # strings sort faster alone than as pairs
     items = [(t, c if type(c) is float and c.is_integer()
               else float(c) if type(c) is int else round(float(c), 3))
-             for t, c in sorted(main.items()) if c > 0]
+             for t, c in zip(keys, map(main.__getitem__, keys), strict=True) if c > 0]
     if not items:
         return None
     return hashlib.sha1(json.dumps(items, ensure_ascii=False).encode("utf-8")).hexdigest()[:16]

@@ -286,3 +286,30 @@ def test_shared_snippet_in_chinese_is_aligned_and_unspaced():
 
 def words_joined(text):
     return "".join(words(text))
+
+
+def test_clean_bytes_is_the_character_by_character_rule() -> None:
+    """``_clean_bytes`` (one translate, then each distinct non-ASCII character replaced in
+    the bytes) against the rule applied to each character in turn, on mixed scripts,
+    punctuation, spaces and lone surrogates."""
+    import unicodedata
+
+    from dedup.shingle import _ALONE, _DELETE, _KEEP, _char_class, _clean_bytes
+
+    def one_by_one(text: str) -> bytes:
+        out = []
+        for ch in unicodedata.normalize("NFKC", text).lower():
+            if ch.isascii():
+                out.append(b" " if ch.isspace() else ch.encode() if ch.isalnum() else b"")
+                continue
+            c = _char_class(ch)
+            enc = ch.encode("utf-8", "surrogatepass")
+            out.append(enc if c == _KEEP else b"" if c == _DELETE
+                       else b" " + enc + b" " if c == _ALONE else b" ")
+        return b"".join(out)
+
+    rng = random.Random(2)
+    alphabet = list("aZ9 ,.-'\t\n") + list("’“—…é¨ßдΩ中文にカ한ไ\u00a0\u3000\u200b🙂\ud800™½")
+    for _ in range(500):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(40)))
+        assert _clean_bytes(text) == one_by_one(text), repr(text)

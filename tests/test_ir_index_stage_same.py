@@ -58,7 +58,12 @@ def _pages():
     cjk = parse("<html><head><title>小型微利企业</title></head><body><div><p>小型微利"
                 "<a href=#>企业</a>税收</p><p>The “bridge” reopens.</p></div>"
                 "<nav><a href=#>首页</a> <a href=#>News</a></nav></body></html>")
-    return [page, cjk]
+    # segments whose leaves are glued (no space between them) in several runs, every script
+    glued = parse("<html><body><div><p>W<b>orld</b> news: <i>Ωm</i>ega café <b>x</b>1 "
+                  "и<b>дея</b> 小型<a href=#>企业</a>税收 <b>ไท</b>ย the “br<i>idge</i>”</p>"
+                  "<p>The <b>Stop</b>words<i>’s</i> are the\u00a0<b>same</b>.</p></div>"
+                  "</body></html>")
+    return [page, cjk, glued]
 
 
 def _probs(page):
@@ -110,3 +115,19 @@ def test_block_weights_are_the_running_sums():
         for b in blocks:
             w = num.get(b.seg, 0.0) / den[b.seg] if den.get(b.seg) else 0.0
             assert (b.weight, b.role) == (round(w, 4), "main" if w >= 0.5 else "template")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["a", "bb", "中文", "x1"]), min_size=1,
+                         max_size=5).map(" ".join), max_size=8),
+       st.integers(min_value=-1, max_value=1))
+def test_spans_and_word_weights_from_part_sizes_are_the_same(parts, off):
+    """The words of each leaf counted once (``part_sizes``) for the weights and the spans."""
+    from ir.blocks import _spans, part_sizes, word_weights
+
+    sizes = part_sizes(parts)
+    n = sum(sizes) + off  # a wrong word count too: no spans either way
+    assert _spans(parts, n, sizes) == _spans(parts, n)
+    probs = [0.1 * k for k in range(len(parts))]
+    want = [p for t, p in zip(parts, probs, strict=True) for _ in t.split()]
+    assert word_weights(parts, probs, sizes) == word_weights(parts, probs) == want

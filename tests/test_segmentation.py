@@ -85,3 +85,74 @@ def test_numpy_attrs_serialise():
     p = sample_page()
     s = Segmentation(p, [Segment(0, (5,), attrs={"doc": np.float32(0.5)})])
     assert json.loads(s.to_json())["segments"][0]["attrs"]["doc"] == 0.5
+
+
+def _labels_by_slices(seg, level=None):
+    """The owner rule of ``node_labels`` applied root by root, as first written."""
+    page = seg.page
+    labels = np.full(page.n, UNASSIGNED, dtype=np.int64)
+    rank = np.full(page.n, -1, dtype=np.int64)
+    limit = level if level is not None else np.inf
+    for s in sorted(seg.segments, key=lambda s: s.level):
+        if s.level > limit:
+            continue
+        for r in s.nodes:
+            key = s.level * 100_000 + int(page.depth[r])
+            sl = slice(r, int(page.subtree_end[r]))
+            better = rank[sl] <= key
+            labels[sl][better] = s.id
+            rank[sl][better] = key
+    return labels
+
+
+def test_node_labels_follow_the_owner_rule_on_real_segmentations():
+    """Every segmenter's segments (nested, overlapping, several roots, equal ranks) on a
+    parsed page, at every level: the same owners as the root-by-root rule."""
+    import random
+
+    from webseg.segmenters import available, get_segmenter
+
+    page = sample_page()
+    rng = random.Random(5)
+    for name in available():
+        try:
+            seg = get_segmenter(name).segment(page)
+        except Exception:  # noqa: BLE001 - a segmenter needing layout or a model
+            continue
+        for level in (None, 0, 1, 2, 3):
+            assert np.array_equal(seg.node_labels(level), _labels_by_slices(seg, level)), name
+        # shuffled segments with overlapping roots of equal rank: the later listed wins
+        segs = list(seg.segments)
+        rng.shuffle(segs)
+        extra = Segmentation(page=page, segments=segs, algorithm="x")
+        assert np.array_equal(extra.node_labels(), _labels_by_slices(extra))
+
+
+def test_node_labels_follow_the_owner_rule_on_real_pages():
+    """Parsed real pages: their segmenters' segments and random segment trees of random
+    roots (overlapping, nested, of equal rank, several roots a segment)."""
+    import random
+    from pathlib import Path
+
+    from webseg.datasets import load_records
+    from webseg.parse import parse
+    from webseg.segmenters import get_segmenter
+
+    data = Path(__file__).resolve().parent.parent / ".." / "shared" / "data" / "wcxb-dev"
+    if not (data / "manifest.jsonl").is_file():
+        pytest.skip("shared data not at hand")
+    rng = random.Random(11)
+    for r in sorted(load_records(data), key=lambda r: r.id)[:6]:
+        page = parse(r.read_html(), url=r.url)
+        segs = [get_segmenter(name).segment(page) for name in ("dom", "blockfusion")]
+        elements = np.flatnonzero(page.is_element).tolist()
+        for _ in range(5):
+            made: list[Segment] = []
+            for k in range(rng.randrange(1, 40)):
+                parent = rng.choice([None, *[m.id for m in made]])
+                made.append(Segment(k, tuple(rng.sample(elements, rng.randrange(1, 4))),
+                                    parent=parent))
+            segs.append(Segmentation(page, made, algorithm="random"))
+        for seg in segs:
+            for level in (None, 1, 2, 3):
+                assert np.array_equal(seg.node_labels(level), _labels_by_slices(seg, level))

@@ -167,18 +167,21 @@ class Segmentation:
         if disjoint is not None:
             return disjoint
         labels = np.full(page.n, UNASSIGNED, dtype=np.int64)
-        rank = np.full(page.n, -1, dtype=np.int64)  # (level, root depth) of the current owner
-        depth = page.depth
+        depth = page.depth.tolist()
+        end = page.subtree_end.tolist()
+        # every (segment, root) with its rank (level, root depth) and its place in the order
+        # segments are taken (by level, then as listed): a node's owner is the last, in that
+        # order, of the roots of the highest rank over it. Assigned in increasing (rank,
+        # place), each root's subtree in one slice, the last one written is that owner.
+        roots = []
         for s in sorted(self.segments, key=lambda s: s.level):
             if s.level > limit:
                 continue
             for r in s.nodes:
-                key = s.level * 100_000 + int(depth[r])
-                lo, hi = r, int(page.subtree_end[r])
-                sl = slice(lo, hi)
-                better = rank[sl] <= key
-                labels[sl][better] = s.id
-                rank[sl][better] = key
+                roots.append((s.level * 100_000 + depth[r], len(roots), r, s.id))
+        roots.sort()
+        for _, _, r, sid in roots:
+            labels[r:end[r]] = sid
         return labels
 
     def _disjoint_labels(self, limit: float) -> np.ndarray | None:

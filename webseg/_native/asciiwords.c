@@ -20,8 +20,16 @@
  * loop does) and returns it. The policy (stop words, length limit, stemmer) is therefore
  * the Python code's alone; this loop only replaces the per-token interpreter work.
  *
+ * Text with other characters (words_many with a table): a text whose every non-ASCII
+ * character is a separator (the table, a bytes-like object indexed by code point, holds 1
+ * for it; the Python side decides which characters are, ir.analysis._separator) is scanned
+ * as ASCII text is: curly quotes, dashes and no-break spaces in English text then cost no
+ * Unicode analysis. A text with a character the table marks 2 (not a separator) is left to
+ * the caller (None); one with a character still unknown there (0, or past the table's end)
+ * gives that character's code point, for the caller to decide it and ask again.
+ *
  * Bad input raises TypeError (not a str, memo not a dict); nothing is read out of bounds
- * (every index is below the string's length).
+ * (every index is below the string's or the table's length).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -129,17 +137,39 @@ words(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
+/* The first non-ASCII character of text that the table does not mark as a separator:
+   -1 when there is none, else its code point (table[c] or the end of the table says why). */
+static Py_ssize_t
+first_non_separator(PyObject *text, const unsigned char *table, Py_ssize_t table_len)
+{
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c < 128)
+            continue;
+        if ((Py_ssize_t)c >= table_len || table[c] != 1)
+            return (Py_ssize_t)c;
+    }
+    return -1;
+}
+
 PyDoc_STRVAR(words_many_doc,
-"words_many(texts, memo, miss) -> list\n"
+"words_many(texts, memo, miss, table=None) -> list\n"
 "\n"
 "For each str of the list texts: words(text, memo, miss, True) when the text is ASCII,\n"
-"else None (the caller analyses it another way). One call for a page's leaves.");
+"or (with table) when its every non-ASCII character c has table[c] == 1 (a separator);\n"
+"else None (the caller analyses it another way), or with table the code point of its\n"
+"first character that the table does not know (table[c] == 0 or c past its end).\n"
+"One call for a page's leaves.");
 
 static PyObject *
 words_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "words_many(texts, memo, miss) takes 3 arguments");
+    if (nargs != 3 && nargs != 4) {
+        PyErr_SetString(PyExc_TypeError,
+                        "words_many(texts, memo, miss, table=None) takes 3 or 4 arguments");
         return NULL;
     }
     PyObject *texts = args[0];
@@ -149,10 +179,17 @@ words_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     if (check_args(args[1], args[2]) < 0)
         return NULL;
+    /* the separator table, held (a read-only view) until the end of the call */
+    Py_buffer view;
+    int has_table = nargs == 4 && args[3] != Py_None;
+    if (has_table && PyObject_GetBuffer(args[3], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const unsigned char *table = has_table ? (const unsigned char *)view.buf : NULL;
+    const Py_ssize_t table_len = has_table ? view.len : 0;
     const Py_ssize_t n = PyList_GET_SIZE(texts);
     PyObject *result = PyList_New(n);
     if (result == NULL)
-        return NULL;
+        goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
         /* the list may change under a miss callback: read each item by index, checked,
            holding a reference while it is scanned */
@@ -166,8 +203,15 @@ words_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             goto fail;
         }
         if (!PyUnicode_IS_ASCII(text)) {
-            PyList_SET_ITEM(result, i, Py_NewRef(Py_None));
-            continue;
+            Py_ssize_t c = has_table ? first_non_separator(text, table, table_len) : 0;
+            if (c >= 0) {  /* not all separators: None, or the character to decide */
+                PyObject *item = (c < table_len && table[c] == 2) || !has_table
+                                 ? Py_NewRef(Py_None) : PyLong_FromSsize_t(c);
+                if (item == NULL)
+                    goto fail;
+                PyList_SET_ITEM(result, i, item);
+                continue;
+            }
         }
         PyObject *out = PyList_New(0);
         if (out == NULL)
@@ -179,11 +223,15 @@ words_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (rc < 0)
             goto fail;
     }
-    return result;
+    goto done;
 fail:
     /* the items not set yet are NULL, which list deallocation skips */
     Py_DECREF(result);
-    return NULL;
+    result = NULL;
+done:
+    if (has_table)
+        PyBuffer_Release(&view);
+    return result;
 }
 
 static PyMethodDef methods[] = {
@@ -200,5 +248,14 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit_asciiwords(void)
 {
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    /* words_many takes the separator table: a build from before it did not (the Python side
+       checks this, so a stale build is used without the table rather than failing) */
+    if (PyModule_AddIntConstant(m, "SEPARATOR_TABLE", 1) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -331,6 +331,6 @@ class PageProcessor:
 
             text = extract(page, strip, threshold=self.config.template_threshold).text
         hashes = shingle_hashes(text, params.window)
-        out["sketch"] = [int(v) for v in sketch(hashes, params.k)]
-        out["minhash"] = ([int(v) for v in minhash_values(hashes, self.config.minhash_perm)]
+        out["sketch"] = sketch(hashes, params.k).tolist()  # numpy's unsigned: Python ints
+        out["minhash"] = (minhash_values(hashes, self.config.minhash_perm).tolist()
                           if len(hashes) else [])
