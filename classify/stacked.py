@@ -182,7 +182,8 @@ class _Vec:
     def _build(self) -> None:
         """Forget the fitted state derived from ``vocab`` and ``idf`` (rebuilt on demand)."""
         self._v = None
-        for k in ("_analyze", "_index", "_idf64", "_pairs", "_word_ids", "_pair_table"):
+        for k in ("_analyze", "_index", "_idf64", "_pairs", "_word_ids", "_pair_table",
+                  "_scan"):
             self.__dict__.pop(k, None)
 
     def vectorizer(self) -> Any:
@@ -264,9 +265,21 @@ class _Vec:
                 self._pairs = ({tuple(t.split(" ")): i for t, i in self._index.items()
                                 if t.count(" ") == 1}, tokenize)
         index_get = self._index.get
+        fast = native.load("termcount")
+        scan = self._scan_tables(fast) if fast is not None else None
         out = []
         for doc in docs:
-            if self._pairs is not None:
+            src = None
+            if scan is not None:
+                src = scan[0](doc)
+            if src is not None:
+                # compiled: tokens, counts and look-ups from the text's bytes (``scan``), the
+                # known terms in the order of the Python path below
+                assert scan is not None and fast is not None
+                js, tf = np.empty(len(src) + 1, dtype=np.int64), np.empty(len(src) + 1)
+                m = fast.scan(src, *scan[1:], js, tf)
+                js, tf = js[:m], tf[:m]
+            elif self._pairs is not None:
                 # the same terms, counts and order as Counter(words + joined pairs): every
                 # word before every pair, each in its first occurrence's order
                 pair_index, tokenize = self._pairs
@@ -297,6 +310,55 @@ class _Vec:
             norm = float(np.sqrt(w @ w))
             out.append((cols, w / norm if norm > 0 else w))
         return out
+
+    def _scan_tables(self, fast: Any) -> tuple[Any, ...] | None:
+        """What :meth:`rows` passes to the compiled ``termcount.scan``, first the function
+        giving a document's ASCII source (None: the document takes the Python path); None
+        for a view it does not cover (another analyzer or token pattern, n-grams beyond
+        pairs).
+
+        Why: the text view's words were a list of ~2,000 Python strings, made and then
+        counted and looked up one by one (the largest part of the page-type stage), the
+        markup view's tokens the same through a Counter; ``scan`` reads the text's bytes
+        once (``tests/test_classify_termcount.py`` checks both paths give the same rows)."""
+        if "_scan" in self.__dict__:
+            return self._scan
+        self._scan = None
+        ngrams = tuple(self.params.get("ngram_range", (1, 1)))
+        tokenize = _fast_tokenizer(self.params)
+        if tokenize is None or ngrams not in ((1, 1), (1, 2)):
+            return None
+        if self.params.get("tokens") == "words":
+            from classify.text import ascii_form
+
+            mode, source = 0, ascii_form
+        elif self.params.get("token_pattern", _WORDS) == r"\S+":
+            mode, source = 1, _ascii_or_none
+        else:
+            return None
+        if ngrams == (1, 2):
+            assert self._pairs is not None
+            ids = self.__dict__.get("_word_ids")
+            if ids is None:
+                ids = self._word_ids = self._build_word_ids()
+            word_id, uni_col, pair_keys, pair_cols, n_words = ids
+            size = 1 << (2 * len(pair_keys) + 1).bit_length()
+            p_codes, p_cols = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
+            fast.table(pair_keys, pair_cols, p_codes, p_cols)
+            keys = list(word_id)
+        else:
+            keys = list(self._index)
+            uni_col = np.fromiter(self._index.values(), dtype=np.int64, count=len(keys))
+            n_words = max(1, len(keys))
+            p_codes = p_cols = np.full(1, -1, dtype=np.int64)
+        vtab = np.empty(2 * (1 << (3 * len(keys) // 2 + 1).bit_length()), dtype=np.int64)
+        try:
+            fast.ascii_vocab(keys, vtab)
+        except (TypeError, ValueError):  # a vocabulary the tables cannot hold
+            return None
+        self._scan = (source, mode, ngrams == (1, 2), keys, vtab, uni_col, n_words, p_codes,
+                      p_cols)
+        return self._scan
 
     def _terms_by_ids(self, toks: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """The columns and counts :meth:`rows` takes from a long document's words and word
@@ -390,6 +452,12 @@ class _Vec:
             params["ngram_range"] = tuple(params["ngram_range"])
         params["dtype"] = np.float32
         return cls(params, list(d["vocab"]), np.asarray(d["idf"]))
+
+
+def _ascii_or_none(doc: str) -> str | None:
+    """``doc`` when it is ASCII (``termcount.scan`` splits and lower-cases it as
+    ``str.split(doc.lower())`` would), else None."""
+    return doc if doc.isascii() else None
 
 
 #: a document of this many words or more takes :meth:`_Vec._terms_by_ids` (numpy's fixed

@@ -21,6 +21,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <string.h>
 
 /* the home slot of a pair code in a table of `mask + 1` slots (a power of two) */
 static Py_ssize_t
@@ -342,10 +343,328 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------------------------------
+ * Terms straight from an ASCII text (scan): tokenised, counted and looked up in one pass, no
+ * Python string per token.
+ *
+ * Why: the text view's ~2,000 words were first made a list of Python strings (translate,
+ * decode, split, a length filter) and then counted by terms() above, each distinct word
+ * hashed and compared as a Python object: about 0.6 ms a page, the largest part of the
+ * page-type stage. The markup view's ~4,000 tokens were lower-cased, split and counted by a
+ * Counter (0.3 ms). Here the tokens are runs of the text's bytes, hashed as bytes (FNV-1a)
+ * and compared with the vocabulary's ASCII words in place; the same terms in the same order
+ * as the Python path (tests/test_classify_termcount.py checks it).
+ * ------------------------------------------------------------------------------------------ */
+
+/* FNV-1a over bytes: the table's own hash (str's hash is not computable from bytes) */
+static int64_t
+fnv1a(const unsigned char *s, Py_ssize_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        h ^= s[i];
+        h *= 0x100000001b3ull;
+    }
+    return (int64_t)(h & 0x7fffffffffffffffull);  /* >= 0: -1 marks an empty slot */
+}
+
+/* the id of the ASCII bytes s[0:n] among keys (table of ascii_vocab), -1 when none */
+static Py_ssize_t
+ascii_find(PyObject *keys, const int64_t *tab, Py_ssize_t size, const unsigned char *s,
+           Py_ssize_t n)
+{
+    const int64_t h = fnv1a(s, n);
+    Py_ssize_t s_at = slot_of(h, size - 1);
+    const Py_ssize_t n_keys = PyList_GET_SIZE(keys);
+    for (Py_ssize_t probes = 0; probes < size; probes++) {
+        const int64_t k = tab[2 * s_at + 1];
+        if (k < 0)
+            return -1;
+        if (tab[2 * s_at] == h && k < n_keys) {
+            PyObject *key = PyList_GET_ITEM(keys, k);
+            if (PyUnicode_CheckExact(key) && PyUnicode_IS_ASCII(key) &&
+                PyUnicode_GET_LENGTH(key) == n &&
+                memcmp(PyUnicode_1BYTE_DATA(key), s, (size_t)n) == 0)
+                return (Py_ssize_t)k;
+        }
+        s_at = (s_at + 1) & (size - 1);
+    }
+    return -1;
+}
+
+PyDoc_STRVAR(ascii_vocab_doc,
+"ascii_vocab(keys, tab)\n"
+"\n"
+"Fill tab (int64, writable, 2 * size for a power of two size above len(keys)) with the\n"
+"table of the ASCII str among keys (distinct str; the others can match no ASCII token and\n"
+"are left out), hashed as bytes for scan(): a word's id is its position in keys.");
+
+static PyObject *
+ascii_vocab(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *keys;
+    Py_buffer tb;
+    if (!PyArg_ParseTuple(args, "O!w*", &PyList_Type, &keys, &tb))
+        return NULL;
+    PyObject *result = NULL;
+    const Py_ssize_t n = PyList_GET_SIZE(keys);
+    const Py_ssize_t size = tb.len / (Py_ssize_t)(2 * sizeof(int64_t));
+    if (tb.len % (2 * sizeof(int64_t)) || check_table(size, n) < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "tab must hold int64 pairs");
+        goto done;
+    }
+    int64_t *tab = (int64_t *)tb.buf;
+    for (Py_ssize_t s = 0; s < size; s++)
+        tab[2 * s] = tab[2 * s + 1] = -1;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *key = PyList_GET_ITEM(keys, k);
+        if (!PyUnicode_CheckExact(key)) {
+            PyErr_SetString(PyExc_TypeError, "vocabulary keys must be str");
+            goto done;
+        }
+        if (!PyUnicode_IS_ASCII(key))
+            continue;
+        const unsigned char *data = PyUnicode_1BYTE_DATA(key);
+        const Py_ssize_t len = PyUnicode_GET_LENGTH(key);
+        if (ascii_find(keys, tab, size, data, len) >= 0) {
+            PyErr_SetString(PyExc_ValueError, "vocabulary keys must be distinct");
+            goto done;
+        }
+        const int64_t h = fnv1a(data, len);
+        Py_ssize_t s = slot_of(h, size - 1);
+        while (tab[2 * s + 1] >= 0)
+            s = (s + 1) & (size - 1);
+        tab[2 * s] = h;
+        tab[2 * s + 1] = k;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&tb);
+    return result;
+}
+
+/* ASCII classes of the two tokenisers */
+static int
+is_word_byte(unsigned char c)  /* classify.text._WORD_BYTES: ASCII letters and digits */
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static int
+is_split_space(unsigned char c)  /* str.split()'s white space among ASCII characters */
+{
+    return c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f);
+}
+
+PyDoc_STRVAR(scan_doc,
+"scan(text, mode, pairs, keys, tab, uni_col, n_words, t_codes, t_cols, js, tf) -> m\n"
+"\n"
+"The terms of the ASCII str text, as terms() gives them for its token list, without the\n"
+"unknown words (column -1): the first m columns and counts are written to js (int64) and\n"
+"tf (float64), both of length >= len(text) + 1.\n"
+"mode 0: classify.text._ascii_words' tokens (runs of ASCII letters and digits, lower-cased,\n"
+"2 to 64 characters); mode 1: text.lower().split(). pairs: also count the word pairs.\n"
+"keys, tab: the vocabulary's words and their table filled by ascii_vocab(); uni_col,\n"
+"n_words, t_codes, t_cols: as for terms() (the pair tables are read only when pairs).");
+
+static PyObject *
+scan(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *text, *keys;
+    int mode, pairs;
+    Py_buffer vtb, ucb, pkb, pcb, jsb, tfb;
+    Py_ssize_t n_words;
+    if (!PyArg_ParseTuple(args, "U" "ip" "O!y*y*ny*y*w*w*", &text, &mode, &pairs,
+                          &PyList_Type, &keys, &vtb, &ucb, &n_words, &pkb, &pcb, &jsb, &tfb))
+        return NULL;
+
+    PyObject *result = NULL;
+    int64_t *tok_wid = NULL, *d_wid = NULL, *d_count = NULL, *slot_key = NULL;
+    Py_ssize_t *slot_idx = NULL;
+    unsigned char *low = NULL;
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    const Py_ssize_t n_cols = ucb.len / (Py_ssize_t)sizeof(int64_t);
+    const Py_ssize_t t_size = pkb.len / (Py_ssize_t)sizeof(int64_t);
+    const Py_ssize_t v_size = vtb.len / (Py_ssize_t)(2 * sizeof(int64_t));
+    if (!PyUnicode_IS_ASCII(text)) {
+        PyErr_SetString(PyExc_ValueError, "scan() takes ASCII text only");
+        goto done;
+    }
+    if ((mode != 0 && mode != 1) || ucb.len % sizeof(int64_t) || pkb.len % sizeof(int64_t) ||
+        pcb.len != pkb.len || vtb.len % (2 * sizeof(int64_t)) ||
+        jsb.len < (n + 1) * (Py_ssize_t)sizeof(int64_t) ||
+        tfb.len < (n + 1) * (Py_ssize_t)sizeof(double) || n_cols > n_words ||
+        n_words > ((int64_t)1 << 31)) {
+        PyErr_SetString(PyExc_ValueError, "arguments do not fit (see the docstring)");
+        goto done;
+    }
+    if (check_table(v_size, PyList_GET_SIZE(keys)) < 0 ||
+        (pairs && check_table(t_size, 0) < 0))
+        goto done;
+    const unsigned char *src = PyUnicode_1BYTE_DATA(text);
+    const int64_t *vtab = (const int64_t *)vtb.buf;
+    const int64_t *uni_col = (const int64_t *)ucb.buf;
+    const int64_t *t_codes = (const int64_t *)pkb.buf;
+    const int64_t *t_cols = (const int64_t *)pcb.buf;
+    int64_t *js = (int64_t *)jsb.buf;
+    double *tf = (double *)tfb.buf;
+
+    /* pass 1: every token's word id (-1: not in keys); tokens <= (n + 1) / 2 */
+    const Py_ssize_t cap = n / 2 + 1;
+    tok_wid = PyMem_Malloc(cap * sizeof(int64_t));
+    low = PyMem_Malloc(n + 1);
+    if (!tok_wid || !low) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t n_tok = 0;
+    for (Py_ssize_t i = 0; i < n;) {
+        Py_ssize_t j = i;
+        if (mode == 0) {
+            if (!is_word_byte(src[i])) {
+                i++;
+                continue;
+            }
+            while (j < n && is_word_byte(src[j])) {
+                low[j] = src[j] | 0x20;  /* digits have the bit already */
+                j++;
+            }
+            if (j - i < 2 || j - i > 64) {  /* what _ascii_words drops */
+                i = j;
+                continue;
+            }
+        } else {
+            if (is_split_space(src[i])) {
+                i++;
+                continue;
+            }
+            while (j < n && !is_split_space(src[j])) {
+                const unsigned char c = src[j];
+                low[j] = (c >= 'A' && c <= 'Z') ? (unsigned char)(c | 0x20) : c;
+                j++;
+            }
+        }
+        if (n_tok >= cap) {  /* cannot happen: a token and its separator take 2 bytes */
+            PyErr_SetString(PyExc_RuntimeError, "token count out of range");
+            goto done;
+        }
+        const Py_ssize_t wid = ascii_find(keys, vtab, v_size, low + i, j - i);
+        if (wid >= n_cols) {
+            PyErr_SetString(PyExc_ValueError, "word id out of range");
+            goto done;
+        }
+        tok_wid[n_tok++] = wid;
+        i = j;
+    }
+
+    /* pass 2: the distinct known words in first-occurrence order with their counts, then
+       the distinct pairs of known words (as terms() does), in one open-addressing table
+       keyed by word id or pair code (a word id is < n_words; a pair code is offset past them
+       so the two never collide) */
+    Py_ssize_t size = 16;
+    while (size < 4 * (n_tok + 1))
+        size *= 2;
+    slot_key = PyMem_Malloc(size * sizeof(int64_t));
+    slot_idx = PyMem_Malloc(size * sizeof(Py_ssize_t));
+    d_wid = PyMem_Malloc(2 * (n_tok + 1) * sizeof(int64_t));
+    d_count = PyMem_Malloc(2 * (n_tok + 1) * sizeof(int64_t));
+    if (!slot_key || !slot_idx || !d_wid || !d_count) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t s = 0; s < size; s++)
+        slot_key[s] = -1;
+    Py_ssize_t n_d = 0;
+    for (Py_ssize_t t = 0; t < n_tok; t++) {
+        const int64_t w = tok_wid[t];
+        if (w < 0)
+            continue;
+        Py_ssize_t s = slot_of(w, size - 1);
+        while (slot_key[s] != -1 && slot_key[s] != w)
+            s = (s + 1) & (size - 1);
+        if (slot_key[s] == -1) {
+            slot_key[s] = w;
+            slot_idx[s] = n_d;
+            d_wid[n_d] = w;
+            d_count[n_d] = 0;
+            n_d++;
+        }
+        d_count[slot_idx[s]]++;
+    }
+    Py_ssize_t m = 0;
+    for (Py_ssize_t d = 0; d < n_d; d++) {
+        const int64_t col = uni_col[d_wid[d]];
+        if (col >= 0) {
+            js[m] = col;
+            tf[m] = (double)d_count[d];
+            m++;
+        }
+    }
+    if (pairs) {
+        const Py_ssize_t first_pair = n_d;
+        for (Py_ssize_t t = 0; t + 1 < n_tok; t++) {
+            const int64_t a = tok_wid[t], b = tok_wid[t + 1];
+            if (a < 0 || b < 0)
+                continue;  /* a pair with an unknown word is no vocabulary pair */
+            const int64_t code = a * (int64_t)n_words + b;
+            const int64_t key = code + (int64_t)n_words;  /* past every word id */
+            Py_ssize_t s = slot_of(key, size - 1);
+            while (slot_key[s] != -1 && slot_key[s] != key)
+                s = (s + 1) & (size - 1);
+            if (slot_key[s] == -1) {
+                slot_key[s] = key;
+                slot_idx[s] = n_d;
+                d_wid[n_d] = code;
+                d_count[n_d] = 0;
+                n_d++;
+            }
+            d_count[slot_idx[s]]++;
+        }
+        for (Py_ssize_t k = first_pair; k < n_d; k++) {
+            Py_ssize_t s = slot_of(d_wid[k], t_size - 1);
+            for (Py_ssize_t probes = 0; t_codes[s] != -1 && t_codes[s] != d_wid[k];
+                 probes++) {
+                if (probes >= t_size) {
+                    PyErr_SetString(PyExc_ValueError, "pair table has no empty slot");
+                    goto done;
+                }
+                s = (s + 1) & (t_size - 1);
+            }
+            if (t_codes[s] == d_wid[k] && t_cols[s] >= 0) {
+                if (m > n) {
+                    PyErr_SetString(PyExc_RuntimeError, "term count out of range");
+                    goto done;
+                }
+                js[m] = t_cols[s];
+                tf[m] = (double)d_count[k];
+                m++;
+            }
+        }
+    }
+    result = PyLong_FromSsize_t(m);
+done:
+    PyBuffer_Release(&vtb);
+    PyBuffer_Release(&ucb);
+    PyBuffer_Release(&pkb);
+    PyBuffer_Release(&pcb);
+    PyBuffer_Release(&jsb);
+    PyBuffer_Release(&tfb);
+    PyMem_Free(tok_wid);
+    PyMem_Free(low);
+    PyMem_Free(d_wid);
+    PyMem_Free(d_count);
+    PyMem_Free(slot_key);
+    PyMem_Free(slot_idx);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"terms", terms, METH_VARARGS, terms_doc},
     {"table", table, METH_VARARGS, table_doc},
     {"vocab", vocab, METH_VARARGS, vocab_doc},
+    {"ascii_vocab", ascii_vocab, METH_VARARGS, ascii_vocab_doc},
+    {"scan", scan, METH_VARARGS, scan_doc},
     {NULL, NULL, 0, NULL},
 };
 
