@@ -112,3 +112,44 @@ def test_scan_bad_input_raises() -> None:
         tc.ascii_vocab(["ab", 3], vt)
     with pytest.raises(TypeError):
         tc.scan(b"ab", 0, False, keys, vt, cols, 3, t_codes, t_cols, js, tf)
+
+
+def test_decide_equals_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled sparse decision gives the numpy path's bits (float32-rounded values,
+    products and sums in order), on rows with signed zeros, repeats and extreme values."""
+    _need_native()
+    from classify.stacked import _ViewModel
+
+    rng = np.random.default_rng(3)
+    coef = rng.normal(size=(5, 40)) * 10.0 ** rng.integers(-8, 8, size=(5, 40))
+    coef[:, 3] = -0.0
+    vm = _ViewModel("text", None, coef, rng.normal(size=5), 1.0)
+    rows = [(np.zeros(0, np.int64), np.zeros(0))]
+    for n in (1, 2, 7, 40, 300):
+        cols = rng.integers(0, 40, size=n).astype(np.int64)
+        rows.append((cols, rng.normal(size=n) * 10.0 ** rng.integers(-5, 5, size=n)))
+    rows.append((np.array([3, 3], np.int64), np.array([-1.0, 1.0])))
+    got = vm._sparse_decision(rows)
+    monkeypatch.setenv("WEBSEG_PURE_PYTHON", "1")
+    want = vm._sparse_decision(rows)
+    assert got.tobytes() == want.tobytes()
+
+
+def test_decide_bad_input_raises() -> None:
+    tc = native.load("termcount")
+    if tc is None:
+        pytest.skip("webseg's C extension is not built here (no compiler)")
+    coef_t = np.ones((4, 2))
+    out = np.empty(2)
+    tc.decide(np.array([0, 3], np.int64), np.array([0.5, 2.0]), coef_t, 2, out)
+    assert out.tolist() == [2.5, 2.5]
+    with pytest.raises(ValueError):  # a column past the weights
+        tc.decide(np.array([4], np.int64), np.array([1.0]), coef_t, 2, out)
+    with pytest.raises(ValueError):  # a negative column
+        tc.decide(np.array([-1], np.int64), np.array([1.0]), coef_t, 2, out)
+    with pytest.raises(ValueError):  # values not as long as the columns
+        tc.decide(np.array([0, 1], np.int64), np.array([1.0]), coef_t, 2, out)
+    with pytest.raises(ValueError):  # an output of another width
+        tc.decide(np.array([0], np.int64), np.array([1.0]), coef_t, 2, np.empty(3))
+    with pytest.raises(ValueError):  # no class
+        tc.decide(np.array([0], np.int64), np.array([1.0]), coef_t, 0, out)

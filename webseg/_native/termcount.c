@@ -370,10 +370,9 @@ fnv1a(const unsigned char *s, Py_ssize_t n)
 
 /* the id of the ASCII bytes s[0:n] among keys (table of ascii_vocab), -1 when none */
 static Py_ssize_t
-ascii_find(PyObject *keys, const int64_t *tab, Py_ssize_t size, const unsigned char *s,
-           Py_ssize_t n)
+ascii_find(PyObject *keys, const int64_t *tab, Py_ssize_t size, int64_t h,
+           const unsigned char *s, Py_ssize_t n)
 {
-    const int64_t h = fnv1a(s, n);
     Py_ssize_t s_at = slot_of(h, size - 1);
     const Py_ssize_t n_keys = PyList_GET_SIZE(keys);
     for (Py_ssize_t probes = 0; probes < size; probes++) {
@@ -427,11 +426,11 @@ ascii_vocab(PyObject *Py_UNUSED(self), PyObject *args)
             continue;
         const unsigned char *data = PyUnicode_1BYTE_DATA(key);
         const Py_ssize_t len = PyUnicode_GET_LENGTH(key);
-        if (ascii_find(keys, tab, size, data, len) >= 0) {
+        const int64_t h = fnv1a(data, len);
+        if (ascii_find(keys, tab, size, h, data, len) >= 0) {
             PyErr_SetString(PyExc_ValueError, "vocabulary keys must be distinct");
             goto done;
         }
-        const int64_t h = fnv1a(data, len);
         Py_ssize_t s = slot_of(h, size - 1);
         while (tab[2 * s + 1] >= 0)
             s = (s + 1) & (size - 1);
@@ -468,6 +467,42 @@ PyDoc_STRVAR(scan_doc,
 "keys, tab: the vocabulary's words and their table filled by ascii_vocab(); uni_col,\n"
 "n_words, t_codes, t_cols: as for terms() (the pair tables are read only when pairs).");
 
+/*
+ * Scratch arrays of scan(), kept between calls and grown as needed: a fresh allocation of a
+ * page's worth (hundreds of kB) each call came from the system as new pages, whose first
+ * touches cost more than the scan itself. scan() holds the GIL throughout, so one set
+ * serves every call.
+ */
+static struct {
+    int64_t *i64;     /* 7 arrays of cap int64 (see scan()) */
+    unsigned char *low;
+    Py_ssize_t cap, low_cap;
+} scratch;
+
+static int
+scratch_fit(Py_ssize_t n_i64, Py_ssize_t n_low)
+{
+    if (n_i64 > scratch.cap) {
+        int64_t *p = PyMem_Realloc(scratch.i64, 7 * n_i64 * sizeof(int64_t));
+        if (!p) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        scratch.i64 = p;
+        scratch.cap = n_i64;
+    }
+    if (n_low > scratch.low_cap) {
+        unsigned char *p = PyMem_Realloc(scratch.low, n_low);
+        if (!p) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        scratch.low = p;
+        scratch.low_cap = n_low;
+    }
+    return 0;
+}
+
 static PyObject *
 scan(PyObject *Py_UNUSED(self), PyObject *args)
 {
@@ -480,9 +515,6 @@ scan(PyObject *Py_UNUSED(self), PyObject *args)
         return NULL;
 
     PyObject *result = NULL;
-    int64_t *tok_wid = NULL, *d_wid = NULL, *d_count = NULL, *slot_key = NULL;
-    Py_ssize_t *slot_idx = NULL;
-    unsigned char *low = NULL;
     const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     const Py_ssize_t n_cols = ucb.len / (Py_ssize_t)sizeof(int64_t);
     const Py_ssize_t t_size = pkb.len / (Py_ssize_t)sizeof(int64_t);
@@ -510,14 +542,25 @@ scan(PyObject *Py_UNUSED(self), PyObject *args)
     int64_t *js = (int64_t *)jsb.buf;
     double *tf = (double *)tfb.buf;
 
-    /* pass 1: every token's word id (-1: not in keys); tokens <= (n + 1) / 2 */
+    /* tokens <= (n + 1) / 2 (a token and its separator take two bytes); the hash tables
+       below have the power of two at or above 4 * (tokens + 1) slots, at most t_cap */
     const Py_ssize_t cap = n / 2 + 1;
-    tok_wid = PyMem_Malloc(cap * sizeof(int64_t));
-    low = PyMem_Malloc(n + 1);
-    if (!tok_wid || !low) {
-        PyErr_NoMemory();
+    Py_ssize_t t_cap = 16;
+    while (t_cap < 4 * (cap + 1))
+        t_cap *= 2;
+    if (scratch_fit(t_cap, n + 1) < 0)
         goto done;
-    }
+    int64_t *tok_off = scratch.i64;                  /* per token: offset, length, hash */
+    int64_t *tok_len = tok_off + scratch.cap;
+    int64_t *tok_hash = tok_len + scratch.cap;
+    int64_t *tok_wid = tok_hash + scratch.cap;       /* per token: word id, -1 unknown */
+    int64_t *slot_key = tok_wid + scratch.cap;       /* hash table: key (-1 empty) */
+    int64_t *slot_idx = slot_key + scratch.cap;      /* hash table: what the key indexes */
+    int64_t *d_wid = slot_idx + scratch.cap;         /* distinct words, then pair codes */
+    int64_t *d_count = tok_off;                      /* reuses tok_off after pass 1 */
+    unsigned char *low = scratch.low;
+
+    /* pass 1: the tokens, lower-cased into low, and their hashes */
     Py_ssize_t n_tok = 0;
     for (Py_ssize_t i = 0; i < n;) {
         Py_ssize_t j = i;
@@ -545,34 +588,57 @@ scan(PyObject *Py_UNUSED(self), PyObject *args)
                 j++;
             }
         }
-        if (n_tok >= cap) {  /* cannot happen: a token and its separator take 2 bytes */
+        if (n_tok >= cap) {
             PyErr_SetString(PyExc_RuntimeError, "token count out of range");
             goto done;
         }
-        const Py_ssize_t wid = ascii_find(keys, vtab, v_size, low + i, j - i);
-        if (wid >= n_cols) {
-            PyErr_SetString(PyExc_ValueError, "word id out of range");
-            goto done;
-        }
-        tok_wid[n_tok++] = wid;
+        tok_off[n_tok] = i;
+        tok_len[n_tok] = j - i;
+        tok_hash[n_tok] = fnv1a(low + i, j - i);
+        n_tok++;
         i = j;
     }
-
-    /* pass 2: the distinct known words in first-occurrence order with their counts, then
-       the distinct pairs of known words (as terms() does), in one open-addressing table
-       keyed by word id or pair code (a word id is < n_words; a pair code is offset past them
-       so the two never collide) */
     Py_ssize_t size = 16;
     while (size < 4 * (n_tok + 1))
         size *= 2;
-    slot_key = PyMem_Malloc(size * sizeof(int64_t));
-    slot_idx = PyMem_Malloc(size * sizeof(Py_ssize_t));
-    d_wid = PyMem_Malloc(2 * (n_tok + 1) * sizeof(int64_t));
-    d_count = PyMem_Malloc(2 * (n_tok + 1) * sizeof(int64_t));
-    if (!slot_key || !slot_idx || !d_wid || !d_count) {
-        PyErr_NoMemory();
+    if (size > t_cap) {
+        PyErr_SetString(PyExc_RuntimeError, "table size out of range");
         goto done;
     }
+
+    /* pass 2: each token's word id; the distinct tokens are found first in a table of this
+       text's own (keyed by a token's first occurrence), so the vocabulary's table (megabytes,
+       a cache miss a look-up) is read once per distinct token, not once per token */
+    for (Py_ssize_t s = 0; s < size; s++)
+        slot_key[s] = -1;
+    for (Py_ssize_t t = 0; t < n_tok; t++) {
+        const int64_t h = tok_hash[t], len = tok_len[t];
+        const unsigned char *w = low + tok_off[t];
+        Py_ssize_t s = slot_of(h, size - 1);
+        for (;;) {
+            const int64_t f = slot_key[s];
+            if (f == -1) {  /* a new distinct token: its word id from the vocabulary */
+                const Py_ssize_t wid = ascii_find(keys, vtab, v_size, h, w, len);
+                if (wid >= n_cols) {
+                    PyErr_SetString(PyExc_ValueError, "word id out of range");
+                    goto done;
+                }
+                slot_key[s] = t;
+                tok_wid[t] = wid;
+                break;
+            }
+            if (tok_hash[f] == h && tok_len[f] == len &&
+                memcmp(low + tok_off[f], w, (size_t)len) == 0) {
+                tok_wid[t] = tok_wid[f];
+                break;
+            }
+            s = (s + 1) & (size - 1);
+        }
+    }
+
+    /* pass 3: the distinct known words in first-occurrence order with their counts, then
+       the distinct pairs of known words (as terms() does), in one table keyed by word id or
+       pair code (a pair's key is offset past every word id, so the two never collide) */
     for (Py_ssize_t s = 0; s < size; s++)
         slot_key[s] = -1;
     Py_ssize_t n_d = 0;
@@ -631,7 +697,7 @@ scan(PyObject *Py_UNUSED(self), PyObject *args)
                 }
                 s = (s + 1) & (t_size - 1);
             }
-            if (t_codes[s] == d_wid[k] && t_cols[s] >= 0) {
+            if (t_codes[s] == d_wid[k]) {
                 if (m > n) {
                     PyErr_SetString(PyExc_RuntimeError, "term count out of range");
                     goto done;
@@ -650,16 +716,74 @@ done:
     PyBuffer_Release(&pcb);
     PyBuffer_Release(&jsb);
     PyBuffer_Release(&tfb);
-    PyMem_Free(tok_wid);
-    PyMem_Free(low);
-    PyMem_Free(d_wid);
-    PyMem_Free(d_count);
-    PyMem_Free(slot_key);
-    PyMem_Free(slot_idx);
+    return result;
+}
+
+PyDoc_STRVAR(decide_doc,
+"decide(cols, w, coef_t, n_classes, out)\n"
+"\n"
+"out[c] = the sum over j, in order from 0.0, of float64(float32(w[j])) * coef_t[cols[j], c]\n"
+"for every class c: a linear model's decision values (before the intercept) of one sparse\n"
+"TF-IDF row. cols: int64, each in [0, rows of coef_t); w: float64, as long as cols; coef_t:\n"
+"float64, C order, n_classes columns; out: float64, n_classes, writable.");
+
+/*
+ * Why compiled: the numpy version (classify.stacked._ViewModel._sparse_decision) gathers
+ * the rows of coef_t, multiplies and reduces them, six array operations a view; here one
+ * pass. The same arithmetic, so the same bits: each value rounded to float32 and widened
+ * (what storing the row as float32 gives), each product in float64, added row after row to
+ * a sum starting at zero (numpy's reduction along the first axis adds rows in order).
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+/* a product and a sum are two roundings, as in numpy: no fused multiply-add even where the
+   target has one (clang fuses only within one expression, which the loop never writes) */
+__attribute__((optimize("fp-contract=off")))
+#endif
+static PyObject *
+decide(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer cb, wb, kb, ob;
+    Py_ssize_t k;
+    if (!PyArg_ParseTuple(args, "y*y*y*nw*", &cb, &wb, &kb, &k, &ob))
+        return NULL;
+    PyObject *result = NULL;
+    const Py_ssize_t n = cb.len / (Py_ssize_t)sizeof(int64_t);
+    if (k < 1 || cb.len % sizeof(int64_t) || wb.len != n * (Py_ssize_t)sizeof(double) ||
+        kb.len % (k * (Py_ssize_t)sizeof(double)) || ob.len != k * (Py_ssize_t)sizeof(double)) {
+        PyErr_SetString(PyExc_ValueError, "arguments do not fit (see the docstring)");
+        goto done;
+    }
+    const Py_ssize_t n_rows = kb.len / (k * (Py_ssize_t)sizeof(double));
+    const int64_t *cols = (const int64_t *)cb.buf;
+    const double *w = (const double *)wb.buf, *coef = (const double *)kb.buf;
+    double *out = (double *)ob.buf;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        if (cols[j] < 0 || cols[j] >= n_rows) {
+            PyErr_SetString(PyExc_ValueError, "column out of range");
+            goto done;
+        }
+    }
+    for (Py_ssize_t c = 0; c < k; c++)
+        out[c] = 0.0;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        const double v = (double)(float)w[j];
+        const double *row = coef + cols[j] * k;
+        for (Py_ssize_t c = 0; c < k; c++) {
+            const double p = v * row[c];
+            out[c] += p;
+        }
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&wb);
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&ob);
     return result;
 }
 
 static PyMethodDef methods[] = {
+    {"decide", decide, METH_VARARGS, decide_doc},
     {"terms", terms, METH_VARARGS, terms_doc},
     {"table", table, METH_VARARGS, table_doc},
     {"vocab", vocab, METH_VARARGS, vocab_doc},
