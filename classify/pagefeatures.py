@@ -543,6 +543,40 @@ def _prices(text: str) -> list[str]:
     return out + _PRICE.findall(text, max(0, lo), hi)
 
 
+#: how far a :data:`_CLOCK` match and its look-arounds reach from its colon: two digits and
+#: a character before it, two digits and a character after it
+_CLOCK_BEFORE, _CLOCK_AFTER = 2, 4
+
+
+def _clock_count(text: str) -> int:
+    """Number of :data:`_CLOCK` matches of ``text``, searched only near its colons.
+
+    Why: every match holds one colon and lies within two characters before it and three
+    after it, so the matches of the whole text are those of the windows around the colons
+    (merged where they overlap; ``findall(text, start, end)`` sees the characters before
+    ``start`` for the look-behind, and each window ends after the look-ahead's character),
+    as :func:`_prices` does for currency marks: the regular expression tried at every digit
+    of a 20,000-character text cost a tenth of a millisecond a page."""
+    if ":" not in text:
+        return 0
+    scan = native.load("textscan")
+    if scan is not None:
+        colons = scan.marks(text, (":",))
+    else:
+        colons, at = [], text.find(":")
+        while at >= 0:
+            colons.append(at)
+            at = text.find(":", at + 1)
+    n = 0
+    lo, hi = colons[0] - _CLOCK_BEFORE, colons[0] + _CLOCK_AFTER
+    for at in colons[1:]:
+        if at - _CLOCK_BEFORE > hi:
+            n += len(_CLOCK.findall(text, max(0, lo), hi))
+            lo = at - _CLOCK_BEFORE
+        hi = at + _CLOCK_AFTER
+    return n + len(_CLOCK.findall(text, max(0, lo), hi))
+
+
 def _text_stats(page: Page) -> tuple[str, str, dict[str, float]]:
     """Visible text, title + headings, and text-based structure statistics.
 
@@ -586,7 +620,7 @@ def _text_stats(page: Page) -> tuple[str, str, dict[str, float]]:
           "table_cell_share": chars(8) / c, "list_item_share": chars(16) / c,
           "price_count": float(prices), "price_per_kword": 1000.0 * prices / words,
           "date_count": float(len(_DATE.findall(text))),
-          "clock_count": float(len(_CLOCK.findall(text))) if ":" in text else 0.0,
+          "clock_count": float(_clock_count(text)),
           "title_words": float(count_words(page.title or ""))}
     return text, " ".join(heads), st
 
