@@ -112,6 +112,9 @@ def test_same_stem_counts(monkeypatch) -> None:
     for _ in range(400):
         cases.append({"".join(rng.choice(parts) for _ in range(rng.randint(0, 6))):
                       rng.randint(1, 5) for _ in range(rng.randint(0, 12))})
+    # long values (past the compiled scan's stack buffer), keys at their very end
+    cases.append({"x" * 300 + "Product": 2, "-" * 255 + "cta": 1, "a" * 257 + "ct": 4,
+                  "Card" * 100: 3})
     fast = [pf.stem_counts(v) for v in cases]
     monkeypatch.setenv("WEBSEG_PURE_PYTHON", "1")
     for v, f in zip(cases, fast, strict=True):

@@ -21,6 +21,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <string.h>
 
 #define MAX_VALUE_WORDS 12
 #define MAX_WORD 25
@@ -634,6 +635,13 @@ stems(PyObject *Py_UNUSED(self), PyObject *args)
         PyErr_SetString(PyExc_ValueError, "at most 256 keys");
         return NULL;
     }
+    /* per first character, the second characters of its keys (a bit set) and whether one
+       of its keys is a single character: most characters of a value start a key of no
+       pair, and are passed without walking the key list */
+    uint64_t second[128][2];
+    unsigned char single[128];
+    memset(second, 0, sizeof(second));
+    memset(single, 0, sizeof(single));
     for (int c = 0; c < 128; c++)
         head[c] = -1;
     for (Py_ssize_t k = n_keys - 1; k >= 0; k--) {
@@ -650,6 +658,12 @@ stems(PyObject *Py_UNUSED(self), PyObject *args)
         const unsigned char c0 = PyUnicode_1BYTE_DATA(key)[0];
         next[k] = head[c0];
         head[c0] = k;
+        if (PyUnicode_GET_LENGTH(key) == 1) {
+            single[c0] = 1;
+        } else {
+            const unsigned char c1 = PyUnicode_1BYTE_DATA(key)[1];
+            second[c0][c1 >> 6] |= (uint64_t)1 << (c1 & 63);
+        }
     }
     long long sums[64] = {0};
     uint64_t any = 0;  /* the stems found in some value */
@@ -676,10 +690,51 @@ stems(PyObject *Py_UNUSED(self), PyObject *args)
         const void *data = PyUnicode_DATA(low);
         const Py_ssize_t len = PyUnicode_GET_LENGTH(low);
         uint64_t found = 0;
-        for (Py_ssize_t i = 0; i < len; i++) {
+        if (ascii) {
+            /* ASCII (nearly every value): its bytes lower-cased into a buffer, then each
+               candidate key compared with memcmp */
+            unsigned char stack[256];
+            unsigned char *b = len <= 256 ? stack : PyMem_Malloc(len);
+            if (b == NULL) {
+                Py_DECREF(low);
+                PyErr_NoMemory();
+                return NULL;
+            }
+            const unsigned char *d = (const unsigned char *)data;
+            for (Py_ssize_t i = 0; i < len; i++)
+                b[i] = (d[i] >= 'A' && d[i] <= 'Z') ? (unsigned char)(d[i] + ('a' - 'A')) : d[i];
+            for (Py_ssize_t i = 0; i < len; i++) {
+                const unsigned char ch = b[i];
+                if (ch >= 128 || head[ch] < 0)
+                    continue;
+                if (!single[ch]) {
+                    if (i + 1 >= len)
+                        continue;
+                    const unsigned char c1 = b[i + 1];
+                    if (c1 >= 128 || !(second[ch][c1 >> 6] >> (c1 & 63) & 1))
+                        continue;
+                }
+                for (Py_ssize_t k = head[ch]; k >= 0; k = next[k]) {
+                    PyObject *key = PyTuple_GET_ITEM(keys, k);
+                    const Py_ssize_t kl = PyUnicode_GET_LENGTH(key);
+                    if (i + kl <= len && memcmp(b + i, PyUnicode_1BYTE_DATA(key), kl) == 0)
+                        found |= kmask[k];
+                }
+            }
+            if (b != stack)
+                PyMem_Free(b);
+        }
+        for (Py_ssize_t i = 0; i < len && !ascii; i++) {
             const Py_UCS4 ch = low_char(kind, data, i, ascii);
-            if (ch >= 128)
+            if (ch >= 128 || head[ch] < 0)
                 continue;
+            if (!single[ch]) {
+                if (i + 1 >= len)
+                    continue;
+                const Py_UCS4 c1 = low_char(kind, data, i + 1, ascii);
+                if (c1 >= 128 || !(second[ch][c1 >> 6] >> (c1 & 63) & 1))
+                    continue;
+            }
             for (Py_ssize_t k = head[ch]; k >= 0; k = next[k]) {
                 PyObject *key = PyTuple_GET_ITEM(keys, k);
                 const Py_ssize_t kl = PyUnicode_GET_LENGTH(key);
