@@ -586,7 +586,8 @@ def _text_stats(page: Page) -> tuple[str, str, dict[str, float]]:
     leaves = page.text_leaves
     texts = page.leaf_texts
     lens = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-    code = np.array(list(map(_HOLDER_BITS.get, page.tag, repeat(0))), dtype=np.int64)
+    code = np.fromiter(map(_HOLDER_BITS.get, page.tag, repeat(0)), dtype=np.int64,
+                       count=len(page.tag))
     parent = np.asarray(page.parent, dtype=np.int64)
     bits = np.zeros(len(leaves), dtype=np.int64)
     anc = parent[leaves] if len(leaves) else np.zeros(0, np.int64)

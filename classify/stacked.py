@@ -351,7 +351,8 @@ class _Vec:
             uni_col = np.fromiter(self._index.values(), dtype=np.int64, count=len(keys))
             n_words = max(1, len(keys))
             p_codes = p_cols = np.full(1, -1, dtype=np.int64)
-        vtab = np.empty(2 * (1 << (3 * len(keys) // 2 + 1).bit_length()), dtype=np.int64)
+        # four int64 a slot (``termcount.ascii_vocab``), at most two thirds of them used
+        vtab = np.empty(4 * (1 << (3 * len(keys) // 2 + 1).bit_length()), dtype=np.int64)
         try:
             fast.ascii_vocab(keys, vtab)
         except (TypeError, ValueError):  # a vocabulary the tables cannot hold

@@ -82,7 +82,7 @@ def test_scan_bad_input_raises() -> None:
     if tc is None:
         pytest.skip("webseg's C extension is not built here (no compiler)")
     keys = ["ab", "cd", "ünï"]
-    vt = np.empty(2 * 8, dtype=np.int64)
+    vt = np.empty(4 * 8, dtype=np.int64)
     tc.ascii_vocab(keys, vt)
     cols = np.array([0, 1, 2], dtype=np.int64)
     t_codes, t_cols = np.empty(4, dtype=np.int64), np.empty(4, dtype=np.int64)
@@ -153,3 +153,23 @@ def test_decide_bad_input_raises() -> None:
         tc.decide(np.array([0], np.int64), np.array([1.0]), coef_t, 2, np.empty(3))
     with pytest.raises(ValueError):  # no class
         tc.decide(np.array([0], np.int64), np.array([1.0]), coef_t, 0, out)
+
+
+def test_scan_long_words_with_a_shared_start() -> None:
+    """Words longer than the table's 16 bytes kept in place, sharing their first 16 letters,
+    are told apart by the rest; an unknown word of the same length is no match."""
+    tc = native.load("termcount")
+    if tc is None:
+        pytest.skip("webseg's C extension is not built here (no compiler)")
+    keys = ["abcdefghijklmnopq", "abcdefghijklmnopr", "abcdefghijklmnop", "x" * 64]
+    vt = np.empty(4 * 8, dtype=np.int64)
+    tc.ascii_vocab(keys, vt)
+    cols = np.array([10, 11, 12, 13], dtype=np.int64)
+    none = np.full(1, -1, dtype=np.int64)
+    text = ("ABCDEFGHIJKLMNOPR abcdefghijklmnops abcdefghijklmnop abcdefghijklmnopq "
+            + "X" * 64 + " abcdefghijklmnopr")
+    js, tf = np.empty(len(text) + 1, dtype=np.int64), np.empty(len(text) + 1)
+    m = tc.scan(text, 0, False, keys, vt, cols, 4, none, none, js, tf)
+    assert js[:m].tolist() == [11, 12, 10, 13] and tf[:m].tolist() == [2.0, 1.0, 1.0, 1.0]
+    with pytest.raises(ValueError):  # a table of pairs, not of four int64 slots
+        tc.ascii_vocab(keys, np.empty(2 * 8 + 2, dtype=np.int64))

@@ -368,6 +368,15 @@ fnv1a(const unsigned char *s, Py_ssize_t n)
     return (int64_t)(h & 0x7fffffffffffffffull);  /* >= 0: -1 marks an empty slot */
 }
 
+/*
+ * The table of ascii_vocab(): four int64 a slot (32 bytes): the key's hash, its length and
+ * id ((length << 32) | id; -1: an empty slot), and its first 16 bytes (zero-padded). A
+ * look-up of a word of up to 16 letters (nearly all) reads its slot alone, not the key's
+ * str object too: one cache miss a distinct word of a page instead of two.
+ */
+#define SLOT 4
+#define INLINE 16
+
 /* the id of the ASCII bytes s[0:n] among keys (table of ascii_vocab), -1 when none */
 static Py_ssize_t
 ascii_find(PyObject *keys, const int64_t *tab, Py_ssize_t size, int64_t h,
@@ -375,16 +384,23 @@ ascii_find(PyObject *keys, const int64_t *tab, Py_ssize_t size, int64_t h,
 {
     Py_ssize_t s_at = slot_of(h, size - 1);
     const Py_ssize_t n_keys = PyList_GET_SIZE(keys);
+    const size_t head = (size_t)(n < INLINE ? n : INLINE);
     for (Py_ssize_t probes = 0; probes < size; probes++) {
-        const int64_t k = tab[2 * s_at + 1];
-        if (k < 0)
+        const int64_t *slot = tab + SLOT * s_at;
+        const int64_t lk = slot[1];
+        if (lk < 0)
             return -1;
-        if (tab[2 * s_at] == h && k < n_keys) {
-            PyObject *key = PyList_GET_ITEM(keys, k);
+        const Py_ssize_t k = (Py_ssize_t)(lk & 0x7fffffff), len = (Py_ssize_t)(lk >> 32);
+        if (slot[0] == h && len == n && k < n_keys &&
+            memcmp((const unsigned char *)(slot + 2), s, head) == 0) {
+            if (n <= INLINE)
+                return k;
+            PyObject *key = PyList_GET_ITEM(keys, k);  /* the rest of a longer key */
             if (PyUnicode_CheckExact(key) && PyUnicode_IS_ASCII(key) &&
                 PyUnicode_GET_LENGTH(key) == n &&
-                memcmp(PyUnicode_1BYTE_DATA(key), s, (size_t)n) == 0)
-                return (Py_ssize_t)k;
+                memcmp(PyUnicode_1BYTE_DATA(key) + INLINE, s + INLINE,
+                       (size_t)(n - INLINE)) == 0)
+                return k;
         }
         s_at = (s_at + 1) & (size - 1);
     }
@@ -394,7 +410,7 @@ ascii_find(PyObject *keys, const int64_t *tab, Py_ssize_t size, int64_t h,
 PyDoc_STRVAR(ascii_vocab_doc,
 "ascii_vocab(keys, tab)\n"
 "\n"
-"Fill tab (int64, writable, 2 * size for a power of two size above len(keys)) with the\n"
+"Fill tab (int64, writable, 4 * size for a power of two size above len(keys)) with the\n"
 "table of the ASCII str among keys (distinct str; the others can match no ASCII token and\n"
 "are left out), hashed as bytes for scan(): a word's id is its position in keys.");
 
@@ -407,15 +423,20 @@ ascii_vocab(PyObject *Py_UNUSED(self), PyObject *args)
         return NULL;
     PyObject *result = NULL;
     const Py_ssize_t n = PyList_GET_SIZE(keys);
-    const Py_ssize_t size = tb.len / (Py_ssize_t)(2 * sizeof(int64_t));
-    if (tb.len % (2 * sizeof(int64_t)) || check_table(size, n) < 0) {
+    const Py_ssize_t size = tb.len / (Py_ssize_t)(SLOT * sizeof(int64_t));
+    if (tb.len % (SLOT * sizeof(int64_t)) || check_table(size, n) < 0) {
         if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "tab must hold int64 pairs");
+            PyErr_SetString(PyExc_ValueError, "tab must hold slots of four int64");
+        goto done;
+    }
+    if (n >= ((Py_ssize_t)1 << 31)) {
+        PyErr_SetString(PyExc_ValueError, "too many keys");
         goto done;
     }
     int64_t *tab = (int64_t *)tb.buf;
+    memset(tab, 0, (size_t)size * SLOT * sizeof(int64_t));
     for (Py_ssize_t s = 0; s < size; s++)
-        tab[2 * s] = tab[2 * s + 1] = -1;
+        tab[SLOT * s + 1] = -1;
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *key = PyList_GET_ITEM(keys, k);
         if (!PyUnicode_CheckExact(key)) {
@@ -426,16 +447,22 @@ ascii_vocab(PyObject *Py_UNUSED(self), PyObject *args)
             continue;
         const unsigned char *data = PyUnicode_1BYTE_DATA(key);
         const Py_ssize_t len = PyUnicode_GET_LENGTH(key);
+        if (len >= ((Py_ssize_t)1 << 30)) {
+            PyErr_SetString(PyExc_ValueError, "vocabulary key too long");
+            goto done;
+        }
         const int64_t h = fnv1a(data, len);
         if (ascii_find(keys, tab, size, h, data, len) >= 0) {
             PyErr_SetString(PyExc_ValueError, "vocabulary keys must be distinct");
             goto done;
         }
         Py_ssize_t s = slot_of(h, size - 1);
-        while (tab[2 * s + 1] >= 0)
+        while (tab[SLOT * s + 1] >= 0)
             s = (s + 1) & (size - 1);
-        tab[2 * s] = h;
-        tab[2 * s + 1] = k;
+        int64_t *slot = tab + SLOT * s;
+        slot[0] = h;
+        slot[1] = ((int64_t)len << 32) | (int64_t)k;
+        memcpy((unsigned char *)(slot + 2), data, (size_t)(len < INLINE ? len : INLINE));
     }
     result = Py_NewRef(Py_None);
 done:
@@ -518,13 +545,13 @@ scan(PyObject *Py_UNUSED(self), PyObject *args)
     const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     const Py_ssize_t n_cols = ucb.len / (Py_ssize_t)sizeof(int64_t);
     const Py_ssize_t t_size = pkb.len / (Py_ssize_t)sizeof(int64_t);
-    const Py_ssize_t v_size = vtb.len / (Py_ssize_t)(2 * sizeof(int64_t));
+    const Py_ssize_t v_size = vtb.len / (Py_ssize_t)(SLOT * sizeof(int64_t));
     if (!PyUnicode_IS_ASCII(text)) {
         PyErr_SetString(PyExc_ValueError, "scan() takes ASCII text only");
         goto done;
     }
     if ((mode != 0 && mode != 1) || ucb.len % sizeof(int64_t) || pkb.len % sizeof(int64_t) ||
-        pcb.len != pkb.len || vtb.len % (2 * sizeof(int64_t)) ||
+        pcb.len != pkb.len || vtb.len % (SLOT * sizeof(int64_t)) ||
         jsb.len < (n + 1) * (Py_ssize_t)sizeof(int64_t) ||
         tfb.len < (n + 1) * (Py_ssize_t)sizeof(double) || n_cols > n_words ||
         n_words > ((int64_t)1 << 31)) {
