@@ -775,6 +775,19 @@ class _Trees:
             walk = self._walk = (np.where(self._leaf, 0, self._f), left, right, depth)
         return walk
 
+    def _by_class(self) -> tuple[np.ndarray, int] | None:
+        """The trees ordered by class (each class's in their order) and the number per
+        class, when every class has as many (a boosted model's every iteration has one tree
+        per class); None otherwise."""
+        if "_by_class_cache" not in self.__dict__:
+            k = len(self.baseline)
+            counts = np.bincount(self._cls, minlength=k) if len(self._cls) else np.zeros(k)
+            self._by_class_cache = None
+            if k and len(counts) == k and (counts == counts[0]).all() and counts[0] > 0:
+                order = np.concatenate([np.flatnonzero(self._cls == c) for c in range(k)])
+                self._by_class_cache = (order, int(counts[0]))
+        return self._by_class_cache
+
     def raw(self, X: np.ndarray) -> np.ndarray:
         """Raw scores (logits), one column per class."""
         X = np.asarray(X, dtype=np.float64)
@@ -806,6 +819,15 @@ class _Trees:
                 x = X[rows, self._f[node]]
                 go_left = np.where(np.isnan(x), self._m[node], x <= self._t[node])
                 node = np.where(leaf, node, np.where(go_left, self._l[node], self._r[node]))
+        by_class = self._by_class()
+        if by_class is not None:
+            # each class's trees side by side, summed in one call: the same sums (the same
+            # trees in the same order, numpy's summation along a contiguous axis either way)
+            order, m = by_class
+            out = self.baseline + self._v[node[:, order]].reshape(len(X), k, m).sum(axis=2)
+            if k == 1:
+                return np.column_stack([np.zeros(len(X)), out[:, 0]])
+            return out
         vals = self._v[node]  # (rows, trees)
         out = np.tile(self.baseline, (len(X), 1))
         for c in range(k):

@@ -173,3 +173,21 @@ def test_scan_long_words_with_a_shared_start() -> None:
     assert js[:m].tolist() == [11, 12, 10, 13] and tf[:m].tolist() == [2.0, 1.0, 1.0, 1.0]
     with pytest.raises(ValueError):  # a table of pairs, not of four int64 slots
         tc.ascii_vocab(keys, np.empty(2 * 8 + 2, dtype=np.int64))
+
+
+def test_trees_summed_by_class_equal_the_per_class_loop() -> None:
+    """The stacker's logits with each class's trees summed in one call equal those of the
+    loop over classes (the same bits), on the shipped model and on random inputs."""
+    import copy
+
+    trees = load_model().model.trees
+    if trees is None:
+        pytest.skip("the shipped model's stacker is not boosted trees")
+    assert trees._by_class() is not None
+    loop = copy.copy(trees)
+    loop.__dict__["_by_class_cache"] = None  # the per-class loop
+    rng = np.random.default_rng(0)
+    width = int(trees._f.max()) + 1
+    for rows in (0, 1, 2, 7):
+        X = rng.normal(size=(rows, width)) * 3
+        assert trees.raw(X).tobytes() == loop.raw(X).tobytes()
