@@ -577,18 +577,19 @@ def _clock_count(text: str) -> int:
     return n + len(_CLOCK.findall(text, max(0, lo), hi))
 
 
-def _text_stats(page: Page) -> tuple[str, str, dict[str, float]]:
-    """Visible text, title + headings, and text-based structure statistics.
-
-    Which kinds of element hold a text leaf (a link, a paragraph, code, a table cell, a list
-    item, a heading) is read from its nearest :data:`_HOLDER_DEPTH` ancestors, for all leaves
-    at once with numpy (one step per ancestor level, not a Python walk per leaf)."""
-    leaves = page.text_leaves
-    texts = page.leaf_texts
-    lens = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+def _holder_bits(page: Page, leaves: np.ndarray) -> np.ndarray:
+    """Per text leaf, the :data:`_HOLDER_BITS` of its nearest :data:`_HOLDER_DEPTH`
+    ancestors OR-ed together (compiled when ``webseg._native.markupwalk`` is built: a walk
+    up from each leaf with each ancestor's code looked up once; the same bits)."""
+    parent = np.ascontiguousarray(page.parent, dtype=np.int64)
+    walk = native.load("markupwalk")
+    if walk is not None and type(page.tag) is list:
+        bits = np.empty(len(leaves), dtype=np.int64)
+        walk.holder_bits(np.ascontiguousarray(leaves, dtype=np.int64), parent, page.tag,
+                         _HOLDER_BITS, _HOLDER_DEPTH, bits)
+        return bits
     code = np.fromiter(map(_HOLDER_BITS.get, page.tag, repeat(0)), dtype=np.int64,
                        count=len(page.tag))
-    parent = np.asarray(page.parent, dtype=np.int64)
     bits = np.zeros(len(leaves), dtype=np.int64)
     anc = parent[leaves] if len(leaves) else np.zeros(0, np.int64)
     for _ in range(_HOLDER_DEPTH):
@@ -598,6 +599,19 @@ def _text_stats(page: Page) -> tuple[str, str, dict[str, float]]:
         a = np.where(ok, anc, 0)
         bits |= np.where(ok, code[a], 0)
         anc = np.where(ok, parent[a], -1)
+    return bits
+
+
+def _text_stats(page: Page) -> tuple[str, str, dict[str, float]]:
+    """Visible text, title + headings, and text-based structure statistics.
+
+    Which kinds of element hold a text leaf (a link, a paragraph, code, a table cell, a list
+    item, a heading) is read from its nearest :data:`_HOLDER_DEPTH` ancestors, for all leaves
+    at once with numpy (one step per ancestor level, not a Python walk per leaf)."""
+    leaves = page.text_leaves
+    texts = page.leaf_texts
+    lens = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    bits = _holder_bits(page, leaves)
     # the text keeps whole leaves while fewer than MAX_TEXT characters precede them
     before = np.cumsum(lens + 1) - (lens + 1)
     parts = [t for t, b in zip(texts, (before < MAX_TEXT).tolist(), strict=True) if b]
