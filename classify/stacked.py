@@ -182,7 +182,8 @@ class _Vec:
     def _build(self) -> None:
         """Forget the fitted state derived from ``vocab`` and ``idf`` (rebuilt on demand)."""
         self._v = None
-        for k in ("_analyze", "_index", "_idf64", "_pairs", "_word_ids", "_pair_table"):
+        for k in ("_analyze", "_index", "_idf64", "_pairs", "_word_ids", "_pair_table",
+                  "_scan"):
             self.__dict__.pop(k, None)
 
     def vectorizer(self) -> Any:
@@ -265,9 +266,21 @@ class _Vec:
                 self._pairs = ({tuple(t.split(" ")): i for t, i in self._index.items()
                                 if t.count(" ") == 1}, tokenize)
         index_get = self._index.get
+        fast = native.load("termcount")
+        scan = self._scan_tables(fast) if fast is not None else None
         out = []
         for doc in docs:
-            if self._pairs is not None:
+            src = None
+            if scan is not None:
+                src = scan[0](doc)
+            if src is not None:
+                # compiled: tokens, counts and look-ups from the text's bytes (``scan``), the
+                # known terms in the order of the Python path below
+                assert scan is not None and fast is not None
+                js, tf = np.empty(len(src) + 1, dtype=np.int64), np.empty(len(src) + 1)
+                m = fast.scan(src, *scan[1:], js, tf)
+                js, tf = js[:m], tf[:m]
+            elif self._pairs is not None:
                 # the same terms, counts and order as Counter(words + joined pairs): every
                 # word before every pair, each in its first occurrence's order
                 pair_index, tokenize = self._pairs
@@ -298,6 +311,56 @@ class _Vec:
             norm = float(np.sqrt(w @ w))
             out.append((cols, w / norm if norm > 0 else w))
         return out
+
+    def _scan_tables(self, fast: Any) -> tuple[Any, ...] | None:
+        """What :meth:`rows` passes to the compiled ``termcount.scan``, first the function
+        giving a document's ASCII source (None: the document takes the Python path); None
+        for a view it does not cover (another analyzer or token pattern, n-grams beyond
+        pairs).
+
+        Why: the text view's words were a list of ~2,000 Python strings, made and then
+        counted and looked up one by one (the largest part of the page-type stage), the
+        markup view's tokens the same through a Counter; ``scan`` reads the text's bytes
+        once (``tests/test_classify_termcount.py`` checks both paths give the same rows)."""
+        if "_scan" in self.__dict__:
+            return self._scan
+        self._scan = None
+        ngrams = tuple(self.params.get("ngram_range", (1, 1)))
+        tokenize = _fast_tokenizer(self.params)
+        if tokenize is None or ngrams not in ((1, 1), (1, 2)):
+            return None
+        if self.params.get("tokens") == "words":
+            from classify.text import ascii_form
+
+            mode, source = 0, ascii_form
+        elif self.params.get("token_pattern", _WORDS) == r"\S+":
+            mode, source = 1, _ascii_or_none
+        else:
+            return None
+        if ngrams == (1, 2):
+            assert self._pairs is not None
+            ids = self.__dict__.get("_word_ids")
+            if ids is None:
+                ids = self._word_ids = self._build_word_ids()
+            word_id, uni_col, pair_keys, pair_cols, n_words = ids
+            size = 1 << (2 * len(pair_keys) + 1).bit_length()
+            p_codes, p_cols = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
+            fast.table(pair_keys, pair_cols, p_codes, p_cols)
+            keys = list(word_id)
+        else:
+            keys = list(self._index)
+            uni_col = np.fromiter(self._index.values(), dtype=np.int64, count=len(keys))
+            n_words = max(1, len(keys))
+            p_codes = p_cols = np.full(1, -1, dtype=np.int64)
+        # four int64 a slot (``termcount.ascii_vocab``), at most two thirds of them used
+        vtab = np.empty(4 * (1 << (3 * len(keys) // 2 + 1).bit_length()), dtype=np.int64)
+        try:
+            fast.ascii_vocab(keys, vtab)
+        except (TypeError, ValueError):  # a vocabulary the tables cannot hold
+            return None
+        self._scan = (source, mode, ngrams == (1, 2), keys, vtab, uni_col, n_words, p_codes,
+                      p_cols)
+        return self._scan
 
     def _terms_by_ids(self, toks: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """The columns and counts :meth:`rows` takes from a long document's words and word
@@ -362,26 +425,25 @@ class _Vec:
         id's column as a term (-1: none), and the pair entries as sorted integer codes
         (first id * number of ids + second id) with their columns."""
         assert self._pairs is not None
-        # Built with C-level passes (zip, dict.fromkeys, fromiter), not a Python statement per
-        # entry: the same dictionary and arrays as inserting the vocabulary, then each pair's
-        # words, with setdefault, in about a third of the CPU (a run builds them once, ~0.1 ms
-        # of each page of a 400-page run). The vocabulary's ids are its positions, and its
-        # columns are its values in order; pair words new to it follow in first-seen order.
-        index = self._index
-        word_id: dict[str, int] = dict(zip(index, range(len(index)), strict=True))
-        pair_index = self._pairs[0]
-        extra = [w for w in dict.fromkeys(chain.from_iterable(pair_index)) if w not in word_id]
-        word_id.update(zip(extra, range(len(word_id), len(word_id) + len(extra)), strict=True))
+        # the vocabulary's strings first (distinct: ids 0, 1, ... in order), then the pair
+        # words not among them in first-occurrence order; built by C-level dictionary and
+        # numpy steps, not a Python step per entry (this ran once a process, ~40 ms)
+        word_id: dict[str, int] = dict(zip(self._index, range(len(self._index)),
+                                           strict=True))
+        pairs = self._pairs[0]
+        firsts = [key[0] for key in pairs]
+        seconds = [key[1] for key in pairs]
+        extra = [w for w in dict.fromkeys(chain.from_iterable(pairs)) if w not in word_id]
+        word_id.update(zip(extra, range(len(word_id), len(word_id) + len(extra)),
+                           strict=True))
         uni_col = np.full(len(word_id), -1, dtype=np.int64)
-        uni_col[:len(index)] = np.fromiter(index.values(), dtype=np.int64, count=len(index))
+        uni_col[:len(self._index)] = np.fromiter(self._index.values(), dtype=np.int64,
+                                                 count=len(self._index))
         n = max(1, len(word_id))
         get = word_id.__getitem__
-        first = np.fromiter(map(get, (k[0] for k in pair_index)), dtype=np.int64,
-                            count=len(pair_index))
-        second = np.fromiter(map(get, (k[1] for k in pair_index)), dtype=np.int64,
-                             count=len(pair_index))
-        codes = first * n + second
-        cols = np.fromiter(pair_index.values(), dtype=np.int64, count=len(pair_index))
+        codes = (np.fromiter(map(get, firsts), dtype=np.int64, count=len(firsts)) * n
+                 + np.fromiter(map(get, seconds), dtype=np.int64, count=len(seconds)))
+        cols = np.fromiter(pairs.values(), dtype=np.int64, count=len(pairs))
         order = np.argsort(codes, kind="stable")
         return word_id, uni_col, codes[order], cols[order], n
 
@@ -397,6 +459,12 @@ class _Vec:
             params["ngram_range"] = tuple(params["ngram_range"])
         params["dtype"] = np.float32
         return cls(params, list(d["vocab"]), np.asarray(d["idf"]))
+
+
+def _ascii_or_none(doc: str) -> str | None:
+    """``doc`` when it is ASCII (``termcount.scan`` splits and lower-cases it as
+    ``str.split(doc.lower())`` would), else None."""
+    return doc if doc.isascii() else None
 
 
 #: a document of this many words or more takes :meth:`_Vec._terms_by_ids` (numpy's fixed
@@ -527,6 +595,14 @@ class _ViewModel:
         if coef_t is None or coef_t.shape[0] != self.coef.shape[1]:
             coef_t = self._coef_t = np.ascontiguousarray(self.coef.T)
         out = np.zeros((len(rows), coef_t.shape[1]))
+        fast = native.load("termcount")
+        if fast is not None and coef_t.dtype == np.float64 and coef_t.shape[1]:
+            # compiled: the same products and sums in the same order, in one pass
+            for i, (cols, w) in enumerate(rows):
+                fast.decide(np.ascontiguousarray(cols, dtype=np.int64),
+                            np.ascontiguousarray(w, dtype=np.float64), coef_t,
+                            coef_t.shape[1], out[i])
+            return out + self.intercept
         for i, (cols, w) in enumerate(rows):
             terms = np.empty((len(cols) + 1, coef_t.shape[1]))
             terms[0] = 0.0
@@ -700,6 +776,19 @@ class _Trees:
             walk = self._walk = (np.where(self._leaf, 0, self._f), left, right, depth)
         return walk
 
+    def _by_class(self) -> tuple[np.ndarray, int] | None:
+        """The trees ordered by class (each class's in their order) and the number per
+        class, when every class has as many (a boosted model's every iteration has one tree
+        per class); None otherwise."""
+        if "_by_class_cache" not in self.__dict__:
+            k = len(self.baseline)
+            counts = np.bincount(self._cls, minlength=k) if len(self._cls) else np.zeros(k)
+            self._by_class_cache = None
+            if k and len(counts) == k and (counts == counts[0]).all() and counts[0] > 0:
+                order = np.concatenate([np.flatnonzero(self._cls == c) for c in range(k)])
+                self._by_class_cache = (order, int(counts[0]))
+        return self._by_class_cache
+
     def raw(self, X: np.ndarray) -> np.ndarray:
         """Raw scores (logits), one column per class."""
         X = np.asarray(X, dtype=np.float64)
@@ -731,6 +820,15 @@ class _Trees:
                 x = X[rows, self._f[node]]
                 go_left = np.where(np.isnan(x), self._m[node], x <= self._t[node])
                 node = np.where(leaf, node, np.where(go_left, self._l[node], self._r[node]))
+        by_class = self._by_class()
+        if by_class is not None:
+            # each class's trees side by side, summed in one call: the same sums (the same
+            # trees in the same order, numpy's summation along a contiguous axis either way)
+            order, m = by_class
+            out = self.baseline + self._v[node[:, order]].reshape(len(X), k, m).sum(axis=2)
+            if k == 1:
+                return np.column_stack([np.zeros(len(X)), out[:, 0]])
+            return out
         vals = self._v[node]  # (rows, trees)
         out = np.tile(self.baseline, (len(X), 1))
         for c in range(k):

@@ -90,17 +90,25 @@ def words(text: str) -> list[str]:
     """
     if not text:
         return []
+    t = ascii_form(text)
+    if t is not None:
+        return _ascii_words(t)
+    return [t for t in _analyzer().tokens(text) if len(t) > 1 or _unspaced(t)]
+
+
+def ascii_form(text: str) -> str | None:
+    """An ASCII text whose :func:`_ascii_words` are the :func:`words` of ``text``, or None
+    when ``text`` needs the analysis' script runs (letters beyond Latin, non-ASCII digits).
+
+    Why apart: a caller that counts words in compiled code (``webseg._native.termcount``'s
+    ``scan``) takes this text and its bytes, never the list of word strings."""
     text = _spaced_out(text)
     if text.isascii():
         # the analysis' English path with no stop words and no stemming: its ``[a-z0-9]+``
-        # tokens up to the analyzer's 64 characters, of which this keeps those of two or
-        # more (no ASCII token is of an unspaced script): one regular expression, the same
-        # tokens without a Python step per token
-        return _ascii_words(text)
-    latin = _latin_words(text)
-    if latin is not None:
-        return latin
-    return [t for t in _analyzer().tokens(text) if len(t) > 1 or _unspaced(t)]
+        # tokens up to the analyzer's 64 characters, of which :func:`_ascii_words` keeps
+        # those of two or more (no ASCII token is of an unspaced script)
+        return text
+    return _latin_ascii(text)
 
 
 @lru_cache(maxsize=1)
@@ -127,10 +135,17 @@ _MAYBE_BEYOND_LATIN = re.compile("[^\x00-\xb1\xbf-\u02b8\u02ef-\u036f\u1dc0-\u1e
 
 
 def _latin_words(text: str) -> list[str] | None:
-    """:func:`words` of a text whose words are all Latin-script (accented letters, marks,
-    digits; French, German, Polish, an English page with a "café"), computed on the whole
-    text at once; None for any other text (Greek, Cyrillic, CJK ... letters, or non-ASCII
-    digits), which the analysis' script runs take.
+    """:func:`words` of a Latin-script text (:func:`_latin_ascii`), None for another."""
+    t = _latin_ascii(text)
+    return None if t is None else _ascii_words(t)
+
+
+def _latin_ascii(text: str) -> str | None:
+    """The ASCII text whose :func:`_ascii_words` are the :func:`words` of a text whose words
+    are all Latin-script (accented letters, marks, digits; French, German, Polish, an English
+    page with a "café"), computed on the whole text at once; None for any other text
+    (Greek, Cyrillic, CJK ... letters, or non-ASCII digits), which the analysis' script runs
+    take.
 
     Why it gives the analysis' tokens: the analysis cuts the NFKC text into runs of Latin
     letters, digits and marks, and folds each run (case fold, :data:`ir.analysis._LATIN_EXTRA`,
@@ -154,7 +169,7 @@ def _latin_words(text: str) -> list[str] | None:
             if c in t:
                 t = t.replace(c, v)
         t = unicodedata.normalize("NFKD", t).encode("ascii", "ignore").decode("ascii")
-    return _ascii_words(t)
+    return t
 
 
 @lru_cache(maxsize=4096)

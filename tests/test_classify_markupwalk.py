@@ -112,6 +112,9 @@ def test_same_stem_counts(monkeypatch) -> None:
     for _ in range(400):
         cases.append({"".join(rng.choice(parts) for _ in range(rng.randint(0, 6))):
                       rng.randint(1, 5) for _ in range(rng.randint(0, 12))})
+    # long values (past the compiled scan's stack buffer), keys at their very end
+    cases.append({"x" * 300 + "Product": 2, "-" * 255 + "cta": 1, "a" * 257 + "ct": 4,
+                  "Card" * 100: 3})
     fast = [pf.stem_counts(v) for v in cases]
     monkeypatch.setenv("WEBSEG_PURE_PYTHON", "1")
     for v, f in zip(cases, fast, strict=True):
@@ -154,3 +157,48 @@ def test_same_walk_on_real_pages() -> None:
         recs += load_records(str(daniel))[:25]
     for rec in recs:
         _same(parse(decode_html(rec.read_html()).text, url=rec.url))
+
+
+def test_holder_bits_equal_numpy(monkeypatch) -> None:
+    """The compiled holder kinds of the text leaves equal the numpy walk's: random trees
+    with holders at every depth (beyond the six ancestors looked at too), no leaves, a leaf
+    at the root's child."""
+    from webseg.parse import parse
+
+    _walk()
+    rng = random.Random(9)
+    tags = list(pf._HOLDER_BITS) + ["div", "span", "em", "section"]
+    pages = [parse("<p>x</p>"), parse("<html><body></body></html>"), parse("text")]
+    for _ in range(60):
+        html = ""
+        for _ in range(rng.randint(0, 12)):
+            opened = [rng.choice(tags) for _ in range(rng.randint(0, 9))]
+            html += "".join(f"<{t}>" for t in opened) + "w " + "".join(
+                f"</{t}>" for t in reversed(opened))
+        pages.append(parse(f"<html><body>{html}</body></html>"))
+    fast = [pf._holder_bits(p, p.text_leaves) for p in pages]
+    monkeypatch.setenv("WEBSEG_PURE_PYTHON", "1")
+    for p, f in zip(pages, fast, strict=True):
+        assert f.tolist() == pf._holder_bits(p, p.text_leaves).tolist()
+
+
+def test_holder_bits_bad_input_raises() -> None:
+    walk = _walk()
+    parent = np.array([-1, 0, 1], dtype=np.int64)
+    out = np.empty(1, dtype=np.int64)
+    walk.holder_bits(np.array([2], np.int64), parent, ["html", "p", "#text"], {"p": 2}, 6, out)
+    assert out.tolist() == [2]
+    with pytest.raises(ValueError):  # a leaf past the nodes
+        walk.holder_bits(np.array([3], np.int64), parent, ["html", "p", "#text"], {}, 6, out)
+    with pytest.raises(ValueError):  # a parent past the nodes
+        walk.holder_bits(np.array([2], np.int64), np.array([-1, 5, 1], np.int64),
+                         ["html", "p", "#text"], {}, 6, out)
+    with pytest.raises(ValueError):  # parent not one per tag
+        walk.holder_bits(np.array([2], np.int64), parent[:2], ["html", "p", "#text"], {}, 6,
+                         out)
+    with pytest.raises(ValueError):  # out not one per leaf
+        walk.holder_bits(np.array([2], np.int64), parent, ["html", "p", "#text"], {}, 6,
+                         np.empty(2, dtype=np.int64))
+    with pytest.raises(TypeError):  # bits that are no int
+        walk.holder_bits(np.array([2], np.int64), parent, ["html", "p", "#text"], {"p": "x"},
+                         6, out)

@@ -21,6 +21,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <string.h>
 
 #define MAX_VALUE_WORDS 12
 #define MAX_WORD 25
@@ -634,6 +635,13 @@ stems(PyObject *Py_UNUSED(self), PyObject *args)
         PyErr_SetString(PyExc_ValueError, "at most 256 keys");
         return NULL;
     }
+    /* per first character, the second characters of its keys (a bit set) and whether one
+       of its keys is a single character: most characters of a value start a key of no
+       pair, and are passed without walking the key list */
+    uint64_t second[128][2];
+    unsigned char single[128];
+    memset(second, 0, sizeof(second));
+    memset(single, 0, sizeof(single));
     for (int c = 0; c < 128; c++)
         head[c] = -1;
     for (Py_ssize_t k = n_keys - 1; k >= 0; k--) {
@@ -650,6 +658,12 @@ stems(PyObject *Py_UNUSED(self), PyObject *args)
         const unsigned char c0 = PyUnicode_1BYTE_DATA(key)[0];
         next[k] = head[c0];
         head[c0] = k;
+        if (PyUnicode_GET_LENGTH(key) == 1) {
+            single[c0] = 1;
+        } else {
+            const unsigned char c1 = PyUnicode_1BYTE_DATA(key)[1];
+            second[c0][c1 >> 6] |= (uint64_t)1 << (c1 & 63);
+        }
     }
     long long sums[64] = {0};
     uint64_t any = 0;  /* the stems found in some value */
@@ -676,10 +690,51 @@ stems(PyObject *Py_UNUSED(self), PyObject *args)
         const void *data = PyUnicode_DATA(low);
         const Py_ssize_t len = PyUnicode_GET_LENGTH(low);
         uint64_t found = 0;
-        for (Py_ssize_t i = 0; i < len; i++) {
+        if (ascii) {
+            /* ASCII (nearly every value): its bytes lower-cased into a buffer, then each
+               candidate key compared with memcmp */
+            unsigned char stack[256];
+            unsigned char *b = len <= 256 ? stack : PyMem_Malloc(len);
+            if (b == NULL) {
+                Py_DECREF(low);
+                PyErr_NoMemory();
+                return NULL;
+            }
+            const unsigned char *d = (const unsigned char *)data;
+            for (Py_ssize_t i = 0; i < len; i++)
+                b[i] = (d[i] >= 'A' && d[i] <= 'Z') ? (unsigned char)(d[i] + ('a' - 'A')) : d[i];
+            for (Py_ssize_t i = 0; i < len; i++) {
+                const unsigned char ch = b[i];
+                if (ch >= 128 || head[ch] < 0)
+                    continue;
+                if (!single[ch]) {
+                    if (i + 1 >= len)
+                        continue;
+                    const unsigned char c1 = b[i + 1];
+                    if (c1 >= 128 || !(second[ch][c1 >> 6] >> (c1 & 63) & 1))
+                        continue;
+                }
+                for (Py_ssize_t k = head[ch]; k >= 0; k = next[k]) {
+                    PyObject *key = PyTuple_GET_ITEM(keys, k);
+                    const Py_ssize_t kl = PyUnicode_GET_LENGTH(key);
+                    if (i + kl <= len && memcmp(b + i, PyUnicode_1BYTE_DATA(key), kl) == 0)
+                        found |= kmask[k];
+                }
+            }
+            if (b != stack)
+                PyMem_Free(b);
+        }
+        for (Py_ssize_t i = 0; i < len && !ascii; i++) {
             const Py_UCS4 ch = low_char(kind, data, i, ascii);
-            if (ch >= 128)
+            if (ch >= 128 || head[ch] < 0)
                 continue;
+            if (!single[ch]) {
+                if (i + 1 >= len)
+                    continue;
+                const Py_UCS4 c1 = low_char(kind, data, i + 1, ascii);
+                if (c1 >= 128 || !(second[ch][c1 >> 6] >> (c1 & 63) & 1))
+                    continue;
+            }
             for (Py_ssize_t k = head[ch]; k >= 0; k = next[k]) {
                 PyObject *key = PyTuple_GET_ITEM(keys, k);
                 const Py_ssize_t kl = PyUnicode_GET_LENGTH(key);
@@ -714,7 +769,86 @@ stems(PyObject *Py_UNUSED(self), PyObject *args)
     return res;
 }
 
+PyDoc_STRVAR(holder_bits_doc,
+"holder_bits(leaves, parent, tags, bits_of, depth, out)\n"
+"\n"
+"For every text leaf (int64 node ids), the OR of bits_of.get(tags[a], 0) over its nearest\n"
+"depth ancestors a (parent: int64 per node, -1 at the root), written to out (int64, one per\n"
+"leaf): the holder kinds of classify.pagefeatures._text_stats.");
+
+/*
+ * Why compiled: the numpy version builds every node's code (a dictionary look-up per node
+ * through map) and takes six gather-and-mask steps over the leaves, ~0.1 ms a page; here
+ * each ancestor's code is looked up once (memoised per node) on a walk up from each leaf.
+ */
+static PyObject *
+holder_bits(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer lb, pb, ob;
+    PyObject *tags, *bits_of;
+    int depth;
+    if (!PyArg_ParseTuple(args, "y*y*O!O!iw*", &lb, &pb, &PyList_Type, &tags, &PyDict_Type,
+                          &bits_of, &depth, &ob))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *memo = NULL;
+    const Py_ssize_t n = PyList_GET_SIZE(tags);
+    const Py_ssize_t n_leaves = lb.len / (Py_ssize_t)sizeof(int64_t);
+    if (lb.len % sizeof(int64_t) || pb.len != n * (Py_ssize_t)sizeof(int64_t) ||
+        ob.len != lb.len || depth < 0) {
+        PyErr_SetString(PyExc_ValueError, "leaves and out: int64 of one length; parent: int64 "
+                                          "per tag; depth >= 0");
+        goto done;
+    }
+    const int64_t *leaves = (const int64_t *)lb.buf, *parent = (const int64_t *)pb.buf;
+    int64_t *out = (int64_t *)ob.buf;
+    memo = PyMem_Malloc((n ? n : 1) * sizeof(int64_t));  /* a node's code, -1: not yet */
+    if (memo == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        memo[i] = -1;
+    for (Py_ssize_t k = 0; k < n_leaves; k++) {
+        if (leaves[k] < 0 || leaves[k] >= n) {
+            PyErr_SetString(PyExc_ValueError, "leaf index out of range");
+            goto done;
+        }
+        int64_t bits = 0, a = parent[leaves[k]];
+        for (int d = 0; d < depth && a >= 0; d++) {
+            if (a >= n) {
+                PyErr_SetString(PyExc_ValueError, "parent index out of range");
+                goto done;
+            }
+            if (memo[a] < 0) {
+                PyObject *c = PyDict_GetItemWithError(bits_of, PyList_GET_ITEM(tags, a));
+                if (c == NULL && PyErr_Occurred())
+                    goto done;
+                const long long v = c ? PyLong_AsLongLong(c) : 0;
+                if (v == -1 && PyErr_Occurred())
+                    goto done;
+                if (v < 0) {
+                    PyErr_SetString(PyExc_ValueError, "holder bits must be >= 0");
+                    goto done;
+                }
+                memo[a] = v;
+            }
+            bits |= memo[a];
+            a = parent[a];
+        }
+        out[k] = bits;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&lb);
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&ob);
+    PyMem_Free(memo);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"holder_bits", holder_bits, METH_VARARGS, holder_bits_doc},
     {"walk", walk, METH_VARARGS, walk_doc},
     {"stems", stems, METH_VARARGS, stems_doc},
     {NULL, NULL, 0, NULL},
