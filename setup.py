@@ -9,10 +9,10 @@ installs webseg, and the callers fall back to their numpy/Python code (same outp
 from setuptools import Extension, setup
 
 NATIVE = [
-    ("treewalk", "the leaves of a tree ensemble (webseg.blocks.gbt, classify.stacked)"),
+    ("treewalk", "tree ensembles' leaves and sums; two DOM passes (webseg.blocks, classify)"),
     ("domwalk", "the walk of a lexbor DOM into a Page's columns (webseg.parse)"),
     ("vocabmask", "category masks of class and id values (webseg.blocks.vocab)"),
-    ("wordsplit", "the words of many texts (webseg.blocks.align.words_many)"),
+    ("wordsplit", "the words of many texts, their stop words and title words (webseg.blocks)"),
     ("fusion", "block fusion's merge loop (webseg.segmenters.blockfusion)"),
     ("asciiwords", "the English analysis's [a-z0-9]+ tokens through a memo (ir.analysis)"),
     ("markupwalk", "the markup walk of the page-type features (classify.pagefeatures)"),
