@@ -1,8 +1,24 @@
-"""Small hand-built pages for tests that need no browser."""
+"""Small hand-built pages for tests that need no browser, and a spread of the shared data's
+real pages."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from webseg.page import ELEMENT, TEXT, Page
+
+#: The shared boilerplate collections (``../shared/data/boilerplate`` beside the repository).
+BOILERPLATE = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "boilerplate"
+
+
+def boilerplate_spread(per_collection: int) -> list[Path]:
+    """About ``per_collection`` pages of each boilerplate collection, spread over its sorted
+    files (DAnIEL's names start with their language: zh, ru, el, pl, en, so every language is
+    in); empty when the shared data is not here."""
+    by_coll: dict[str, list[Path]] = {}
+    for p in sorted(BOILERPLATE.glob("*/html/*.html.gz")):
+        by_coll.setdefault(p.parts[-3], []).append(p)
+    return [p for ps in by_coll.values() for p in ps[:: max(1, len(ps) // per_collection)]]
 
 
 def tree_page(spec: list[tuple[int, str, str]], boxes: list[tuple[float, float, float, float]]

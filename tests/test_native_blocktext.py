@@ -5,7 +5,6 @@ raises instead of reading outside the arrays."""
 
 import gzip
 from itertools import chain
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -13,14 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import sample_page
+from tests.helpers import boilerplate_spread, sample_page
 from webseg import _native as native
 from webseg.parse import parse
 from webseg.segmentation import words_of
 from webseg.segmenters.blockfusion import BlockFusion, _boundaries, block_roots
-
-ROOT = Path(__file__).resolve().parents[1]
-BOILERPLATE = ROOT / ".." / "shared" / "data" / "boilerplate"
 
 bt = native.load("blocktext")
 pytestmark = pytest.mark.skipif(bt is None or native.load("fusion") is None,
@@ -51,14 +47,9 @@ def both(page, monkeypatch, **kw):
 
 
 def test_real_pages_every_collection_and_language(monkeypatch):
-    pages = sorted(BOILERPLATE.glob("*/html/*.html.gz"))
-    if not pages:
+    picked = boilerplate_spread(12)
+    if not picked:
         pytest.skip("the boilerplate collections are not here")
-    by_coll: dict[str, list[Path]] = {}
-    for p in pages:
-        by_coll.setdefault(p.parts[-3], []).append(p)
-    # daniel-dev's names start with their language (zh, ru, el, pl, en): a spread of each
-    picked = [p for ps in by_coll.values() for p in ps[:: max(1, len(ps) // 12)]]
     for path in picked:
         page = parse(gzip.decompress(path.read_bytes()))
         for kw in PARAMS[:3]:

@@ -3,18 +3,15 @@ gives py3langid's own feature counts, in the same order, and the same scores; ba
 raise instead of reading outside them."""
 
 import gzip
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.helpers import boilerplate_spread
 from webseg import _native as native
 from webseg import lang, langscore
-
-ROOT = Path(__file__).resolve().parents[1]
-BOILERPLATE = ROOT / ".." / "shared" / "data" / "boilerplate"
 
 walk = native.load("langwalk")
 pytestmark = pytest.mark.skipif(walk is None, reason="webseg's C extensions are not built")
@@ -68,14 +65,9 @@ def test_scores_identical_both_paths(text, monkeypatch):
 
 
 def test_real_pages_every_language(monkeypatch):
-    # the first pages of every boilerplate collection (daniel-dev: zh, ru, el, pl, en)
-    pages = sorted(BOILERPLATE.glob("*/html/*.html.gz"))
-    if not pages:
+    picked = boilerplate_spread(15)  # every collection and DAnIEL's five languages
+    if not picked:
         pytest.skip("the boilerplate collections are not here")
-    by_coll: dict[str, list[Path]] = {}
-    for p in pages:
-        by_coll.setdefault(p.parts[-3], []).append(p)
-    picked = [p for ps in by_coll.values() for p in ps[:: max(1, len(ps) // 15)]]
     for p in picked:
         text = gzip.decompress(p.read_bytes()).decode("utf-8", "replace")
         for sample in (text[:lang.MAX_CHARS], text[:20000]):

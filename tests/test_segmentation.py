@@ -2,8 +2,11 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.helpers import sample_page
+from webseg.parse import parse
 from webseg.segmentation import UNASSIGNED, Segment, Segmentation
 
 
@@ -156,3 +159,34 @@ def test_node_labels_follow_the_owner_rule_on_real_pages():
         for seg in segs:
             for level in (None, 1, 2, 3):
                 assert np.array_equal(seg.node_labels(level), _labels_by_slices(seg, level))
+
+
+# node_labels takes a shortcut for disjoint roots (one binary search) and a slice per root
+# otherwise: both against the rule, on random segmentations of a small page
+_LABELS_HTML = ("<html><body><div><h1>Title</h1><p>One <b>two</b> three</p></div>"
+                "<ul><li>a</li><li>b <i>c</i></li><li>d</li></ul><div><p>x</p><p>y</p></div>"
+                "<table><tr><td>1</td><td>2</td></tr></table><p>end</p></body></html>")
+_LABELS_PAGE = parse(_LABELS_HTML.encode())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.integers(0, _LABELS_PAGE.n - 1), min_size=1, max_size=4),
+                max_size=8),
+       st.lists(st.integers(-1, 7), max_size=8), st.sampled_from([None, 1, 2, 3]))
+def test_node_labels_of_random_segmentations_follow_the_owner_rule(groups, parents, level):
+    segs = []
+    for k, nodes in enumerate(groups):
+        p = parents[k] if k < len(parents) else -1
+        segs.append(Segment(k, tuple(sorted(set(nodes))), parent=p if 0 <= p < k else None))
+    seg = Segmentation(_LABELS_PAGE, segs)
+    assert seg.node_labels(level).tolist() == _labels_by_slices(seg, level).tolist()
+
+
+def test_node_labels_of_flat_nested_and_empty_segmentations():
+    p = sample_page()
+    flat = Segmentation(p, [Segment(0, (6,)), Segment(1, (8, 10)), Segment(2, (12,))])
+    assert flat.node_labels().tolist() == _labels_by_slices(flat).tolist()
+    nested = Segmentation(p, [Segment(0, (4,)), Segment(1, (5,))])
+    assert nested.node_labels().tolist() == _labels_by_slices(nested).tolist()
+    empty = Segmentation(p, [])
+    assert (empty.node_labels() == UNASSIGNED).all()
