@@ -144,8 +144,11 @@ def run_single(warc: Path, out: Path, concurrency: int, parsed: bool = False) ->
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     before = load()
     m = run_measured(cmd, env)
-    # the journal keeps each stage's wall and CPU seconds (the final lines only the wall)
-    lines = [json.loads(x) for x in (out / "work" / "pages.jsonl").read_text().splitlines()]
+    # the journal keeps each stage's wall and CPU seconds (the final lines only the wall);
+    # lines split at "\n" only: str.splitlines also splits at U+2028 and U+0085, which JSON
+    # strings hold unescaped (a Russian or Chinese page's text has them)
+    journal = (out / "work" / "pages.jsonl").read_text(encoding="utf-8")
+    lines = [json.loads(x) for x in journal.split("\n") if x]
     stages: dict[str, list[float]] = {}
     cpu_stages: dict[str, list[float]] = {}
     proc_stages: dict[str, list[float]] = {}

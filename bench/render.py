@@ -235,8 +235,9 @@ class TreeSampler(threading.Thread):
 
 # ---------------------------------------------------------------------- helpers
 def load_manifest(data: Path, limit: int | None) -> list[Path]:
-    rows = [json.loads(line) for line in (data / "manifest.jsonl").read_text().splitlines()
-            if line.strip()]
+    text = (data / "manifest.jsonl").read_text(encoding="utf-8")
+    rows = [json.loads(line) for line in text.split("\n") if line.strip()]  # not splitlines:
+    # it also splits at U+2028 / U+0085, which JSON strings hold unescaped
     paths = [data / row["html"] for row in rows]
     return paths[:limit] if limit else paths
 

@@ -192,7 +192,9 @@ def read_gold_pages(data: str | Path, only: set[str] | None = None, limit: int |
     if not manifest.is_file():
         raise SystemExit(f"{manifest} not found (expected the shared/data/segmentation format)")
     out: list[GoldPage] = []
-    for line in manifest.read_text(encoding="utf-8").splitlines():
+    # split at "\n" only: str.splitlines also splits at U+2028 and U+0085, which JSON
+    # strings (a title in any language) may hold unescaped
+    for line in manifest.read_text(encoding="utf-8").split("\n"):
         if not line.strip():
             continue
         rec = json.loads(line)

@@ -105,7 +105,8 @@ class ResultCache:
         self.path = root / dataset / f"{method.name}.{method.signature}.jsonl"
         self.rows: dict[str, dict[str, Any]] = {}
         if self.path.is_file():
-            for line in self.path.read_text(encoding="utf-8").splitlines():
+            # at "\n" only (str.splitlines also splits inside strings at U+2028 / U+0085)
+            for line in self.path.read_text(encoding="utf-8").split("\n"):
                 try:
                     row = json.loads(line)
                 except json.JSONDecodeError:
