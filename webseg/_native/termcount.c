@@ -30,6 +30,22 @@ slot_of(int64_t code, Py_ssize_t mask)
     return (Py_ssize_t)(((uint64_t)code * 0x9E3779B97F4A7C15ull) >> 32) & mask;
 }
 
+/* the slot holding `code` in a vocabulary pair table of `size` slots (table()'s), -1 when
+   the code is not in it, -2 (an error set) when the table has no empty slot to stop at */
+static Py_ssize_t
+find_pair(const int64_t *t_codes, Py_ssize_t size, int64_t code)
+{
+    Py_ssize_t s = slot_of(code, size - 1);
+    for (Py_ssize_t probes = 0; t_codes[s] != -1 && t_codes[s] != code; probes++) {
+        if (probes >= size) {  /* a full table (not filled by table()) */
+            PyErr_SetString(PyExc_ValueError, "pair table has no empty slot");
+            return -2;
+        }
+        s = (s + 1) & (size - 1);
+    }
+    return t_codes[s] == code ? s : -1;
+}
+
 /* a table's size must be a power of two with at least one empty slot */
 static int
 check_table(Py_ssize_t size, Py_ssize_t n_keys)
@@ -310,15 +326,10 @@ terms(PyObject *Py_UNUSED(self), PyObject *args)
         pcount[slot_idx[s]]++;
     }
     for (Py_ssize_t k = 0; k < n_pc; k++) {
-        Py_ssize_t s = slot_of(pcode[k], t_size - 1);
-        for (Py_ssize_t probes = 0; t_codes[s] != -1 && t_codes[s] != pcode[k]; probes++) {
-            if (probes >= t_size) {  /* a full table (not filled by table()) */
-                PyErr_SetString(PyExc_ValueError, "pair table has no empty slot");
-                goto done;
-            }
-            s = (s + 1) & (t_size - 1);
-        }
-        if (t_codes[s] == pcode[k]) {
+        const Py_ssize_t s = find_pair(t_codes, t_size, pcode[k]);
+        if (s == -2)
+            goto done;
+        if (s >= 0) {
             js[m] = t_cols[s];
             tf[m] = (double)pcount[k];
             m++;
@@ -715,16 +726,10 @@ scan(PyObject *Py_UNUSED(self), PyObject *args)
             d_count[slot_idx[s]]++;
         }
         for (Py_ssize_t k = first_pair; k < n_d; k++) {
-            Py_ssize_t s = slot_of(d_wid[k], t_size - 1);
-            for (Py_ssize_t probes = 0; t_codes[s] != -1 && t_codes[s] != d_wid[k];
-                 probes++) {
-                if (probes >= t_size) {
-                    PyErr_SetString(PyExc_ValueError, "pair table has no empty slot");
-                    goto done;
-                }
-                s = (s + 1) & (t_size - 1);
-            }
-            if (t_codes[s] == d_wid[k]) {
+            const Py_ssize_t s = find_pair(t_codes, t_size, d_wid[k]);
+            if (s == -2)
+                goto done;
+            if (s >= 0) {
                 if (m > n) {
                     PyErr_SetString(PyExc_RuntimeError, "term count out of range");
                     goto done;

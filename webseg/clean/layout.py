@@ -335,10 +335,7 @@ def _joint_arrays(page: Page) -> tuple[np.ndarray, ...]:
     if ruby.any():  # a ruby reading left out is no missing word: 東<rt>とう</rt>京 is one
         leaf[1:][ruby] = 0
     csum = np.cumsum(leaf)
-    # two elements side by side (one closes after a, one opens before b); elements with
-    # content only: an empty one (``<wbr>``, an ``<a id>`` anchor) is neither of two words'
-    # boxes (``Donau<wbr>dampf`` is one word)
-    full = el[page.subtree_end[el] > el + 1]
+    full = el[page.subtree_end[el] > el + 1]  # elements with content (see _joints)
     is_el = np.zeros(n, dtype=np.int8)
     is_el[full] = 1
     el_closed = np.zeros(n, dtype=np.int8)
